@@ -1,0 +1,26 @@
+import type { Config } from './config/schema.ts';
+import { type AppContext, Signals } from './context.ts';
+import { migrate } from './db/migrate.ts';
+import { openDb } from './db/open.ts';
+import { Metrics } from './http/metrics.ts';
+import { KeyService } from './keys/key.service.ts';
+import { jsonLogger, type Logger } from './log.ts';
+import { type Clock, systemClock } from './platform/clock.ts';
+
+export interface ContextOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Apply pending migrations (serve does; other commands refuse to run on an old schema). */
+  migrate?: boolean;
+}
+
+/** Opens the database, applies migrations and makes sure a signing key is active. */
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? jsonLogger(config.log.level);
+  const db = await openDb(config.database.path);
+  if (opts.migrate !== false) migrate(db, clock);
+  const keys = new KeyService(db, config, clock);
+  await keys.ensureActive();
+  return { config, db, clock, log, metrics: new Metrics(), keys, signals: new Signals() };
+}

@@ -1,0 +1,52 @@
+import type { Config } from '../config/schema.ts';
+import type { AppContext } from '../context.ts';
+
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+export interface CliContext {
+  json: boolean;
+  configPath: string;
+  loadConfig(): Promise<Config>;
+  /** Opens the database (refusing a schema with pending migrations) and the key service. */
+  open(opts?: { migrate?: boolean }): Promise<AppContext>;
+  /** Prints the human text, or the JSON value with --json. */
+  print(human: string, json: unknown): void;
+}
+
+export interface Command {
+  /** Words after `verity`, e.g. "apps create". */
+  name: string;
+  summary: string;
+  /** Shown by --help after the name, e.g. "APP_ID --env sandbox|production". */
+  usage?: string;
+  options?: OptionSpec;
+  /** Returns the exit code (0 when omitted). */
+  run(cli: CliContext, args: ParsedArgs): Promise<number | undefined> | number | undefined;
+}
+
+/** Wrong words on the command line: exit code 2. */
+export class UsageError extends Error {}
+
+export const str = (args: ParsedArgs, name: string): string | undefined => {
+  const v = args.values[name];
+  return typeof v === 'string' ? v : undefined;
+};
+export const list = (args: ParsedArgs, name: string): string[] => {
+  const v = args.values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+};
+export function required(args: ParsedArgs, name: string): string {
+  const v = str(args, name);
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+export function positional(args: ParsedArgs, index: number, label: string): string {
+  const v = args.positionals[index];
+  if (!v) throw new UsageError(`${label} is required`);
+  return v;
+}

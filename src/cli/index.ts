@@ -1,0 +1,142 @@
+import { createContext } from '../bootstrap.ts';
+import { loadConfigFile } from '../config/file.ts';
+import { ConfigError } from '../config/load.ts';
+import { pendingMigrations } from '../db/migrate.ts';
+import { openDb } from '../db/open.ts';
+import { ValidationError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
+import { parseArgs } from '../platform/args.ts';
+import { proc } from '../platform/process.ts';
+import { type CliContext, type Command, UsageError } from './command.ts';
+import { commands } from './commands.ts';
+
+const GLOBAL = {
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function findCommand(argv: string[]): { command?: Command; rest: string[]; prefix: string[] } {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  // Longest name first: "apps secret rotate" before "apps".
+  for (let n = Math.min(3, words.length); n > 0; n--) {
+    const name = words.slice(0, n).join(' ');
+    const command = commands.find((c) => c.name === name);
+    if (command) {
+      const rest = [...argv];
+      for (const w of words.slice(0, n)) rest.splice(rest.indexOf(w), 1);
+      return { command, rest, prefix: words.slice(0, n) };
+    }
+  }
+  return { rest: argv, prefix: words.slice(0, 2) };
+}
+
+function help(prefix: string[]): string {
+  const shown = commands.filter((c) => prefix.length === 0 || c.name.startsWith(prefix.join(' ')));
+  const rows = (shown.length ? shown : commands).map((c) => `  verity ${c.name.padEnd(28)} ${c.summary}`);
+  return `Usage: verity <command> [options]\n\nCommands:\n${rows.join('\n')}\n\nEvery command takes --config FILE (default ./verity.toml), --json and --help.\n`;
+}
+
+function commandHelp(c: Command): string {
+  const opts = Object.entries(c.options ?? {}).map(
+    ([k, v]) => `  --${k}${v.type === 'string' ? ' VALUE' : ''}${v.multiple ? ' (repeatable)' : ''}`,
+  );
+  return `Usage: verity ${c.name}${c.usage ? ` ${c.usage}` : ''}\n\n${c.summary}\n${opts.length ? `\nOptions:\n${opts.join('\n')}\n` : ''}  --config FILE, --json, --help\n`;
+}
+
+/** Runs one CLI invocation; returns the exit code (0 ok, 1 failure, 2 usage). */
+export async function runCli(argv: string[]): Promise<number> {
+  const { command, rest, prefix } = findCommand(argv);
+  const wantsJson = argv.includes('--json');
+  if (!command) {
+    if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+      proc.stdout(help(prefix));
+      return argv.length === 0 ? 2 : 0;
+    }
+    proc.stderr(`verity: unknown command "${prefix.join(' ')}"\n\n${help([])}`);
+    return 2;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...GLOBAL, ...(command.options ?? {}) },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    return fail(new UsageError((e as Error).message), wantsJson);
+  }
+  if (parsed.values.help) {
+    proc.stdout(commandHelp(command));
+    return 0;
+  }
+  const cli = cliContext(String(parsed.values.config ?? ''), Boolean(parsed.values.json));
+  try {
+    return (await command.run(cli, parsed as never)) ?? 0;
+  } catch (e) {
+    return fail(e, cli.json);
+  }
+}
+
+function fail(e: unknown, json: boolean): number {
+  const code = e instanceof UsageError ? 2 : 1;
+  const kind =
+    e instanceof UsageError
+      ? 'USAGE'
+      : e instanceof ConfigError
+        ? 'CONFIG_INVALID'
+        : e instanceof ValidationError
+          ? 'VALIDATION_FAILED'
+          : 'FAILED';
+  const message = e instanceof Error ? e.message : String(e);
+  const extra =
+    e instanceof ValidationError && e.fields.length
+      ? { fields: e.fields }
+      : e instanceof ConfigError
+        ? { problems: e.problems }
+        : {};
+  if (json) proc.stdout(`${JSON.stringify({ error: { code: kind, message, ...extra } })}\n`);
+  else {
+    proc.stderr(`verity: ${message}\n`);
+    if (e instanceof ValidationError) for (const f of e.fields) proc.stderr(`  - ${f.path}: ${f.message}\n`);
+    if (code === 2) proc.stderr('Run with --help for usage.\n');
+  }
+  if (
+    code === 1 &&
+    !(e instanceof UsageError || e instanceof ConfigError || e instanceof ValidationError) &&
+    !(e instanceof Error && e.name === 'Error')
+  ) {
+    proc.stderr(`${(e as Error)?.stack ?? ''}\n`);
+  }
+  return code;
+}
+
+function cliContext(configPath: string, json: boolean): CliContext {
+  let config: Awaited<ReturnType<CliContext['loadConfig']>> | undefined;
+  const cli: CliContext = {
+    json,
+    configPath,
+    async loadConfig() {
+      config ??= await loadConfigFile(configPath, proc.env);
+      return config;
+    },
+    async open(opts = {}) {
+      const cfg = await cli.loadConfig();
+      if (!opts.migrate) {
+        const db = await openDb(cfg.database.path);
+        const pending = pendingMigrations(db);
+        db.close();
+        if (pending.length)
+          throw new Error(
+            `the database needs migrations (${pending.join(', ')}): run "verity migrate" first`,
+          );
+      }
+      return createContext(cfg, { log: silentLogger, migrate: opts.migrate ?? false });
+    },
+    print(human, value) {
+      proc.stdout(json ? `${JSON.stringify(value)}\n` : human.endsWith('\n') ? human : `${human}\n`);
+    },
+  };
+  return cli;
+}

@@ -1,0 +1,16 @@
+import { files } from '../platform/files.ts';
+import { ConfigError, parseConfig } from './load.ts';
+import type { Config } from './schema.ts';
+
+export const DEFAULT_CONFIG_PATH = './verity.toml';
+
+/**
+ * Reads the config file: an explicit path must exist; the default path may be absent, in which case
+ * the embedded defaults apply (so `verity serve` works with no file at all).
+ */
+export async function loadConfigFile(path: string, env: Record<string, string | undefined>): Promise<Config> {
+  const explicit = path !== '';
+  const text = await files.readText(explicit ? path : DEFAULT_CONFIG_PATH);
+  if (text === undefined && explicit) throw new ConfigError([`config file ${path} not found`]);
+  return parseConfig(text ?? '', env);
+}

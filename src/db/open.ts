@@ -1,0 +1,31 @@
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { files } from '../platform/files.ts';
+import { openSqlite, type SqliteDriver } from '../platform/sqlite.ts';
+import * as schema from './schema/index.ts';
+
+export type Orm = BaseSQLiteDatabase<'sync', unknown, typeof schema>;
+
+/**
+ * A database handle: `sql` for prepared statements on hot paths, `orm` (drizzle) everywhere else.
+ * Both run on the same connection, so a drizzle write and a prepared write share one transaction.
+ */
+export interface Db {
+  sql: SqliteDriver;
+  orm: Orm;
+  path: string;
+  close(): void;
+}
+
+export async function openDb(path: string): Promise<Db> {
+  if (path !== ':memory:') await files.ensureDir(files.dirname(path));
+  const sql = await openSqlite(path);
+  sql.exec('PRAGMA journal_mode = WAL');
+  sql.exec('PRAGMA synchronous = NORMAL');
+  sql.exec('PRAGMA foreign_keys = ON');
+  sql.exec('PRAGMA busy_timeout = 5000');
+  const orm =
+    sql.kind === 'bun'
+      ? (await import('drizzle-orm/bun-sqlite')).drizzle({ client: sql.raw as never, schema })
+      : (await import('drizzle-orm/better-sqlite3')).drizzle({ client: sql.raw as never, schema });
+  return { sql, orm: orm as unknown as Orm, path, close: () => sql.close() };
+}

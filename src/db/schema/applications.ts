@@ -1,0 +1,89 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { flag, time } from './columns.ts';
+import { developers } from './developers.ts';
+
+export const applications = sqliteTable('applications', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  type: text('type', { enum: ['confidential', 'public'] }).notNull(),
+  ownerDeveloperId: text('owner_developer_id').references(() => developers.id, { onDelete: 'set null' }),
+  /** "required" (every client) or "public-only" (confidential clients may skip PKCE). */
+  pkce: text('pkce', { enum: ['required', 'public-only'] })
+    .notNull()
+    .default('required'),
+  /** Operator approval needed before production may be granted `document_number_full`. */
+  fullNumberApproved: flag('full_number_approved').notNull().default(false),
+  plan: text('plan').notNull().default('default'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+});
+
+/** Each application has a sandbox environment from creation and a production one after review. */
+export const applicationEnvironments = sqliteTable(
+  'application_environments',
+  {
+    id: text('id').primaryKey(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['sandbox', 'production'] }).notNull(),
+    clientId: text('client_id').notNull(),
+    /** JSON array of enabled scopes. */
+    scopes: text('scopes').notNull(),
+    /** Document policy: JSON arrays; an empty array allows none. */
+    documentTypes: text('document_types').notNull().default('[]'),
+    documentCountries: text('document_countries').notNull().default('[]'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('application_environments_client_id').on(t.clientId),
+    uniqueIndex('application_environments_app_env').on(t.applicationId, t.environment),
+  ],
+);
+
+export const redirectUris = sqliteTable(
+  'redirect_uris',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+  },
+  (t) => [uniqueIndex('redirect_uris_env_uri').on(t.environmentId, t.uri)],
+);
+
+/** Only SHA-256 of a secret is kept; the clear value is printed once. */
+export const clientSecrets = sqliteTable(
+  'client_secrets',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    secretHash: text('secret_hash').notNull(),
+    createdAt: time('created_at').notNull(),
+    revokedAt: time('revoked_at'),
+  },
+  (t) => [index('client_secrets_env').on(t.environmentId)],
+);
+
+export const productionReviews = sqliteTable(
+  'production_reviews',
+  {
+    id: text('id').primaryKey(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'approved', 'rejected'] }).notNull(),
+    justification: text('justification').notNull().default(''),
+    /** JSON array of the scopes asked for production. */
+    scopes: text('scopes').notNull().default('[]'),
+    fullNumberJustification: text('full_number_justification'),
+    decisionReason: text('decision_reason'),
+    requestedBy: text('requested_by'),
+    createdAt: time('created_at').notNull(),
+    decidedAt: time('decided_at'),
+  },
+  (t) => [index('production_reviews_app').on(t.applicationId)],
+);

@@ -1,0 +1,37 @@
+import { index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { applicationEnvironments, applications } from './applications.ts';
+import { time } from './columns.ts';
+import { persons } from './persons.ts';
+
+/** Bound to application environment, purpose, scope set and person. */
+export const consents = sqliteTable(
+  'consents',
+  {
+    id: text('id').primaryKey(),
+    applicationId: text('application_id')
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    personId: text('person_id')
+      .notNull()
+      .references(() => persons.id, { onDelete: 'cascade' }),
+    /** JSON array, sorted, so equal sets compare equal as text. */
+    scopes: text('scopes').notNull(),
+    purpose: text('purpose').notNull(),
+    status: text('status', { enum: ['active', 'revoked', 'expired'] }).notNull(),
+    grantedAt: time('granted_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+    lastUsedAt: time('last_used_at'),
+    endedAt: time('ended_at'),
+    endReason: text('end_reason', {
+      enum: ['revoked_by_person', 'revoked_by_operator', 'expired', 'disconnected'],
+    }),
+  },
+  (t) => [
+    index('consents_person').on(t.personId, t.status),
+    index('consents_env').on(t.environmentId, t.status),
+    index('consents_expires').on(t.status, t.expiresAt),
+  ],
+);

@@ -1,0 +1,47 @@
+import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { time } from './columns.ts';
+
+export const developers = sqliteTable(
+  'developers',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull().default(''),
+    /** argon2id; null until the developer sets a password (invited, or created by the CLI). */
+    passwordHash: text('password_hash'),
+    status: text('status', { enum: ['active', 'disabled'] })
+      .notNull()
+      .default('active'),
+    createdAt: time('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('developers_email').on(t.email)],
+);
+
+export const developerInvitations = sqliteTable('developer_invitations', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: time('created_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+  acceptedAt: time('accepted_at'),
+});
+
+export const developerApiKeys = sqliteTable(
+  'developer_api_keys',
+  {
+    id: text('id').primaryKey(),
+    developerId: text('developer_id')
+      .notNull()
+      .references(() => developers.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ['sandbox', 'production'] }).notNull(),
+    keyHash: text('key_hash').notNull(),
+    label: text('label').notNull().default(''),
+    createdAt: time('created_at').notNull(),
+    lastUsedAt: time('last_used_at'),
+    revokedAt: time('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('developer_api_keys_hash').on(t.keyHash),
+    index('developer_api_keys_dev').on(t.developerId),
+  ],
+);

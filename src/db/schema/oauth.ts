@@ -1,0 +1,105 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { applicationEnvironments } from './applications.ts';
+import { flag, time } from './columns.ts';
+import { consents } from './consents.ts';
+import { persons } from './persons.ts';
+
+/** A validated authorize request waiting for the person to sign in, pass face assurance and consent. */
+export const authorizationRequests = sqliteTable(
+  'authorization_requests',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    /** The browser session the request is bound to (sessions.id_hash). */
+    sessionIdHash: text('session_id_hash'),
+    redirectUri: text('redirect_uri').notNull(),
+    scopes: text('scopes').notNull(),
+    state: text('state').notNull(),
+    nonce: text('nonce'),
+    codeChallenge: text('code_challenge'),
+    purpose: text('purpose').notNull().default(''),
+    display: text('display', { enum: ['page', 'popup'] })
+      .notNull()
+      .default('page'),
+    prompt: text('prompt'),
+    maxAge: integer('max_age'),
+    loginHint: text('login_hint'),
+    uiLocales: text('ui_locales'),
+    personId: text('person_id').references(() => persons.id, { onDelete: 'cascade' }),
+    authTime: time('auth_time'),
+    amr: text('amr').notNull().default('[]'),
+    acr: text('acr'),
+    livenessVerified: flag('liveness_verified'),
+    faceMatchVerified: flag('face_match_verified'),
+    status: text('status', {
+      enum: ['pending', 'authenticated', 'face_passed', 'completed', 'denied', 'failed'],
+    })
+      .notNull()
+      .default('pending'),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+  },
+  (t) => [index('authorization_requests_expires').on(t.expiresAt)],
+);
+
+export const authorizationCodes = sqliteTable(
+  'authorization_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge'),
+    nonce: text('nonce'),
+    scopes: text('scopes').notNull(),
+    consentId: text('consent_id')
+      .notNull()
+      .references(() => consents.id, { onDelete: 'cascade' }),
+    personId: text('person_id')
+      .notNull()
+      .references(() => persons.id, { onDelete: 'cascade' }),
+    authTime: time('auth_time').notNull(),
+    acr: text('acr').notNull(),
+    amr: text('amr').notNull(),
+    livenessVerified: flag('liveness_verified').notNull(),
+    faceMatchVerified: flag('face_match_verified').notNull(),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+    usedAt: time('used_at'),
+  },
+  (t) => [index('authorization_codes_expires').on(t.expiresAt)],
+);
+
+export const accessTokens = sqliteTable(
+  'access_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    /** The code it was issued from, so a replayed code revokes it. */
+    codeHash: text('code_hash').notNull(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    consentId: text('consent_id')
+      .notNull()
+      .references(() => consents.id, { onDelete: 'cascade' }),
+    personId: text('person_id')
+      .notNull()
+      .references(() => persons.id, { onDelete: 'cascade' }),
+    scopes: text('scopes').notNull(),
+    acr: text('acr').notNull(),
+    livenessVerified: flag('liveness_verified').notNull(),
+    faceMatchVerified: flag('face_match_verified').notNull(),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+    revokedAt: time('revoked_at'),
+  },
+  (t) => [
+    index('access_tokens_code').on(t.codeHash),
+    index('access_tokens_consent').on(t.consentId),
+    index('access_tokens_expires').on(t.expiresAt),
+  ],
+);

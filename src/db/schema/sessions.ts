@@ -1,0 +1,30 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { time } from './columns.ts';
+
+/** Server-side browser sessions of the identity experience and the developer portal. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** SHA-256 of the cookie value. */
+    idHash: text('id_hash').primaryKey(),
+    kind: text('kind', { enum: ['identity', 'developer'] }).notNull(),
+    /** Person or developer once signed in. */
+    subjectId: text('subject_id'),
+    csrfSecret: text('csrf_secret').notNull(),
+    authTime: time('auth_time'),
+    /** JSON array, e.g. ["pwd"]. */
+    amr: text('amr').notNull().default('[]'),
+    createdAt: time('created_at').notNull(),
+    lastSeenAt: time('last_seen_at').notNull(),
+    /** Absolute timeout. */
+    expiresAt: time('expires_at').notNull(),
+  },
+  (t) => [index('sessions_subject').on(t.subjectId)],
+);
+
+/** Sign-in throttling counters per account and per IP. */
+export const signinAttempts = sqliteTable('signin_attempts', {
+  key: text('key').primaryKey(),
+  windowStart: time('window_start').notNull(),
+  failures: integer('failures').notNull(),
+});

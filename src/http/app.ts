@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
+import type { AppContext } from '../context.ts';
+import { portalRouter } from '../developer/portal.router.tsx';
+import { documentsRouter } from '../documents/documents.router.ts';
+import { ApiError } from '../errors.ts';
+import { identityRouter } from '../identity/identity.router.tsx';
+import { jwksRouter } from '../keys/jwks.router.ts';
+import { oauthRouter } from '../oauth/oauth.router.ts';
+import { discoveryRouter } from '../oidc/discovery.router.ts';
+import { userinfoRouter } from '../oidc/userinfo.router.ts';
+import { webhooksRouter } from '../webhooks/webhooks.router.ts';
+import type { AppEnv } from './env.ts';
+import { apiErrorResponse } from './errors.ts';
+import { opsRouter } from './ops.router.ts';
+import { observe, requestContext } from './request-context.ts';
+
+/** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
+export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
+
+/**
+ * One app for the three surfaces. Each surface is a sub-app with its own error shape: the API's
+ * `{ error: { code, message, requestId } }` (the token endpoint sets its own), HTML pages for the
+ * identity experience and the developer portal.
+ */
+export function createApp(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.use(requestId({ headerName: 'X-Request-Id', generator: () => crypto.randomUUID() }));
+  app.use(requestContext(ctx));
+  app.use(observe(ctx));
+
+  app.route('/', opsRouter(ctx));
+  app.route('/', jwksRouter(ctx));
+  app.route('/', discoveryRouter(ctx));
+  app.route('/', oauthRouter(ctx));
+  app.route('/', userinfoRouter(ctx));
+  app.route('/', documentsRouter(ctx));
+  app.route('/', capabilitiesRouter(ctx));
+  app.route('/', webhooksRouter(ctx));
+
+  const identityPath = surfacePath(ctx.config.server.identity_url);
+  const developerPath = surfacePath(ctx.config.server.developer_url);
+  app.route(identityPath || '/', identityRouter(ctx));
+  app.route(developerPath || '/', portalRouter(ctx));
+
+  app.notFound((c) => apiErrorResponse(new ApiError('NOT_FOUND', 'No such resource.', 404), c));
+  app.onError((err, c) => apiErrorResponse(err, c));
+  return app;
+}

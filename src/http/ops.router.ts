@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import type { AppEnv } from './env.ts';
+
+/** Operations endpoints: liveness, readiness and Prometheus metrics. */
+export function opsRouter(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => {
+    const problems: string[] = [];
+    try {
+      ctx.db.sql.transaction(() => {
+        ctx.db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
+        ctx.db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
+        ctx.db.sql.prepare('DELETE FROM _ready').run();
+      });
+      // A temp table proves little about the main file: write to it too.
+      ctx.db.sql
+        .prepare(
+          "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)",
+        )
+        .run();
+    } catch {
+      problems.push('database not writable');
+    }
+    if (!ctx.keys.hasActive()) problems.push('no active signing key');
+    return problems.length ? c.json({ status: 'unavailable', problems }, 503) : c.json({ status: 'ready' });
+  });
+  app.get('/metrics', (c) =>
+    c.text(ctx.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }),
+  );
+  return app;
+}

@@ -1,0 +1,107 @@
+import type { JWK } from 'jose';
+import type { Config } from '../config/schema.ts';
+import type { Db } from '../db/open.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+import { createKeyStore, type KeyStore } from './key.store.ts';
+import { type KeyFiles, keyFiles } from './key-files.ts';
+
+export interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+// Another process (the CLI) may rotate keys; a running server notices within this long.
+const REFRESH_MS = 2_000;
+
+/**
+ * The signing keys as the server uses them: the active private key for ID tokens, and a precomputed
+ * JWKS body. Both are cached and refreshed when the key set in the database changes.
+ */
+export class KeyService {
+  readonly store: KeyStore;
+  readonly files: KeyFiles;
+  private signing?: SigningKey;
+  private jwks?: { body: string; fingerprint: string };
+  private checkedAt = 0;
+
+  constructor(
+    readonly db: Db,
+    readonly config: Config,
+    readonly clock: Clock,
+  ) {
+    this.store = createKeyStore(db);
+    this.files = keyFiles(config.keys.dir);
+  }
+
+  /** First start: make sure a key is active. Safe to call from several processes. */
+  async ensureActive(): Promise<void> {
+    if (this.store.active()) return;
+    const { kid } = await this.files.generate(this.config.keys.rsa_bits);
+    const now = unix(this.clock);
+    const won = this.db.sql.transaction(() => {
+      if (this.store.active()) return false;
+      this.store.insert({
+        kid,
+        state: 'active',
+        created_at: now,
+        activated_at: now,
+        retired_at: null,
+        remove_after: null,
+      });
+      return true;
+    });
+    if (!won) await this.files.remove(kid);
+    this.invalidate();
+  }
+
+  invalidate(): void {
+    this.signing = undefined;
+    this.jwks = undefined;
+    this.checkedAt = 0;
+  }
+
+  private async refresh(): Promise<void> {
+    const t = this.clock.now().getTime();
+    if (t - this.checkedAt < REFRESH_MS && this.jwks) return;
+    this.checkedAt = t;
+    const fingerprint = this.store.fingerprint();
+    if (this.jwks?.fingerprint === fingerprint) return;
+    const rows = this.store.list();
+    const keys: JWK[] = [];
+    for (const row of rows) {
+      const jwk = await this.files.loadPublic(row.kid);
+      if (jwk) keys.push(jwk);
+    }
+    // Active first: clients that take the first key still find the one in use.
+    keys.sort((a, b) => rank(rows, a.kid) - rank(rows, b.kid));
+    const active = rows.find((r) => r.state === 'active');
+    this.signing =
+      active && active.kid !== this.signing?.kid
+        ? { kid: active.kid, key: await this.files.loadPrivate(active.kid) }
+        : active
+          ? this.signing
+          : undefined;
+    this.jwks = { body: JSON.stringify({ keys }), fingerprint };
+  }
+
+  async signingKey(): Promise<SigningKey> {
+    await this.refresh();
+    if (!this.signing) throw new Error('no active signing key');
+    return this.signing;
+  }
+
+  async jwksBody(): Promise<string> {
+    await this.refresh();
+    return this.jwks!.body;
+  }
+
+  hasActive(): boolean {
+    return this.store.active() !== undefined;
+  }
+}
+
+const ORDER = { active: 0, next: 1, retired: 2 } as const;
+function rank(rows: { kid: string; state: keyof typeof ORDER }[], kid: string | undefined): number {
+  const r = rows.find((x) => x.kid === kid);
+  return r ? ORDER[r.state] : 3;
+}

@@ -1,0 +1,47 @@
+import type { Db } from '../db/open.ts';
+
+export type KeyState = 'next' | 'active' | 'retired';
+export interface KeyRow {
+  kid: string;
+  state: KeyState;
+  created_at: number;
+  activated_at: number | null;
+  retired_at: number | null;
+  remove_after: number | null;
+}
+
+export function createKeyStore(db: Db) {
+  return {
+    list: () => db.sql.prepare<KeyRow>('SELECT * FROM signing_keys ORDER BY created_at, kid').all(),
+    active: () => db.sql.prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'active'").get(),
+    insert(row: KeyRow) {
+      db.sql
+        .prepare(
+          'INSERT INTO signing_keys (kid, state, created_at, activated_at, retired_at, remove_after) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(row.kid, row.state, row.created_at, row.activated_at, row.retired_at, row.remove_after);
+    },
+    setState(
+      kid: string,
+      state: KeyState,
+      fields: Partial<Pick<KeyRow, 'activated_at' | 'retired_at' | 'remove_after'>>,
+    ) {
+      db.sql
+        .prepare(
+          'UPDATE signing_keys SET state = ?, activated_at = coalesce(?, activated_at), retired_at = coalesce(?, retired_at), remove_after = coalesce(?, remove_after) WHERE kid = ?',
+        )
+        .run(state, fields.activated_at ?? null, fields.retired_at ?? null, fields.remove_after ?? null, kid);
+    },
+    delete(kid: string) {
+      db.sql.prepare('DELETE FROM signing_keys WHERE kid = ?').run(kid);
+    },
+    /** Changes whenever any key changes state; cheap enough to poll. */
+    fingerprint: () =>
+      db.sql
+        .prepare<{ f: string | null }>(
+          "SELECT group_concat(kid || ':' || state, ',') AS f FROM (SELECT kid, state FROM signing_keys ORDER BY kid)",
+        )
+        .get()?.f ?? '',
+  };
+}
+export type KeyStore = ReturnType<typeof createKeyStore>;

@@ -1,0 +1,1 @@
+export { type ParseArgsConfig, parseArgs } from 'node:util';

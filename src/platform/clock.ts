@@ -1,0 +1,27 @@
+/** Every domain function takes a Clock so expiry and schedules are tested without sleeping. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface FixedClock extends Clock {
+  set(at: Date | number): void;
+  advance(ms: number): void;
+}
+
+export function fixedClock(start: Date | number = Date.UTC(2026, 0, 1)): FixedClock {
+  let t = typeof start === 'number' ? start : start.getTime();
+  return {
+    now: () => new Date(t),
+    set(at) {
+      t = typeof at === 'number' ? at : at.getTime();
+    },
+    advance(ms) {
+      t += ms;
+    },
+  };
+}
+
+/** Unix seconds, the unit every stored time uses. */
+export const unix = (clock: Clock): number => Math.floor(clock.now().getTime() / 1000);

@@ -1,0 +1,55 @@
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** File access for the few things kept on disk (signing keys, instance secrets, backups). */
+export const files = {
+  join,
+  dirname,
+  async ensurePrivateDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  },
+  async ensureDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+  },
+  /** Written to a temporary name and renamed, so a crash never leaves a half-written file. */
+  async writePrivateAtomic(path: string, contents: string | Uint8Array): Promise<void> {
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await writeFile(tmp, contents, { mode: 0o600 });
+    await chmod(tmp, 0o600);
+    await rename(tmp, path);
+  },
+  async readText(path: string): Promise<string | undefined> {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  },
+  async list(dir: string): Promise<string[]> {
+    try {
+      return await readdir(dir);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return [];
+      throw e;
+    }
+  },
+  async remove(path: string): Promise<void> {
+    await rm(path, { force: true });
+  },
+  async mode(path: string): Promise<number> {
+    return (await stat(path)).mode & 0o777;
+  },
+  async size(path: string): Promise<number> {
+    return (await stat(path)).size;
+  },
+  async exists(path: string): Promise<boolean> {
+    try {
+      await stat(path);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};

@@ -1,0 +1,64 @@
+import { isBun } from './runtime.ts';
+
+/** What the listener hands every request besides the Request itself. */
+export interface ConnInfo {
+  /** Socket peer address; proxies are handled above this, per `trust_proxy`. */
+  ip: string;
+}
+
+export type FetchHandler = (req: Request, conn: ConnInfo) => Response | Promise<Response>;
+
+export interface Listening {
+  port: number;
+  hostname: string;
+  close(): Promise<void>;
+}
+
+export async function listen(
+  handler: FetchHandler,
+  opts: { hostname: string; port: number },
+): Promise<Listening> {
+  if (isBun) {
+    const server = Bun.serve({
+      hostname: opts.hostname,
+      port: opts.port,
+      idleTimeout: 30,
+      fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+    });
+    return {
+      port: server.port ?? opts.port,
+      hostname: opts.hostname,
+      close: async () => {
+        await server.stop(true);
+      },
+    };
+  }
+  const { serve } = await import('@hono/node-server');
+  return new Promise((resolve) => {
+    const server = serve(
+      {
+        hostname: opts.hostname,
+        port: opts.port,
+        fetch: (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
+          handler(req, { ip: env.incoming?.socket?.remoteAddress ?? 'unknown' }),
+      },
+      (info) =>
+        resolve({
+          port: info.port,
+          hostname: opts.hostname,
+          close: () =>
+            new Promise<void>((res) => {
+              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+              server.close(() => res());
+            }),
+        }),
+    );
+  });
+}
+
+/** Parses "host:port", including "[::1]:8080". */
+export function parseListen(listen: string): { hostname: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(listen);
+  if (!m) throw new Error(`invalid listen address: ${listen}`);
+  return { hostname: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}

@@ -1,0 +1,1 @@
+export const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';

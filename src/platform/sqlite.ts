@@ -1,0 +1,89 @@
+import { isBun } from './runtime.ts';
+
+/**
+ * The one SQLite surface the rest of the code sees. Both bun:sqlite and better-sqlite3 are synchronous
+ * and close enough that a thin adapter covers them; parameters are always positional (`?`).
+ */
+export interface Statement<Row = Record<string, unknown>> {
+  get(...params: unknown[]): Row | undefined;
+  all(...params: unknown[]): Row[];
+  run(...params: unknown[]): { changes: number };
+}
+
+export interface SqliteDriver {
+  readonly kind: 'bun' | 'node';
+  /** The raw driver handle, for drizzle. */
+  readonly raw: unknown;
+  exec(sql: string): void;
+  prepare<Row = Record<string, unknown>>(sql: string): Statement<Row>;
+  /** Runs fn in a BEGIN IMMEDIATE transaction; nested calls become savepoints. */
+  transaction<T>(fn: () => T): T;
+  backup(file: string): Promise<void>;
+  close(): void;
+}
+
+export async function openSqlite(path: string): Promise<SqliteDriver> {
+  return isBun ? openBun(path) : openNode(path);
+}
+
+async function openBun(path: string): Promise<SqliteDriver> {
+  const { Database } = await import('bun:sqlite');
+  const db = new Database(path, { create: true, strict: true });
+  const cache = new Map<string, unknown>();
+  const driver: SqliteDriver = {
+    kind: 'bun',
+    raw: db,
+    exec: (sql) => db.exec(sql),
+    prepare<Row>(sql: string) {
+      let stmt = cache.get(sql) as ReturnType<typeof db.prepare> | undefined;
+      if (!stmt) {
+        stmt = db.prepare(sql);
+        cache.set(sql, stmt);
+      }
+      const s = stmt;
+      return {
+        get: (...p: unknown[]) => (s.get(...(p as never[])) ?? undefined) as Row | undefined,
+        all: (...p: unknown[]) => s.all(...(p as never[])) as Row[],
+        run: (...p: unknown[]) => ({ changes: Number(s.run(...(p as never[])).changes) }),
+      };
+    },
+    transaction: (fn) => db.transaction(fn).immediate(),
+    async backup(file) {
+      db.prepare('VACUUM INTO ?').run(file);
+    },
+    close: () => db.close(),
+  };
+  return driver;
+}
+
+async function openNode(path: string): Promise<SqliteDriver> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path);
+  const cache = new Map<string, import('better-sqlite3').Statement>();
+  return {
+    kind: 'node',
+    raw: db,
+    exec: (sql) => {
+      db.exec(sql);
+    },
+    prepare<Row>(sql: string) {
+      let s = cache.get(sql);
+      if (!s) {
+        s = db.prepare(sql);
+        cache.set(sql, s);
+      }
+      const stmt = s;
+      const returnsRows = stmt.reader;
+      return {
+        get: (...p: unknown[]) => (returnsRows ? (stmt.get(...p) as Row | undefined) : undefined),
+        all: (...p: unknown[]) => (returnsRows ? (stmt.all(...p) as Row[]) : []),
+        run: (...p: unknown[]) => ({ changes: stmt.run(...p).changes }),
+      };
+    },
+    transaction: (fn) => db.transaction(fn).immediate(),
+    async backup(file) {
+      db.prepare('VACUUM INTO ?').run(file);
+    },
+    close: () => db.close(),
+  };
+}

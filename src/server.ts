@@ -1,0 +1,41 @@
+import { createContext } from './bootstrap.ts';
+import type { Config } from './config/schema.ts';
+import type { AppContext } from './context.ts';
+import { createApp } from './http/app.ts';
+import { startJobs } from './jobs.ts';
+import type { Logger } from './log.ts';
+import type { Clock } from './platform/clock.ts';
+import { type Listening, listen, parseListen } from './platform/listen.ts';
+
+export interface RunningServer {
+  ctx: AppContext;
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Opens the database (migrating it), starts the HTTP listener and the scheduled jobs. */
+export async function startServer(
+  config: Config,
+  opts: { clock?: Clock; log?: Logger; jobs?: boolean; port?: number } = {},
+): Promise<RunningServer> {
+  const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
+  const app = createApp(ctx);
+  const addr = parseListen(config.server.listen);
+  const server: Listening = await listen((req, conn) => app.fetch(req, conn), {
+    hostname: addr.hostname,
+    port: opts.port ?? addr.port,
+  });
+  const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);
+  const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;
+  return {
+    ctx,
+    url: `http://${host}:${server.port}`,
+    port: server.port,
+    async stop() {
+      stopJobs();
+      await server.close();
+      ctx.db.close();
+    },
+  };
+}

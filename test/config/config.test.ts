@@ -1,0 +1,90 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, parseConfig } from '../../src/config/load.ts';
+import { cli } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/context.ts';
+
+describe('configuration', () => {
+  test('an empty file gives the documented defaults', () => {
+    const c = parseConfig('');
+    expect(c.server.listen).toBe('127.0.0.1:8080');
+    expect(c.server.identity_url).toBe('http://localhost:8080/identity');
+    expect(c.server.developer_url).toBe('http://localhost:8080/developer');
+    expect(c.oauth.code_ttl).toBe(300_000);
+    expect(c.oauth.token_ttl).toBe(900_000);
+    expect(c.rate_limits.oauth).toMatchObject({ requests: 30, window: 600_000 });
+    expect(c.keys.rotate_every).toBe(30 * 86_400_000);
+    expect(c.webhooks.timeout).toBe(5000);
+    expect(c.face.provider).toBe('none');
+  });
+
+  test('every problem is reported at once, each with its key path', () => {
+    const toml = `
+[server]
+listen = "nowhere"
+base_url = "not a url"
+[keys]
+rotate_every = "3 weeks"
+colour = "blue"
+[rate_limits.oauth]
+requests = 0
+[face]
+provider = "magic"
+`;
+    let err: ConfigError | undefined;
+    try {
+      parseConfig(toml);
+    } catch (e) {
+      err = e as ConfigError;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const text = err!.problems.join('\n');
+    expect(text).toContain('server.listen: must be host:port');
+    expect(text).toContain('server.base_url: must be an absolute URL');
+    expect(text).toContain('keys.rotate_every: "3 weeks" is not a duration');
+    expect(text).toContain('keys.colour: unknown key');
+    expect(text).toContain('rate_limits.oauth.requests');
+    expect(text).toContain('face.provider');
+    expect(err!.problems.length).toBe(6);
+  });
+
+  test('a TOML syntax error is reported, not thrown raw', () => {
+    expect(() => parseConfig('[server\nlisten=')).toThrow(/TOML syntax/);
+  });
+
+  test('VERITY_* environment variables override file values', () => {
+    const c = parseConfig('[oidc]\npairwise_secret = "from-file"', {
+      VERITY_OIDC_PAIRWISE_SECRET: 'from-env',
+      VERITY_WEBHOOKS_ALLOW_LOCALHOST_IN_SANDBOX: 'true',
+      VERITY_DATABASE_PATH: '/tmp/x.db',
+    });
+    expect(c.oidc.pairwise_secret).toBe('from-env');
+    expect(c.webhooks.allow_localhost_in_sandbox).toBe(true);
+    expect(c.database.path).toBe('/tmp/x.db');
+  });
+
+  test('`verity config check` runs the same validation and exits 1 with every problem', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      await Bun.write(`${dir}/bad.toml`, '[keys]\nrotate_every = "x"\n[oauth]\ncode_ttl = 5\n');
+      const bad = await cli('config', 'check', '--config', `${dir}/bad.toml`, '--json');
+      expect(bad.code).toBe(1);
+      expect(bad.json.error.code).toBe('CONFIG_INVALID');
+      expect(bad.json.error.problems).toHaveLength(2);
+      await Bun.write(`${dir}/good.toml`, '[oidc]\npairwise_secret = "s3cret"\n');
+      const good = await cli('config', 'check', '--config', `${dir}/good.toml`, '--json');
+      expect(good.code).toBe(0);
+      expect(good.json.valid).toBe(true);
+      expect(good.stdout).not.toContain('s3cret');
+      const missing = await cli('config', 'check', '--config', `${dir}/none.toml`);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('not found');
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('an unknown command or flag is a usage error (exit 2)', async () => {
+    expect((await cli('frobnicate')).code).toBe(2);
+    expect((await cli('migrate', '--bogus')).code).toBe(2);
+  });
+});

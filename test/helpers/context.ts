@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContext } from '../../src/bootstrap.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
+import type { AppContext } from '../../src/context.ts';
+import { silentLogger } from '../../src/log.ts';
+import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
+
+export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `${label}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. */
+export function testToml(dir: string, extra = ''): string {
+  return `[database]\npath = "${join(dir, 'verity.db')}"\n[keys]\ndir = "${join(dir, 'keys')}"\n${extra}\n`;
+}
+
+export function testConfig(dir: string, extra = ''): Config {
+  return parseConfig(testToml(dir, extra));
+}
+
+export interface TestContext extends AppContext {
+  clock: FixedClock;
+  dir: string;
+  cleanup(): void;
+}
+
+/** A fresh database, keys directory and fixed clock per test. */
+export async function testContext(opts: { extra?: string; clock?: FixedClock } = {}): Promise<TestContext> {
+  const { dir, cleanup } = tempDir();
+  const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
+  const ctx = await createContext(testConfig(dir, opts.extra), { clock, log: silentLogger });
+  return {
+    ...ctx,
+    clock,
+    dir,
+    cleanup() {
+      ctx.db.close();
+      cleanup();
+    },
+  };
+}

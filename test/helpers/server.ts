@@ -1,0 +1,53 @@
+import { createServer } from 'node:net';
+import { parseConfig } from '../../src/config/load.ts';
+import { silentLogger } from '../../src/log.ts';
+import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+import { tempDir, testToml } from './context.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer extends RunningServer {
+  clock: FixedClock;
+  dir: string;
+  /** The TOML the server runs with, for CLI calls against the same database. */
+  toml: string;
+  configPath: string;
+}
+
+/**
+ * A real server on a real loopback port with a fresh database. `base_url` is the real address, so
+ * redirects, issuers and discovery work for real clients. Jobs are off unless asked for: tests drive
+ * them with the fixed clock.
+ */
+export async function startTestServer(
+  opts: { extra?: string; clock?: FixedClock; jobs?: boolean } = {},
+): Promise<TestServer> {
+  const { dir, cleanup } = tempDir('verity-srv');
+  const port = await freePort();
+  const toml = `${testToml(dir, opts.extra)}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "http://localhost:${port}"\n`;
+  const configPath = `${dir}/verity.toml`;
+  await Bun.write(configPath, toml);
+  const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
+  const server = await startServer(parseConfig(toml), { clock, log: silentLogger, jobs: opts.jobs ?? false });
+  return {
+    ...server,
+    clock,
+    dir,
+    toml,
+    configPath,
+    async stop() {
+      await server.stop();
+      cleanup();
+    },
+  };
+}
