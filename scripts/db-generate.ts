@@ -3,16 +3,28 @@
  * (drizzle-kit does not emit it), and embeds the SQL in src/db/migrations.gen.ts so the compiled
  * binary carries its migrations.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dir, '..');
 const dir = join(root, 'migrations');
-const gen = Bun.spawnSync(['node_modules/.bin/drizzle-kit', 'generate', ...process.argv.slice(2)], {
-  cwd: root,
-  stdout: 'inherit',
-  stderr: 'inherit',
-});
+// Until the first release there is a single migration, regenerated whole from the schema (--fresh).
+// After a release, drop --fresh so changes become new numbered migrations.
+const fresh = process.argv.includes('--fresh');
+if (fresh) rmSync(dir, { recursive: true, force: true });
+const gen = Bun.spawnSync(
+  [
+    'node_modules/.bin/drizzle-kit',
+    'generate',
+    ...(fresh ? ['--name', 'init'] : []),
+    ...process.argv.slice(2).filter((a) => a !== '--fresh'),
+  ],
+  {
+    cwd: root,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  },
+);
 if (gen.exitCode !== 0) process.exit(gen.exitCode ?? 1);
 
 const entries: { name: string; sql: string }[] = [];

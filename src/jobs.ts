@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import type { AppContext } from './context.ts';
+import { allJobs } from './jobs.registry.ts';
 
 /** A scheduled job only calls a domain function with the current time; tests call that function directly. */
 export interface Job {
@@ -11,10 +12,7 @@ export interface Job {
   runAtStart?: boolean;
 }
 
-/** Each domain appends its jobs here (keys rotation, consent expiry, webhook dispatch, cleanup). */
-export const jobs: Job[] = [];
-
-export function startJobs(ctx: AppContext, list: Job[] = jobs): () => void {
+export function startJobs(ctx: AppContext, list: Job[] = allJobs()): () => void {
   const crons = list.map(
     (job) =>
       new Cron(

@@ -1,0 +1,3 @@
+import type { Job } from '../jobs.ts';
+
+export const identityJobs: Job[] = [];

@@ -1,0 +1,23 @@
+import type { Config } from '../config/schema.ts';
+import { randomToken } from '../crypto/tokens.ts';
+import { files } from '../platform/files.ts';
+
+/**
+ * Instance-wide secrets that must survive restarts and key rotations: from the config (or its
+ * VERITY_* variable) when set, otherwise generated once into the keys directory (0600).
+ */
+export async function instanceSecret(
+  config: Config,
+  name: 'pairwise' | 'webhook-secrets',
+  configured: string,
+): Promise<string> {
+  if (configured) return configured;
+  const path = files.join(config.keys.dir, `${name}.secret`);
+  const existing = await files.readText(path);
+  if (existing?.trim()) return existing.trim();
+  await files.ensurePrivateDir(config.keys.dir);
+  const fresh = randomToken('', 32);
+  await files.writePrivateAtomic(path, fresh);
+  // Another process may have won the race: the file on disk is the truth.
+  return (await files.readText(path))!.trim();
+}
