@@ -1,0 +1,139 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { parseDuration } from '../config/duration.ts';
+import type { RateLimitConfig } from '../config/schema.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { unix } from '../platform/clock.ts';
+import type { AppEnv } from './env.ts';
+import { apiErrorResponse } from './errors.ts';
+
+export type RateLimitBucket = 'oauth' | 'userinfo' | 'capabilities' | 'developer';
+
+export interface RateLimitScope {
+  environment?: 'sandbox' | 'production';
+  plan?: string;
+}
+
+export interface RateLimitOptions {
+  /** Which environment and plan the request belongs to, for the per-environment/per-plan limits. */
+  scopeOf?: (c: Context<AppEnv>) => RateLimitScope | undefined;
+}
+
+export interface Limit {
+  requests: number;
+  /** Seconds. */
+  window: number;
+}
+
+/** The limit for a request: the bucket's default, then the environment's override, then the plan's. */
+export function resolveLimit(config: RateLimitConfig, scope: RateLimitScope | undefined): Limit {
+  let requests = config.requests;
+  let windowMs = config.window;
+  const overrides = [
+    scope?.environment ? config.environments[scope.environment] : undefined,
+    scope?.plan ? config.plans[scope.plan] : undefined,
+  ];
+  for (const o of overrides) {
+    if (!o) continue;
+    if (o.requests !== undefined) requests = o.requests;
+    const w = o.window === undefined ? undefined : parseDuration(o.window);
+    if (w !== undefined) windowMs = w;
+  }
+  return { requests, window: Math.max(1, Math.ceil(windowMs / 1000)) };
+}
+
+// One statement per request: a window starts at the first request after the previous one ended, and
+// the count restarts with it. RETURNING gives the new state without a second query.
+const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, 1)
+  ON CONFLICT(key) DO UPDATE SET
+    count = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
+                 THEN rate_limit_buckets.count + 1 ELSE 1 END,
+    window_start = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
+                        THEN rate_limit_buckets.window_start ELSE excluded.window_start END
+  RETURNING count, window_start`;
+
+export interface Hit {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+  allowed: boolean;
+}
+
+/** Counts one request against `key` and says whether it is within the limit. */
+export function hit(ctx: AppContext, key: string, limit: Limit): Hit {
+  const now = unix(ctx.clock);
+  const row = ctx.db.sql
+    .prepare<{ count: number; window_start: number }>(HIT)
+    .get(key, now, limit.window, limit.window)!;
+  const reset = Math.max(1, row.window_start + limit.window - now);
+  return {
+    limit: limit.requests,
+    remaining: Math.max(0, limit.requests - row.count),
+    reset,
+    allowed: row.count <= limit.requests,
+  };
+}
+
+/**
+ * Fixed-window rate limiting stored in SQLite (DESIGN.md §5), so limits hold across restarts and
+ * are shared by every process on the database. Every response of the bucket carries the
+ * `X-RateLimit-*` headers; over the limit the request is answered 429 `RATE_LIMIT_EXCEEDED` with
+ * `Retry-After` and never reaches the handler.
+ */
+export function rateLimit(
+  ctx: AppContext,
+  bucket: RateLimitBucket,
+  keyOf: (c: Context<AppEnv>) => string | Promise<string>,
+  opts: RateLimitOptions = {},
+): MiddlewareHandler<AppEnv> {
+  const config = ctx.config.rate_limits[bucket];
+  return async function rateLimit(c, next) {
+    const limit = resolveLimit(config, opts.scopeOf?.(c));
+    const result = hit(ctx, `${bucket}:${await keyOf(c)}`, limit);
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(result.limit),
+      'X-RateLimit-Remaining': String(result.remaining),
+      'X-RateLimit-Reset': String(result.reset),
+    };
+    if (!result.allowed) {
+      const err = new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests; retry later.', 429, undefined, {
+        ...headers,
+        'Retry-After': String(result.reset),
+      });
+      return apiErrorResponse(err, c);
+    }
+    for (const [k, v] of Object.entries(headers)) c.header(k, v);
+    await next();
+    // Handlers that build their own Response bypass c.header; make sure the headers are there too.
+    for (const [k, v] of Object.entries(headers)) {
+      if (!c.res.headers.has(k)) {
+        try {
+          c.res.headers.set(k, v);
+        } catch {
+          const res = new Response(c.res.body, c.res);
+          res.headers.set(k, v);
+          c.res = res;
+        }
+      }
+    }
+  };
+}
+
+/** Deletes buckets whose window ended (windows never exceed the longest configured one). */
+export function deleteExpiredBuckets(ctx: AppContext, now: number): number {
+  let removed = 0;
+  for (const bucket of ['oauth', 'userinfo', 'capabilities', 'developer'] as const) {
+    const config = ctx.config.rate_limits[bucket];
+    const windows = [config.window];
+    for (const o of [...Object.values(config.environments), ...Object.values(config.plans)]) {
+      const w = o?.window === undefined ? undefined : parseDuration(o.window);
+      if (w !== undefined) windows.push(w);
+    }
+    const longest = Math.ceil(Math.max(...windows) / 1000);
+    removed += ctx.db.sql
+      .prepare('DELETE FROM rate_limit_buckets WHERE key >= ? AND key < ? AND window_start + ? <= ?')
+      .run(`${bucket}:`, `${bucket};`, longest, now).changes;
+  }
+  return removed;
+}
