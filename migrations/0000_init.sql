@@ -325,6 +325,8 @@ CREATE TABLE `webhook_attempts` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `webhook_attempts_endpoint` ON `webhook_attempts` (`endpoint_id`,`attempted_at`);--> statement-breakpoint
+CREATE INDEX `webhook_attempts_event` ON `webhook_attempts` (`event_id`);--> statement-breakpoint
+CREATE INDEX `webhook_attempts_time` ON `webhook_attempts` (`attempted_at`,`id`);--> statement-breakpoint
 CREATE TABLE `webhook_deliveries` (
 	`id` text PRIMARY KEY NOT NULL,
 	`event_id` text NOT NULL,
@@ -333,6 +335,7 @@ CREATE TABLE `webhook_deliveries` (
 	`attempts` integer DEFAULT 0 NOT NULL,
 	`next_attempt_at` integer NOT NULL,
 	`lease_expires_at` integer,
+	`lease_token` text,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`event_id`) REFERENCES `webhook_events`(`id`) ON UPDATE no action ON DELETE cascade,

@@ -66,6 +66,8 @@ export const webhookDeliveries = sqliteTable(
     nextAttemptAt: time('next_attempt_at').notNull(),
     /** Set while a dispatcher holds the row; an expired lease is picked up again after a crash. */
     leaseExpiresAt: time('lease_expires_at'),
+    /** Random per claim, so a worker whose lease ran out cannot record over the next holder's attempt. */
+    leaseToken: text('lease_token'),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
   },
@@ -87,12 +89,17 @@ export const webhookAttempts = sqliteTable(
     eventType: text('event_type').notNull(),
     endpointId: text('endpoint_id').notNull(),
     attempt: integer('attempt').notNull(),
-    status: text('status', { enum: ['succeeded', 'failed'] }).notNull(),
+    /** delivered (2xx), retrying (failed, another attempt scheduled) or failed (no attempts left). */
+    status: text('status', { enum: ['delivered', 'retrying', 'failed'] }).notNull(),
     responseStatus: integer('response_status'),
     error: text('error'),
     durationMs: integer('duration_ms').notNull(),
     attemptedAt: time('attempted_at').notNull(),
     nextAttemptAt: time('next_attempt_at'),
   },
-  (t) => [index('webhook_attempts_endpoint').on(t.endpointId, t.attemptedAt)],
+  (t) => [
+    index('webhook_attempts_endpoint').on(t.endpointId, t.attemptedAt),
+    index('webhook_attempts_event').on(t.eventId),
+    index('webhook_attempts_time').on(t.attemptedAt, t.id),
+  ],
 );
