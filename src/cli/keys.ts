@@ -1,3 +1,99 @@
-import type { Command } from './command.ts';
+import { keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
+import { type Command, positional } from './command.ts';
 
-export const keysCommands: Command[] = [];
+const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
+
+export const keysCommands: Command[] = [
+  {
+    name: 'keys list',
+    summary: 'List the signing keys with their state (next, active, retired) and times.',
+    async run(cli) {
+      const ctx = await cli.open();
+      try {
+        const keys = ctx.keys.store.list().map((r) => ({
+          kid: r.kid,
+          state: r.state,
+          createdAt: iso(r.created_at),
+          activatedAt: iso(r.activated_at),
+          retiredAt: iso(r.retired_at),
+          removeAfter: iso(r.remove_after),
+        }));
+        const human = keys
+          .map(
+            (k) =>
+              `${k.kid}  ${k.state.padEnd(7)}  created ${k.createdAt}` +
+              (k.activatedAt && k.state !== 'next' ? `  activated ${k.activatedAt}` : '') +
+              (k.retiredAt ? `  retired ${k.retiredAt}` : '') +
+              (k.removeAfter ? `  published until ${k.removeAfter}` : ''),
+          )
+          .join('\n');
+        cli.print(human || 'no signing keys', { keys });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'keys rotate',
+    summary:
+      'Rotate the signing key. The next key is promoted only once it has been published for [keys] publish_ahead; ' +
+      'until then a next key is published (if there is none) and the active key stays: run this again later. ' +
+      '--now promotes at once (a compromised key; follow with "verity keys retire OLD_KID --remove"). ' +
+      'A fresh next key is always left published.',
+    usage: '[--now]',
+    options: { now: { type: 'boolean' } },
+    async run(cli, args) {
+      const ctx = await cli.open();
+      try {
+        const r = await rotateManually(ctx, { immediate: args.values.now === true });
+        const human = r.promoted
+          ? `active key is now ${r.active}; next key ${r.next} published`
+          : `active key unchanged (${r.active}); next key ${r.next} can be promoted from ${iso(r.promotableAt)} (run again then, or use --now)`;
+        cli.print(human, {
+          active: r.active,
+          next: r.next,
+          retired: r.retired,
+          promoted: r.promoted,
+          promotableAt: iso(r.promotableAt),
+        });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'keys retire',
+    summary:
+      'Retire a signing key. The active key needs a successor published for [keys] publish_ahead, which is promoted ' +
+      'in the same step. A retired key stays in the JWKS until its tokens have expired; --remove drops it at once ' +
+      '(a compromised key: tokens it signed stop verifying).',
+    usage: 'KID [--remove]',
+    options: { remove: { type: 'boolean' } },
+    async run(cli, args) {
+      const kid = positional(args, 0, 'KID');
+      const ctx = await cli.open();
+      try {
+        const r = await retireKey(ctx, kid, { remove: args.values.remove === true });
+        const set = keySetSummary(ctx);
+        const human =
+          (r.state === 'removed'
+            ? `key ${kid} removed from the JWKS`
+            : `key ${kid} retired; published until ${iso(r.removeAfter)}`) +
+          (r.promoted ? `\nactive key is now ${r.promoted}` : '');
+        cli.print(human, {
+          kid,
+          state: r.state,
+          removeAfter: iso(r.removeAfter),
+          active: set.active,
+          next: set.next,
+          retired: set.retired,
+        });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+];

@@ -1,44 +1,76 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { files } from '../platform/files.ts';
 
+/** RS256 keys shorter than this are refused whatever the configuration says. */
+export const MIN_RSA_BITS = 2048;
+
 /** Private keys live as one JWK file each (0600) in a 0700 directory; the database holds their state. */
 export interface KeyFiles {
   dir: string;
-  generate(bits: number): Promise<{ kid: string; publicJwk: JWK }>;
+  /** Writes a fresh key file; `createdAt` (unix seconds) lets a sweep tell a crashed write from a fresh one. */
+  generate(bits: number, createdAt: number): Promise<{ kid: string; publicJwk: JWK }>;
   loadPrivate(kid: string): Promise<CryptoKey>;
   loadPublic(kid: string): Promise<JWK | undefined>;
+  /** Every key file in the directory, with the time it was written (0 when unknown). */
+  list(): Promise<{ kid: string; createdAt: number }[]>;
   remove(kid: string): Promise<void>;
 }
 
-const pathOf = (dir: string, kid: string) => files.join(dir, `${kid}.jwk.json`);
+const SUFFIX = '.jwk.json';
+const pathOf = (dir: string, kid: string) => files.join(dir, `${kid}${SUFFIX}`);
 
 export function keyFiles(dir: string): KeyFiles {
   return {
     dir,
-    async generate(bits) {
+    async generate(bits, createdAt) {
+      if (!Number.isInteger(bits) || bits < MIN_RSA_BITS) {
+        throw new Error(`RSA keys must have at least ${MIN_RSA_BITS} bits (asked for ${bits})`);
+      }
       await files.ensurePrivateDir(dir);
       const { privateKey } = await generateKeyPair('RS256', { modulusLength: bits, extractable: true });
       const jwk = await exportJWK(privateKey);
       const kid = await calculateJwkThumbprint(jwk);
+      // Written atomically (temporary name, then rename): the file is either whole or absent.
       await files.writePrivateAtomic(
         pathOf(dir, kid),
-        JSON.stringify({ ...jwk, kid, alg: 'RS256', use: 'sig' }),
+        JSON.stringify({ ...jwk, kid, alg: 'RS256', use: 'sig', created_at: createdAt }),
       );
       return { kid, publicJwk: publicPart({ ...jwk, kid }) };
     },
     async loadPrivate(kid) {
       const text = await files.readText(pathOf(dir, kid));
       if (!text) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
-      return (await importJWK(JSON.parse(text), 'RS256')) as CryptoKey;
+      const { created_at: _, ...jwk } = JSON.parse(text) as JWK & { created_at?: number };
+      return (await importJWK(jwk, 'RS256')) as CryptoKey;
     },
     async loadPublic(kid) {
       const text = await files.readText(pathOf(dir, kid));
       return text ? publicPart(JSON.parse(text)) : undefined;
     },
+    async list() {
+      const out: { kid: string; createdAt: number }[] = [];
+      for (const name of await files.list(dir)) {
+        // Only whole key files: instance secrets and in-flight temporary files share the directory.
+        if (!name.endsWith(SUFFIX)) continue;
+        const kid = name.slice(0, -SUFFIX.length);
+        let createdAt = 0;
+        try {
+          const parsed = JSON.parse((await files.readText(pathOf(dir, kid))) ?? '{}') as {
+            created_at?: unknown;
+          };
+          if (typeof parsed.created_at === 'number') createdAt = parsed.created_at;
+        } catch {
+          // Unreadable content counts as old: such a file can never become a published key.
+        }
+        out.push({ kid, createdAt });
+      }
+      return out;
+    },
     remove: (kid) => files.remove(pathOf(dir, kid)),
   };
 }
 
+/** Only the public members ever leave this module for the JWKS. */
 function publicPart(jwk: JWK): JWK {
   return { kty: 'RSA', kid: jwk.kid, use: 'sig', alg: 'RS256', n: jwk.n, e: jwk.e };
 }

@@ -10,7 +10,8 @@ export interface SigningKey {
   key: CryptoKey;
 }
 
-// Another process (the CLI) may rotate keys; a running server notices within this long.
+// Another process (the CLI) may rotate keys; a running server notices within this long. Measured on
+// a monotonic timer, not the injected clock: a fixed test clock must not freeze the recheck.
 const REFRESH_MS = 2_000;
 
 /**
@@ -23,6 +24,8 @@ export class KeyService {
   private signing?: SigningKey;
   private jwks?: { body: string; fingerprint: string };
   private checkedAt = 0;
+  /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
+  private publicByKid = new Map<string, JWK>();
 
   constructor(
     readonly db: Db,
@@ -36,8 +39,8 @@ export class KeyService {
   /** First start: make sure a key is active. Safe to call from several processes. */
   async ensureActive(): Promise<void> {
     if (this.store.active()) return;
-    const { kid } = await this.files.generate(this.config.keys.rsa_bits);
     const now = unix(this.clock);
+    const { kid } = await this.files.generate(this.config.keys.rsa_bits, now);
     const won = this.db.sql.transaction(() => {
       if (this.store.active()) return false;
       this.store.insert({
@@ -61,16 +64,23 @@ export class KeyService {
   }
 
   private async refresh(): Promise<void> {
-    const t = this.clock.now().getTime();
-    if (t - this.checkedAt < REFRESH_MS && this.jwks) return;
+    const t = performance.now();
+    if (this.jwks && t - this.checkedAt < REFRESH_MS) return;
     this.checkedAt = t;
     const fingerprint = this.store.fingerprint();
     if (this.jwks?.fingerprint === fingerprint) return;
     const rows = this.store.list();
     const keys: JWK[] = [];
     for (const row of rows) {
-      const jwk = await this.files.loadPublic(row.kid);
+      let jwk = this.publicByKid.get(row.kid);
+      if (!jwk) {
+        jwk = await this.files.loadPublic(row.kid);
+        if (jwk) this.publicByKid.set(row.kid, jwk);
+      }
       if (jwk) keys.push(jwk);
+    }
+    for (const kid of this.publicByKid.keys()) {
+      if (!rows.some((r) => r.kid === kid)) this.publicByKid.delete(kid);
     }
     // Active first: clients that take the first key still find the one in use.
     keys.sort((a, b) => rank(rows, a.kid) - rank(rows, b.kid));

@@ -4,6 +4,7 @@ export type KeyState = 'next' | 'active' | 'retired';
 export interface KeyRow {
   kid: string;
   state: KeyState;
+  /** When the row was inserted, which is when the key was first published in the JWKS. */
   created_at: number;
   activated_at: number | null;
   retired_at: number | null;
@@ -13,7 +14,19 @@ export interface KeyRow {
 export function createKeyStore(db: Db) {
   return {
     list: () => db.sql.prepare<KeyRow>('SELECT * FROM signing_keys ORDER BY created_at, kid').all(),
+    get: (kid: string) => db.sql.prepare<KeyRow>('SELECT * FROM signing_keys WHERE kid = ?').get(kid),
     active: () => db.sql.prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'active'").get(),
+    next: () =>
+      db.sql
+        .prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'next' ORDER BY created_at LIMIT 1")
+        .get(),
+    /** Retired keys whose tokens have all expired. */
+    removable: (now: number) =>
+      db.sql
+        .prepare<KeyRow>(
+          "SELECT * FROM signing_keys WHERE state = 'retired' AND remove_after <= ? ORDER BY kid",
+        )
+        .all(now),
     insert(row: KeyRow) {
       db.sql
         .prepare(
