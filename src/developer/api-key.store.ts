@@ -1,0 +1,147 @@
+import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { randomId, randomToken, sha256Hex, timingSafeEqual } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+
+export type KeyEnvironment = 'sandbox' | 'production';
+
+/** DESIGN.md §4: the environment is visible in the key so a leaked key is recognisable. */
+export const API_KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'dk_test_', production: 'dk_live_' };
+
+export interface ApiKeySummary {
+  keyId: string;
+  developerId: string;
+  environment: KeyEnvironment;
+  label: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  developerId: string;
+  environment: KeyEnvironment;
+}
+
+interface KeyRow {
+  id: string;
+  developer_id: string;
+  environment: KeyEnvironment;
+  key_hash: string;
+  label: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+const toSummary = (r: KeyRow): ApiKeySummary => ({
+  keyId: r.id,
+  developerId: r.developer_id,
+  environment: r.environment,
+  label: r.label,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+/**
+ * Issues a developer API key for one environment. The clear key is returned once and only its SHA-256
+ * is stored.
+ */
+export async function createApiKey(
+  db: Db,
+  clock: Clock,
+  developerId: string,
+  environment: KeyEnvironment,
+  opts: { label?: string; actor?: AuditActor } = {},
+): Promise<{ keyId: string; key: string }> {
+  if (environment !== 'sandbox' && environment !== 'production')
+    throw new ValidationError('environment must be "sandbox" or "production"', [
+      { path: 'environment', message: 'must be "sandbox" or "production"' },
+    ]);
+  const key = randomToken(API_KEY_PREFIX[environment]);
+  const keyHash = await sha256Hex(key);
+  const keyId = randomId('key_');
+  db.sql.transaction(() => {
+    const dev = db.sql
+      .prepare<{ status: string }>('SELECT status FROM developers WHERE id = ?')
+      .get(developerId);
+    if (!dev) throw new NotFoundError(`developer ${developerId} not found`);
+    if (dev.status !== 'active') throw new ValidationError(`developer ${developerId} is disabled`);
+    db.sql
+      .prepare(
+        'INSERT INTO developer_api_keys (id, developer_id, environment, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(keyId, developerId, environment, keyHash, opts.label ?? '', unix(clock));
+    recordAudit(db, clock, {
+      actor: opts.actor ?? `developer:${developerId}`,
+      action: 'api_key.create',
+      target: keyId,
+      details: { developerId, environment },
+    });
+  });
+  return { keyId, key };
+}
+
+/** Revokes a key at once. Revoking an already revoked key is a no-op that still succeeds. */
+export function revokeApiKey(
+  db: Db,
+  clock: Clock,
+  keyId: string,
+  opts: { actor?: AuditActor } = {},
+): ApiKeySummary {
+  return db.sql.transaction(() => {
+    const row = db.sql.prepare<KeyRow>('SELECT * FROM developer_api_keys WHERE id = ?').get(keyId);
+    if (!row) throw new NotFoundError(`API key ${keyId} not found`);
+    if (row.revoked_at === null) {
+      const t = unix(clock);
+      db.sql.prepare('UPDATE developer_api_keys SET revoked_at = ? WHERE id = ?').run(t, keyId);
+      row.revoked_at = t;
+      recordAudit(db, clock, {
+        actor: opts.actor ?? `developer:${row.developer_id}`,
+        action: 'api_key.revoke',
+        target: keyId,
+        details: { developerId: row.developer_id, environment: row.environment },
+      });
+    }
+    return toSummary(row);
+  });
+}
+
+export function listApiKeys(db: Db, developerId: string): ApiKeySummary[] {
+  return db.sql
+    .prepare<KeyRow>('SELECT * FROM developer_api_keys WHERE developer_id = ? ORDER BY created_at, id')
+    .all(developerId)
+    .map(toSummary);
+}
+
+/**
+ * Resolves a presented `dk_…` key. Unknown, revoked, malformed keys, keys of a disabled developer, and
+ * keys whose visible prefix names another environment than the one they were issued for all give
+ * undefined, so callers answer them identically.
+ */
+export async function authenticateApiKey(
+  db: Db,
+  clock: Clock,
+  presentedKey: string,
+): Promise<AuthenticatedKey | undefined> {
+  const environment = (Object.keys(API_KEY_PREFIX) as KeyEnvironment[]).find((env) =>
+    presentedKey.startsWith(API_KEY_PREFIX[env]),
+  );
+  // Hash before any early return so timing does not tell a malformed key from an unknown one.
+  const hash = await sha256Hex(presentedKey);
+  if (!environment || presentedKey.length > 200) return undefined;
+  const row = db.sql
+    .prepare<KeyRow & { status: string }>(
+      `SELECT k.*, d.status FROM developer_api_keys k JOIN developers d ON d.id = k.developer_id
+       WHERE k.key_hash = ?`,
+    )
+    .get(hash);
+  // The lookup is by hash, so its timing says nothing about the key; the comparison guards the match.
+  if (!row || !(await timingSafeEqual(row.key_hash, hash))) return undefined;
+  if (row.revoked_at !== null || row.status !== 'active' || row.environment !== environment) return undefined;
+  db.sql.prepare('UPDATE developer_api_keys SET last_used_at = ? WHERE id = ?').run(unix(clock), row.id);
+  return { keyId: row.id, developerId: row.developer_id, environment: row.environment };
+}

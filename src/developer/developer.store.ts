@@ -1,0 +1,248 @@
+import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { randomId, randomToken, sha256Hex } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+
+export interface Developer {
+  developerId: string;
+  email: string;
+  name: string;
+  status: 'active' | 'disabled';
+  hasPassword: boolean;
+  createdAt: number;
+}
+
+interface DeveloperRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  status: 'active' | 'disabled';
+  created_at: number;
+}
+
+const toDeveloper = (r: DeveloperRow): Developer => ({
+  developerId: r.id,
+  email: r.email,
+  name: r.name,
+  status: r.status,
+  hasPassword: r.password_hash !== null,
+  createdAt: r.created_at,
+});
+
+/** How long an invitation link stays usable. */
+export const INVITATION_TTL_SECONDS = 7 * 86_400;
+
+/** Lower-cased and trimmed, so one mailbox is one developer. */
+export function normaliseEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (e.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(e))
+    throw new ValidationError(`"${email}" is not an email address`, [
+      { path: 'email', message: 'must be an email address' },
+    ]);
+  return e;
+}
+
+export function findDeveloper(db: Db, developerId: string): Developer | undefined {
+  const row = db.sql.prepare<DeveloperRow>('SELECT * FROM developers WHERE id = ?').get(developerId);
+  return row && toDeveloper(row);
+}
+
+export function getDeveloper(db: Db, developerId: string): Developer {
+  const dev = findDeveloper(db, developerId);
+  if (!dev) throw new NotFoundError(`developer ${developerId} not found`);
+  return dev;
+}
+
+export function findDeveloperByEmail(db: Db, email: string): Developer | undefined {
+  const row = db.sql
+    .prepare<DeveloperRow>('SELECT * FROM developers WHERE email = ?')
+    .get(email.trim().toLowerCase());
+  return row && toDeveloper(row);
+}
+
+/** The stored argon2id hash, for the portal's sign-in (never leaves the server). */
+export function developerPasswordHash(db: Db, developerId: string): string | null {
+  return (
+    db.sql
+      .prepare<{ password_hash: string | null }>('SELECT password_hash FROM developers WHERE id = ?')
+      .get(developerId)?.password_hash ?? null
+  );
+}
+
+export function listDevelopers(db: Db): Developer[] {
+  return db.sql
+    .prepare<DeveloperRow>('SELECT * FROM developers ORDER BY created_at, email')
+    .all()
+    .map(toDeveloper);
+}
+
+function insertDeveloper(
+  db: Db,
+  clock: Clock,
+  email: string,
+  fields: { name?: string; passwordHash?: string | null },
+): string {
+  if (db.sql.prepare('SELECT 1 FROM developers WHERE email = ?').get(email))
+    throw new ValidationError(`a developer with email ${email} already exists`, [
+      { path: 'email', message: 'already registered' },
+    ]);
+  const id = randomId('dev_');
+  db.sql
+    .prepare(
+      'INSERT INTO developers (id, email, name, password_hash, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    .run(id, email, fields.name ?? '', fields.passwordHash ?? null, 'active', unix(clock));
+  return id;
+}
+
+/** An operator creates a developer account directly; it has no password until an invitation is accepted. */
+export function createDeveloper(
+  db: Db,
+  clock: Clock,
+  input: { email: string; name?: string; actor?: AuditActor },
+): { developerId: string } {
+  const email = normaliseEmail(input.email);
+  return db.sql.transaction(() => {
+    const developerId = insertDeveloper(db, clock, email, { name: input.name });
+    recordAudit(db, clock, {
+      actor: input.actor ?? 'cli',
+      action: 'developer.create',
+      target: developerId,
+      details: { email },
+    });
+    return { developerId };
+  });
+}
+
+export function setDeveloperStatus(
+  db: Db,
+  clock: Clock,
+  developerId: string,
+  status: 'active' | 'disabled',
+  opts: { actor?: AuditActor } = {},
+): Developer {
+  return db.sql.transaction(() => {
+    const dev = getDeveloper(db, developerId);
+    db.sql.prepare('UPDATE developers SET status = ? WHERE id = ?').run(status, developerId);
+    recordAudit(db, clock, {
+      actor: opts.actor ?? 'cli',
+      action: status === 'disabled' ? 'developer.disable' : 'developer.enable',
+      target: developerId,
+    });
+    return { ...dev, status };
+  });
+}
+
+export interface Invitation {
+  invitationId: string;
+  email: string;
+  expiresAt: number;
+}
+
+/**
+ * Creates a one-time invitation. The token is returned once (for the link the operator sends) and only
+ * its SHA-256 is stored.
+ */
+export async function createInvitation(
+  db: Db,
+  clock: Clock,
+  input: { email: string; ttlSeconds?: number; actor?: AuditActor },
+): Promise<Invitation & { token: string }> {
+  const email = normaliseEmail(input.email);
+  const token = randomToken('inv_');
+  const tokenHash = await sha256Hex(token);
+  const invitationId = randomId('inv_');
+  const now = unix(clock);
+  const expiresAt = now + (input.ttlSeconds ?? INVITATION_TTL_SECONDS);
+  db.sql.transaction(() => {
+    const existing = findDeveloperByEmail(db, email);
+    if (existing?.hasPassword)
+      throw new ValidationError(`developer ${email} has already accepted an invitation`, [
+        { path: 'email', message: 'already registered' },
+      ]);
+    db.sql
+      .prepare(
+        'INSERT INTO developer_invitations (id, email, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(invitationId, email, tokenHash, now, expiresAt);
+    recordAudit(db, clock, {
+      actor: input.actor ?? 'cli',
+      action: 'developer.invite',
+      target: invitationId,
+      details: { email, expiresAt },
+    });
+  });
+  return { invitationId, email, expiresAt, token };
+}
+
+interface InvitationRow {
+  id: string;
+  email: string;
+  token_hash: string;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
+/** A usable invitation for this token, or undefined when unknown, expired or already accepted. */
+export async function findInvitation(db: Db, clock: Clock, token: string): Promise<Invitation | undefined> {
+  const hash = await sha256Hex(token);
+  const row = db.sql
+    .prepare<InvitationRow>('SELECT * FROM developer_invitations WHERE token_hash = ?')
+    .get(hash);
+  if (!row || row.accepted_at !== null || row.expires_at <= unix(clock)) return undefined;
+  return { invitationId: row.id, email: row.email, expiresAt: row.expires_at };
+}
+
+/**
+ * Redeems an invitation: creates the developer, or gives a password to the account an operator
+ * created beforehand. Single use: the conditional update lets exactly one redemption win.
+ * `passwordHash` is argon2id from `src/crypto/password.ts`, computed by the caller before this call.
+ */
+export async function acceptInvitation(
+  db: Db,
+  clock: Clock,
+  token: string,
+  input: { name?: string; passwordHash: string },
+): Promise<{ developerId: string }> {
+  const hash = await sha256Hex(token);
+  return db.sql.transaction(() => {
+    const now = unix(clock);
+    const row = db.sql
+      .prepare<InvitationRow>('SELECT * FROM developer_invitations WHERE token_hash = ?')
+      .get(hash);
+    const claimed =
+      row &&
+      db.sql
+        .prepare(
+          'UPDATE developer_invitations SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL AND expires_at > ?',
+        )
+        .run(now, row.id, now).changes === 1;
+    if (!row || !claimed) throw new ValidationError('this invitation is unknown, expired or already used');
+    const existing = findDeveloperByEmail(db, row.email);
+    let developerId: string;
+    if (existing) {
+      if (existing.hasPassword)
+        throw new ValidationError('this invitation is unknown, expired or already used');
+      developerId = existing.developerId;
+      db.sql
+        .prepare(
+          "UPDATE developers SET password_hash = ?, name = CASE WHEN ? = '' THEN name ELSE ? END WHERE id = ?",
+        )
+        .run(input.passwordHash, input.name ?? '', input.name ?? '', developerId);
+    } else {
+      developerId = insertDeveloper(db, clock, row.email, {
+        name: input.name,
+        passwordHash: input.passwordHash,
+      });
+    }
+    recordAudit(db, clock, {
+      actor: `developer:${developerId}`,
+      action: 'developer.invitation_accept',
+      target: row.id,
+      details: { developerId, email: row.email },
+    });
+    return { developerId };
+  });
+}

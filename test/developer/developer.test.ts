@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { listAudit } from '../../src/audit/audit.store.ts';
+import { sha256Hex } from '../../src/crypto/tokens.ts';
+import {
+  acceptInvitation,
+  createDeveloper,
+  createInvitation,
+  findDeveloperByEmail,
+  findInvitation,
+  listDevelopers,
+} from '../../src/developer/developer.store.ts';
+import { ValidationError } from '../../src/errors.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+beforeEach(async () => {
+  ctx = await testContext();
+});
+afterEach(() => ctx.cleanup());
+
+describe('developers', () => {
+  test('email is normalised and unique', () => {
+    const { developerId } = createDeveloper(ctx.db, ctx.clock, { email: '  Dev@Example.COM ' });
+    expect(findDeveloperByEmail(ctx.db, 'dev@example.com')?.developerId).toBe(developerId);
+    expect(() => createDeveloper(ctx.db, ctx.clock, { email: 'dev@example.com' })).toThrow('already exists');
+    expect(listDevelopers(ctx.db).length).toBe(1);
+  });
+
+  test('a malformed email is refused', () => {
+    for (const bad of ['', 'nobody', 'a@b', 'a b@example.com', '@example.com'])
+      expect(() => createDeveloper(ctx.db, ctx.clock, { email: bad })).toThrow(ValidationError);
+  });
+
+  test('an invitation is single use, expires, and stores only its hash', async () => {
+    const inv = await createInvitation(ctx.db, ctx.clock, { email: 'new@example.com' });
+    expect(inv.token).toMatch(/^inv_/);
+    ctx.db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const raw = readFileSync(ctx.db.path).toString('latin1');
+    expect(raw).not.toContain(inv.token);
+    expect(raw).toContain(await sha256Hex(inv.token));
+
+    expect((await findInvitation(ctx.db, ctx.clock, inv.token))?.email).toBe('new@example.com');
+    const { developerId } = await acceptInvitation(ctx.db, ctx.clock, inv.token, {
+      name: 'New',
+      passwordHash: '$argon2id$test',
+    });
+    expect(findDeveloperByEmail(ctx.db, 'new@example.com')).toMatchObject({ developerId, hasPassword: true });
+    expect(await findInvitation(ctx.db, ctx.clock, inv.token)).toBeUndefined();
+    await expect(
+      acceptInvitation(ctx.db, ctx.clock, inv.token, { passwordHash: '$argon2id$again' }),
+    ).rejects.toThrow('already used');
+
+    const late = await createInvitation(ctx.db, ctx.clock, { email: 'late@example.com', ttlSeconds: 60 });
+    ctx.clock.advance(61_000);
+    expect(await findInvitation(ctx.db, ctx.clock, late.token)).toBeUndefined();
+    await expect(acceptInvitation(ctx.db, ctx.clock, late.token, { passwordHash: 'x' })).rejects.toThrow(
+      'expired',
+    );
+    expect(findDeveloperByEmail(ctx.db, 'late@example.com')).toBeUndefined();
+  });
+
+  test('an invitation gives a password to an account created by an operator', async () => {
+    const { developerId } = createDeveloper(ctx.db, ctx.clock, { email: 'op@example.com' });
+    const inv = await createInvitation(ctx.db, ctx.clock, { email: 'op@example.com' });
+    expect((await acceptInvitation(ctx.db, ctx.clock, inv.token, { passwordHash: 'h' })).developerId).toBe(
+      developerId,
+    );
+    await expect(createInvitation(ctx.db, ctx.clock, { email: 'op@example.com' })).rejects.toThrow(
+      'already accepted',
+    );
+  });
+
+  test('creating and inviting are audited', async () => {
+    createDeveloper(ctx.db, ctx.clock, { email: 'a@example.com' });
+    const inv = await createInvitation(ctx.db, ctx.clock, { email: 'b@example.com' });
+    expect(listAudit(ctx.db).map((r) => r.action)).toEqual(['developer.invite', 'developer.create']);
+    expect(JSON.stringify(listAudit(ctx.db))).not.toContain(inv.token);
+  });
+});
