@@ -1,10 +1,11 @@
 import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
 export const files = {
   join,
   dirname,
+  resolve,
   async ensurePrivateDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
@@ -34,6 +35,11 @@ export const files = {
       if ((e as { code?: string }).code === 'ENOENT') return [];
       throw e;
     }
+  },
+  /** Owner-only permissions, then an atomic move over `to` (same directory, so the same file system). */
+  async publishPrivate(from: string, to: string): Promise<void> {
+    await chmod(from, 0o600);
+    await rename(from, to);
   },
   async remove(path: string): Promise<void> {
     await rm(path, { force: true });
