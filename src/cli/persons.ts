@@ -1,3 +1,126 @@
-import type { Command } from './command.ts';
+import type { AppContext } from '../context.ts';
+import { importPersons } from '../persons/import.ts';
+import { disablePerson, getPerson, listPersons, type PersonDetail } from '../persons/persons.ts';
+import { proc } from '../platform/process.ts';
+import { type CliContext, type Command, positional, str, UsageError } from './command.ts';
 
-export const personsCommands: Command[] = [];
+async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => Promise<T> | T): Promise<T> {
+  const ctx = await cli.open();
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.db.close();
+  }
+}
+
+async function readInput(file: string): Promise<string> {
+  try {
+    return await proc.readFile(file);
+  } catch (e) {
+    throw new Error(`cannot read ${file}: ${(e as { code?: string }).code ?? (e as Error).message}`);
+  }
+}
+
+const ENVIRONMENTS = ['production', 'sandbox'] as const;
+const STATUSES = ['active', 'disabled'] as const;
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  flag: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export const personsCommands: Command[] = [
+  {
+    name: 'persons import',
+    summary: 'Import or update persons from a JSON Lines file (all lines valid, or nothing is written).',
+    usage: 'FILE',
+    async run(cli, args) {
+      const file = positional(args, 0, 'FILE');
+      const text = await readInput(file);
+      const result = await withContext(cli, (ctx) => importPersons(ctx, text, { actor: 'cli' }));
+      cli.print(`imported ${result.imported}, updated ${result.updated}`, result);
+      return 0;
+    },
+  },
+  {
+    name: 'persons list',
+    summary: 'List persons (production by default).',
+    usage: '[--env production|sandbox] [--status active|disabled]',
+    options: { env: { type: 'string' }, status: { type: 'string' } },
+    async run(cli, args) {
+      const environment = oneOf(str(args, 'env') ?? 'production', ENVIRONMENTS, 'env');
+      const status = oneOf(str(args, 'status'), STATUSES, 'status');
+      const persons = await withContext(cli, (ctx) => listPersons(ctx.db, { environment, status }));
+      const rows = persons.map(
+        (p) =>
+          `${p.personId}  ${p.status.padEnd(8)}  ${p.assuranceLevel.padEnd(11)}  ${p.externalId}  ${p.name ?? ''}${p.email ? ` <${p.email}>` : ''}`,
+      );
+      cli.print(rows.length ? rows.join('\n') : 'no persons', { persons });
+      return 0;
+    },
+  },
+  {
+    name: 'persons show',
+    summary: 'Show one person with their emails, phones and documents (no password, masked numbers).',
+    usage: 'PERSON_ID | --external-id ID',
+    options: { 'external-id': { type: 'string' } },
+    async run(cli, args) {
+      const externalId = str(args, 'external-id');
+      const personId = args.positionals[0];
+      if ((externalId === undefined) === (personId === undefined))
+        throw new UsageError('give either PERSON_ID or --external-id');
+      const person = await withContext(cli, (ctx) =>
+        getPerson(ctx.db, personId !== undefined ? { personId } : { externalId: externalId! }),
+      );
+      cli.print(describe(person), person);
+      return 0;
+    },
+  },
+  {
+    name: 'persons disable',
+    summary: 'Disable a person so they can no longer sign in.',
+    usage: 'PERSON_ID',
+    async run(cli, args) {
+      const personId = positional(args, 0, 'PERSON_ID');
+      const result = await withContext(cli, (ctx) => disablePerson(ctx, personId, { actor: 'cli' }));
+      cli.print(result.changed ? `${personId} disabled` : `${personId} was already disabled`, {
+        personId: result.personId,
+        status: result.status,
+      });
+      return 0;
+    },
+  },
+];
+
+function describe(p: PersonDetail): string {
+  const lines = [
+    `${p.personId} (${p.environment}, ${p.status})`,
+    `  external id     ${p.externalId}`,
+    `  name            ${p.name ?? ''}`,
+    `  legal name      ${[p.legalGivenName, p.legalFamilyName].filter(Boolean).join(' ')}`,
+    `  birthdate       ${p.birthdate ?? ''}`,
+    `  nationalities   ${p.nationalities.join(', ')}`,
+    `  assurance       ${p.assuranceLevel}${p.identityVerified ? ', identity verified' : ''}`,
+    `  password        ${p.hasPassword ? 'set' : 'none'}`,
+    `  photo           ${p.hasPhoto ? (p.photoVerified ? 'verified' : 'unverified') : 'none'}`,
+  ];
+  for (const e of p.emails)
+    lines.push(
+      `  email           ${e.email}${e.verified ? ' (verified)' : ''}${e.primary ? ' [primary]' : ''}`,
+    );
+  for (const ph of p.phones)
+    lines.push(
+      `  phone           ${ph.phone}${ph.verified ? ' (verified)' : ''}${ph.primary ? ' [primary]' : ''}`,
+    );
+  for (const d of p.documents)
+    lines.push(
+      `  document        ${d.documentId} ${d.type} ${d.issuingCountry} ${d.maskedNumber} expires ${d.expiryDate}, ${d.validityStatus}${d.verified ? ', verified' : ''}${d.primary ? ' [primary]' : ''}${d.status === 'disabled' ? ' (disabled)' : ''}`,
+    );
+  return lines.join('\n');
+}

@@ -1,0 +1,187 @@
+import countries from 'i18n-iso-countries';
+import { z } from 'zod';
+
+/**
+ * One line of a `verity persons import` file: a person and their verified identity data as an upstream
+ * verification process hands them over. Objects are strict so a misspelt field is an error rather than
+ * data silently dropped.
+ */
+
+export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence', 'residence_permit'] as const;
+export const VALIDITY_STATUSES = ['valid', 'expired', 'revoked', 'suspended'] as const;
+export const ASSURANCE_LEVELS = ['none', 'low', 'substantial', 'high'] as const;
+
+/** The identity experience serves the photo as a data URL; DESIGN.md §5 caps it at 64 KiB. */
+export const MAX_PHOTO_BYTES = 64 * 1024;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar date that exists (no 2023-02-30), as YYYY-MM-DD. */
+export function isRealDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+const calendarDate = z
+  .string()
+  .regex(DATE, 'Must be a date as YYYY-MM-DD')
+  .refine(isRealDate, 'Not a real calendar date');
+
+// ISO 3166-1 alpha-2 only: the library also accepts alpha-3 and numeric codes, which the claims never carry.
+const country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'Must be an ISO 3166-1 alpha-2 code in capitals, e.g. "DE"')
+  .refine((c) => countries.isValid(c), 'Unknown ISO 3166-1 alpha-2 country code');
+
+const nonEmpty = (max: number) => z.string().trim().min(1, 'Must not be empty').max(max);
+
+const email = z.strictObject({
+  email: z.email(),
+  verified: z.boolean(),
+  primary: z.boolean().optional(),
+});
+
+const phone = z.strictObject({
+  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 number, e.g. "+491701234567"'),
+  verified: z.boolean(),
+  primary: z.boolean().optional(),
+});
+
+const photo = z
+  .string()
+  .max(MAX_PHOTO_BYTES, `Must be at most ${MAX_PHOTO_BYTES} bytes`)
+  .regex(/^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/, 'Must be a data:image/jpeg;base64,… URL')
+  // "/9j/" is base64 for FF D8 FF, the start of every JPEG: a PNG relabelled as JPEG is refused.
+  .refine((v) => v.startsWith('data:image/jpeg;base64,/9j/'), 'Not a JPEG image');
+
+function documentSchema(now: Date) {
+  return z.strictObject({
+    type: z.enum(DOCUMENT_TYPES),
+    issuingCountry: country,
+    number: z
+      .string()
+      .trim()
+      .min(1, 'Must not be empty')
+      .max(64)
+      .regex(/^[A-Za-z0-9 -]+$/, 'Only letters, digits, spaces and "-"'),
+    expiryDate: calendarDate,
+    validityStatus: z.enum(VALIDITY_STATUSES),
+    verified: z.boolean(),
+    verifiedAt: z.iso
+      .datetime({ offset: true })
+      .refine((v) => Date.parse(v) <= now.getTime(), 'Must not be in the future')
+      .optional(),
+    shareEnabled: z.boolean().optional(),
+    displayName: nonEmpty(100).optional(),
+    primary: z.boolean().optional(),
+  });
+}
+
+/** At most one entry marked primary; with several entries, exactly one must be. */
+function onePrimary(what: string) {
+  return (items: { primary?: boolean }[], ctx: z.RefinementCtx) => {
+    const marked = items.filter((i) => i.primary).length;
+    if (marked > 1) ctx.addIssue({ code: 'custom', message: `Only one ${what} may be primary` });
+    else if (marked === 0 && items.length > 1)
+      ctx.addIssue({ code: 'custom', message: `Exactly one ${what} must be primary` });
+  };
+}
+
+/** The schema depends on today's date (a birthdate may not be in the future), so it takes the clock's now. */
+export function importRecordSchema(now: Date) {
+  const today = now.toISOString().slice(0, 10);
+  return z
+    .strictObject({
+      externalId: nonEmpty(200),
+      givenName: nonEmpty(200),
+      familyName: nonEmpty(200),
+      name: nonEmpty(400).optional(),
+      preferredUsername: nonEmpty(200).optional(),
+      locale: z
+        .string()
+        .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a BCP 47 language tag, e.g. "de-DE"')
+        .optional(),
+      legalGivenName: nonEmpty(200).optional(),
+      legalFamilyName: nonEmpty(200).optional(),
+      birthdate: calendarDate.refine((d) => d <= today, 'Must not be in the future'),
+      nationalities: z.array(country).refine((a) => new Set(a).size === a.length, 'Duplicate country'),
+      emails: z
+        .array(email)
+        .superRefine(onePrimary('email'))
+        .superRefine((items, ctx) => {
+          const seen = new Set<string>();
+          items.forEach((e, i) => {
+            const key = e.email.toLowerCase();
+            if (seen.has(key))
+              ctx.addIssue({ code: 'custom', path: [i, 'email'], message: 'Duplicate email' });
+            seen.add(key);
+          });
+        }),
+      phones: z
+        .array(phone)
+        .superRefine(onePrimary('phone'))
+        .refine((a) => new Set(a.map((p) => p.phone)).size === a.length, 'Duplicate phone'),
+      photo: photo.optional(),
+      password: z.string().min(8, 'Must be at least 8 characters').max(1024).optional(),
+      passwordHash: z
+        .string()
+        .regex(
+          /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
+          'Must be an encoded $argon2id$… hash',
+        )
+        .optional(),
+      assuranceLevel: z.enum(ASSURANCE_LEVELS),
+      identityVerified: z.boolean().optional(),
+      photoVerified: z.boolean().optional(),
+      faceTemplateRef: nonEmpty(500).optional(),
+      documents: z.array(documentSchema(now)).superRefine((docs, ctx) => {
+        if (docs.filter((d) => d.primary).length > 1)
+          ctx.addIssue({ code: 'custom', message: 'Only one document may be primary' });
+        const seen = new Set<string>();
+        docs.forEach((d, i) => {
+          const key = documentKey(d);
+          if (seen.has(key))
+            ctx.addIssue({ code: 'custom', path: [i], message: 'Same type, country and number twice' });
+          seen.add(key);
+        });
+      }),
+    })
+    .superRefine((r, ctx) => {
+      if (r.password !== undefined && r.passwordHash !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['password'],
+          message: 'Give password or passwordHash, not both',
+        });
+      if (r.photoVerified && r.photo === undefined)
+        ctx.addIssue({ code: 'custom', path: ['photoVerified'], message: 'Needs a photo' });
+    });
+}
+
+export type ImportRecord = z.output<ReturnType<typeof importRecordSchema>>;
+export type ImportDocument = ImportRecord['documents'][number];
+
+/** A document's natural key: re-importing the same type, country and number updates it in place. */
+export const documentKey = (d: { type: string; issuingCountry: string; number: string }): string =>
+  `${d.type}|${d.issuingCountry}|${normalizeDocumentNumber(d.number)}`;
+
+/** Numbers are compared without spaces and case, as printed numbers vary in both. */
+export const normalizeDocumentNumber = (n: string): string => n.replace(/\s+/g, '').toUpperCase();
+
+/** "line 3: emails.0.email" — the field path an operator needs to find the problem. */
+export function formatRecordIssues(
+  line: number,
+  issues: z.core.$ZodIssue[],
+): { path: string; message: string }[] {
+  return issues.flatMap((i) => {
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ path: linePath(line, [...i.path, k]), message: 'Unknown field' }));
+    return [{ path: linePath(line, i.path), message: i.message }];
+  });
+}
+
+export const linePath = (line: number, path: readonly PropertyKey[] = []): string =>
+  path.length ? `line ${line}: ${path.map(String).join('.')}` : `line ${line}`;
