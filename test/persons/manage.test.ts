@@ -1,0 +1,137 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { listAudit } from '../../src/audit/audit.store.ts';
+import { importPersons } from '../../src/persons/import.ts';
+import { cli } from '../helpers/cli.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { jsonl, record, writeConfig } from './fixtures.ts';
+
+let ctx: TestContext;
+let config: string;
+let mariaId: string;
+beforeEach(async () => {
+  ctx = await testContext();
+  config = writeConfig(ctx.dir);
+  await importPersons(
+    ctx,
+    jsonl(
+      record({ password: 'Maria-Passw0rd-Secret' }),
+      record({
+        externalId: 'ext-2',
+        givenName: 'Jean',
+        familyName: 'Dupont',
+        emails: [{ email: 'jean@example.fr', verified: false }],
+        phones: [],
+        documents: [],
+        assuranceLevel: 'low',
+      }),
+    ),
+  );
+  mariaId = (ctx.db.sql.prepare("SELECT id FROM persons WHERE external_id = 'ext-1'").get() as { id: string })
+    .id;
+});
+afterEach(() => ctx.cleanup());
+
+describe('persons list, show and disable', () => {
+  test('list shows production persons with their primary email', async () => {
+    const r = await cli('persons', 'list', '--json', '--config', config);
+    expect(r.code).toBe(0);
+    expect(r.json.persons).toEqual([
+      expect.objectContaining({
+        personId: mariaId,
+        externalId: 'ext-1',
+        environment: 'production',
+        status: 'active',
+        name: 'Maria Schmidt',
+        email: 'maria@example.com',
+        assuranceLevel: 'high',
+        documents: 1,
+      }),
+      expect.objectContaining({ externalId: 'ext-2', email: 'jean@example.fr', documents: 0 }),
+    ]);
+    const human = await cli('persons', 'list', '--config', config);
+    expect(human.stdout).toContain(`${mariaId}  active`);
+    expect(human.stdout).toContain('Maria Schmidt <maria@example.com>');
+
+    const sandbox = await cli('persons', 'list', '--env', 'sandbox', '--json', '--config', config);
+    expect(sandbox.json.persons.some((p: { environment: string }) => p.environment !== 'sandbox')).toBe(
+      false,
+    );
+    expect((await cli('persons', 'list', '--env', 'staging', '--config', config)).code).toBe(2);
+  });
+
+  test('show gives the whole person without the password hash or the full document number', async () => {
+    const r = await cli('persons', 'show', mariaId, '--json', '--config', config);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({
+      personId: mariaId,
+      externalId: 'ext-1',
+      givenName: 'Maria',
+      birthdate: '1988-04-12',
+      nationalities: ['DE'],
+      hasPassword: true,
+      hasPhoto: false,
+      emails: [{ email: 'maria@example.com', verified: true, primary: true }],
+      phones: [{ phone: '+491701234567', verified: true, primary: true }],
+      documents: [
+        {
+          documentId: expect.stringMatching(/^doc_/),
+          type: 'passport',
+          issuingCountry: 'DE',
+          maskedNumber: '******T47',
+          validityStatus: 'valid',
+          verifiedAt: '2026-01-15T09:30:00.000Z',
+          primary: true,
+          status: 'active',
+        },
+      ],
+    });
+    expect(r.stdout).not.toContain('argon2');
+    expect(r.stdout).not.toContain('C01X00T47');
+
+    const byExternal = await cli('persons', 'show', '--external-id', 'ext-2', '--json', '--config', config);
+    expect(byExternal.json).toMatchObject({ externalId: 'ext-2', hasPassword: false, documents: [] });
+
+    const human = await cli('persons', 'show', mariaId, '--config', config);
+    expect(human.stdout).toContain('maria@example.com (verified) [primary]');
+    expect(human.stdout).not.toContain('C01X00T47');
+  });
+
+  test('show refuses unknown persons (exit 1) and ambiguous or missing arguments (exit 2)', async () => {
+    const unknown = await cli('persons', 'show', 'psn_nobody', '--json', '--config', config);
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.message).toContain('psn_nobody');
+    expect((await cli('persons', 'show', '--config', config)).code).toBe(2);
+    expect((await cli('persons', 'show', mariaId, '--external-id', 'ext-1', '--config', config)).code).toBe(
+      2,
+    );
+  });
+
+  test('disable marks the person disabled, is audited once, and survives the next import', async () => {
+    const r = await cli('persons', 'disable', mariaId, '--json', '--config', config);
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({ personId: mariaId, status: 'disabled' });
+    const again = await cli('persons', 'disable', mariaId, '--config', config);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already disabled');
+
+    const audit = listAudit(ctx.db, { action: 'person.disable' });
+    expect(audit).toEqual([
+      expect.objectContaining({ actor: 'cli', target: mariaId, details: { externalId: 'ext-1' } }),
+    ]);
+
+    await importPersons(ctx, jsonl(record({ givenName: 'Marie' })));
+    const shown = await cli('persons', 'show', mariaId, '--json', '--config', config);
+    expect(shown.json).toMatchObject({ givenName: 'Marie', status: 'disabled' });
+    const active = await cli('persons', 'list', '--status', 'active', '--json', '--config', config);
+    expect(active.json.persons.map((p: { externalId: string }) => p.externalId)).toEqual(['ext-2']);
+
+    expect((await cli('persons', 'disable', 'psn_nobody', '--config', config)).code).toBe(1);
+    expect((await cli('persons', 'disable', '--config', config)).code).toBe(2);
+  });
+
+  test('--help describes each persons command', async () => {
+    const r = await cli('persons', 'show', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: verity persons show PERSON_ID | --external-id ID');
+  });
+});
