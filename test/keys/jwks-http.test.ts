@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import { unix } from '../../src/platform/clock.ts';
+import { cli } from '../helpers/cli.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let srv: TestServer | undefined;
+afterEach(async () => {
+  await srv?.stop();
+  srv = undefined;
+});
+
+describe('GET /.well-known/jwks.json', () => {
+  test('public keys only, cacheable for 5 minutes', async () => {
+    srv = await startTestServer();
+    const res = await fetch(`${srv.url}/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('content-type')).toContain('application/json');
+    const body = (await res.json()) as { keys: Record<string, string>[] };
+    expect(body.keys.length).toBe(1);
+    const key = body.keys[0]!;
+    expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(key).toMatchObject({
+      kty: 'RSA',
+      use: 'sig',
+      alg: 'RS256',
+      kid: srv.ctx.keys.store.active()!.kid,
+    });
+    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth']) expect(key[secret]).toBeUndefined();
+    const text = JSON.stringify(body);
+    expect(text).not.toContain('"d"');
+    expect(text).not.toContain('created_at');
+  });
+
+  test('a running server picks up a rotation made with the CLI', async () => {
+    srv = await startTestServer();
+    const before = srv.ctx.keys.store.active()!.kid;
+    // Warm the server's caches so it has something stale to notice.
+    expect((await srv.ctx.keys.signingKey()).kid).toBe(before);
+    await fetch(`${srv.url}/.well-known/jwks.json`);
+
+    const r = await cli('keys', 'rotate', '--now', '--config', srv.configPath, '--json');
+    expect(r.code).toBe(0);
+    const after = r.json.active as string;
+    expect(after).not.toBe(before);
+
+    // The server rechecks the key set every couple of seconds of real time, whatever its clock says.
+    const deadline = performance.now() + 10_000;
+    let kids: string[] = [];
+    while (performance.now() < deadline) {
+      const body = (await (await fetch(`${srv.url}/.well-known/jwks.json`)).json()) as {
+        keys: { kid: string }[];
+      };
+      kids = body.keys.map((k) => k.kid);
+      if (kids[0] === after) break;
+      await Bun.sleep(100);
+    }
+    expect(kids).toEqual([after, r.json.next, before]);
+    const { kid, key } = await srv.ctx.keys.signingKey();
+    expect(kid).toBe(after);
+
+    // A token the server now signs verifies against its published JWKS.
+    const now = unix(srv.clock);
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(key);
+    const set = createRemoteJWKSet(new URL(`${srv.url}/.well-known/jwks.json`));
+    const { protectedHeader } = await jwtVerify(jwt, set, { currentDate: srv.clock.now() });
+    expect(protectedHeader.kid).toBe(after);
+  });
+});
