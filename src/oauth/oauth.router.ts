@@ -1,9 +1,90 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
+import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
+import { tokenErrorResponse } from '../http/errors.ts';
+import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
+import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
+import { callbackUrl } from './callback-url.ts';
+import { findClient } from './client.store.ts';
+import { authenticateClient, readClientCredentials } from './client-auth.ts';
+import { authorizeErrorPage } from './error-page.ts';
+import { exchangeCode } from './token.ts';
+import { parseTokenBody } from './token-body.ts';
 
 /** GET/POST /v1/oauth/authorize and POST /v1/oauth/token */
-export function oauthRouter(_ctx: AppContext) {
+export function oauthRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
+  const identityUrl = ctx.config.server.identity_url;
+  const issuer = ctx.config.server.base_url;
+
+  // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5); the client
+  // named in the request (if any) selects its environment's and plan's limit.
+  app.use(
+    '/v1/oauth/*',
+    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, { scopeOf: (c) => oauthScope(ctx, c) }),
+  );
+
+  async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
+    try {
+      const valid = validateAuthorizeRequest(ctx, params);
+      const id = createAuthorizationRequest(ctx, valid);
+      return c.redirect(`${identityUrl}/authorize/${id}`, 303);
+    } catch (e) {
+      if (!(e instanceof AuthorizeError)) throw e;
+      if (e.redirectUri) {
+        const url = callbackUrl(e.redirectUri, {
+          error: e.error,
+          error_description: e.description,
+          state: e.state,
+          iss: issuer,
+        });
+        return c.redirect(url, 303);
+      }
+      const page = await authorizeErrorPage(e.error, e.description, c.get('requestId'));
+      return c.body(page.body, 400, page.headers);
+    }
+  }
+
+  app.get('/v1/oauth/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
+  app.post('/v1/oauth/authorize', async (c) => {
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const params =
+      type === 'application/x-www-form-urlencoded'
+        ? new URLSearchParams(await c.req.text())
+        : new URLSearchParams();
+    return authorize(c, params);
+  });
+
+  // The token endpoint answers in its own error shape, so it is a sub-app with its own onError.
+  const token = new Hono<AppEnv>();
+  token.post('/v1/oauth/token', async (c) => {
+    const body = parseTokenBody(c.req.header('content-type'), await c.req.text());
+    if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
+    const client = await authenticateClient(ctx, readClientCredentials(c.req.header('authorization'), body));
+    if (body.grant_type !== 'authorization_code')
+      throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
+    const result = await exchangeCode(ctx, client, body);
+    return c.json(result, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  });
+  token.onError((err, c) => tokenErrorResponse(err, c));
+  app.route('/', token);
   return app;
+}
+
+/** The environment and plan of the client a request names, for per-environment/per-plan limits. */
+function oauthScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undefined {
+  let clientId = c.req.query('client_id');
+  const auth = c.req.header('authorization');
+  if (!clientId && auth && /^basic\s/i.test(auth)) {
+    try {
+      const decoded = atob(auth.slice(6).trim());
+      clientId = decodeURIComponent(decoded.slice(0, decoded.indexOf(':')).replace(/\+/g, ' '));
+    } catch {
+      clientId = undefined;
+    }
+  }
+  if (!clientId) return undefined;
+  const client = findClient(ctx.db, clientId);
+  return client ? { environment: client.environment, plan: client.plan } : undefined;
 }

@@ -1,0 +1,181 @@
+import type { Db } from '../db/open.ts';
+
+export type RequestStatus = 'pending' | 'authenticated' | 'face_passed' | 'completed' | 'denied' | 'failed';
+
+/** Statuses from which a request may still end one way or the other. */
+export const OPEN_STATUSES: readonly RequestStatus[] = ['pending', 'authenticated', 'face_passed'];
+
+export interface AuthorizationRequestRow {
+  id: string;
+  environment_id: string;
+  session_id_hash: string | null;
+  redirect_uri: string;
+  scopes: string;
+  state: string;
+  nonce: string | null;
+  code_challenge: string | null;
+  purpose: string;
+  display: 'page' | 'popup';
+  prompt: string | null;
+  max_age: number | null;
+  login_hint: string | null;
+  ui_locales: string | null;
+  person_id: string | null;
+  auth_time: number | null;
+  amr: string;
+  acr: string | null;
+  liveness_verified: number | null;
+  face_match_verified: number | null;
+  status: RequestStatus;
+  created_at: number;
+  expires_at: number;
+}
+
+/** The request joined with what the identity experience shows about its application. */
+export interface JoinedRequestRow extends AuthorizationRequestRow {
+  application_id: string;
+  application_name: string;
+  application_type: 'confidential' | 'public';
+  environment: 'sandbox' | 'production';
+  client_id: string;
+}
+
+export type NewRequest = Pick<
+  AuthorizationRequestRow,
+  | 'id'
+  | 'environment_id'
+  | 'redirect_uri'
+  | 'scopes'
+  | 'state'
+  | 'nonce'
+  | 'code_challenge'
+  | 'purpose'
+  | 'display'
+  | 'prompt'
+  | 'max_age'
+  | 'login_hint'
+  | 'ui_locales'
+  | 'created_at'
+  | 'expires_at'
+>;
+
+const INSERT = `INSERT INTO authorization_requests (id, environment_id, redirect_uri, scopes, state, nonce,
+    code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, amr, status, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
+
+const JOINED = `SELECT r.*, e.application_id, e.environment, e.client_id,
+    a.name AS application_name, a.type AS application_type
+  FROM authorization_requests r
+  JOIN application_environments e ON e.id = r.environment_id
+  JOIN applications a ON a.id = e.application_id
+  WHERE r.id = ?`;
+
+const OPEN = `status IN ('pending', 'authenticated', 'face_passed')`;
+
+export function createAuthorizationRequestStore(db: Db) {
+  return {
+    insert(r: NewRequest): void {
+      db.sql
+        .prepare(INSERT)
+        .run(
+          r.id,
+          r.environment_id,
+          r.redirect_uri,
+          r.scopes,
+          r.state,
+          r.nonce,
+          r.code_challenge,
+          r.purpose,
+          r.display,
+          r.prompt,
+          r.max_age,
+          r.login_hint,
+          r.ui_locales,
+          r.created_at,
+          r.expires_at,
+        );
+    },
+
+    joined(id: string): JoinedRequestRow | undefined {
+      return db.sql.prepare<JoinedRequestRow>(JOINED).get(id);
+    },
+
+    /** Conditional: only an open, unexpired request completes, and only once. */
+    complete(
+      id: string,
+      now: number,
+      g: {
+        personId: string;
+        authTime: number;
+        acr: string;
+        amr: string;
+        liveness: boolean;
+        faceMatch: boolean;
+      },
+    ): boolean {
+      return (
+        db.sql
+          .prepare(
+            `UPDATE authorization_requests SET status = 'completed', person_id = ?, auth_time = ?, acr = ?,
+               amr = ?, liveness_verified = ?, face_match_verified = ?
+             WHERE id = ? AND ${OPEN} AND expires_at > ?`,
+          )
+          .run(g.personId, g.authTime, g.acr, g.amr, g.liveness ? 1 : 0, g.faceMatch ? 1 : 0, id, now)
+          .changes === 1
+      );
+    },
+
+    /** Conditional: an open request ends once; an expired one may still be ended with an error. */
+    end(id: string, status: 'denied' | 'failed'): boolean {
+      return (
+        db.sql
+          .prepare(`UPDATE authorization_requests SET status = ? WHERE id = ? AND ${OPEN}`)
+          .run(status, id).changes === 1
+      );
+    },
+
+    /** Progress of an open request inside the identity experience. */
+    update(
+      id: string,
+      now: number,
+      patch: {
+        status?: 'pending' | 'authenticated' | 'face_passed';
+        sessionIdHash?: string | null;
+        personId?: string | null;
+        authTime?: number | null;
+        amr?: string[];
+        acr?: string | null;
+        livenessVerified?: boolean | null;
+        faceMatchVerified?: boolean | null;
+      },
+    ): boolean {
+      const sets: string[] = [];
+      const values: unknown[] = [];
+      const put = (column: string, v: unknown) => {
+        sets.push(`${column} = ?`);
+        values.push(v);
+      };
+      const bool = (v: boolean | null) => (v === null ? null : v ? 1 : 0);
+      if (patch.status !== undefined) put('status', patch.status);
+      if (patch.sessionIdHash !== undefined) put('session_id_hash', patch.sessionIdHash);
+      if (patch.personId !== undefined) put('person_id', patch.personId);
+      if (patch.authTime !== undefined) put('auth_time', patch.authTime);
+      if (patch.amr !== undefined) put('amr', JSON.stringify(patch.amr));
+      if (patch.acr !== undefined) put('acr', patch.acr);
+      if (patch.livenessVerified !== undefined) put('liveness_verified', bool(patch.livenessVerified));
+      if (patch.faceMatchVerified !== undefined) put('face_match_verified', bool(patch.faceMatchVerified));
+      if (sets.length === 0) return false;
+      return (
+        db.sql
+          .prepare(
+            `UPDATE authorization_requests SET ${sets.join(', ')} WHERE id = ? AND ${OPEN} AND expires_at > ?`,
+          )
+          .run(...values, id, now).changes === 1
+      );
+    },
+
+    deleteExpired(now: number): number {
+      return db.sql.prepare('DELETE FROM authorization_requests WHERE expires_at <= ?').run(now).changes;
+    },
+  };
+}

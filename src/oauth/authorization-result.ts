@@ -1,0 +1,229 @@
+import type { AppContext } from '../context.ts';
+import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { NotFoundError } from '../errors.ts';
+import { subjectFor } from '../oidc/pairwise.ts';
+import { unix } from '../platform/clock.ts';
+import { enqueueEvent } from '../webhooks/outbox.store.ts';
+import {
+  createAuthorizationRequestStore,
+  type JoinedRequestRow,
+  OPEN_STATUSES,
+  type RequestStatus,
+} from './authorization-request.store.ts';
+import { callbackUrl } from './callback-url.ts';
+import { createCodeStore } from './code.store.ts';
+
+/** An open authorization request as the identity experience sees it. */
+export interface AuthorizationRequest {
+  id: string;
+  status: RequestStatus;
+  applicationId: string;
+  applicationName: string;
+  applicationType: 'confidential' | 'public';
+  environment: 'sandbox' | 'production';
+  environmentId: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string;
+  nonce?: string;
+  codeChallenge?: string;
+  purpose: string;
+  display: 'page' | 'popup';
+  /** Space-separated, e.g. "login consent" or "none". */
+  prompt?: string;
+  maxAge?: number;
+  loginHint?: string;
+  uiLocales?: string;
+  sessionIdHash?: string;
+  personId?: string;
+  authTime?: number;
+  amr: string[];
+  acr?: string;
+  livenessVerified?: boolean;
+  faceMatchVerified?: boolean;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface Grant {
+  personId: string;
+  consentId: string;
+  /** Unix seconds of the person's authentication. */
+  authTime: number;
+  /** The identity assurance level reached. */
+  acr: string;
+  amr: string[];
+  livenessVerified: boolean;
+  faceMatchVerified: boolean;
+}
+
+export interface Rejection {
+  /** OAuth error code for the callback, e.g. access_denied, login_required, consent_required. */
+  error: string;
+  description: string;
+  decision: 'denied' | 'failed';
+  /** Recorded in the claim_access.completed event. */
+  reason?: string;
+}
+
+const orUndefined = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const optBool = (v: number | null) => (v === null ? undefined : v === 1);
+
+function toRequest(r: JoinedRequestRow): AuthorizationRequest {
+  return {
+    id: r.id,
+    status: r.status,
+    applicationId: r.application_id,
+    applicationName: r.application_name,
+    applicationType: r.application_type,
+    environment: r.environment,
+    environmentId: r.environment_id,
+    clientId: r.client_id,
+    redirectUri: r.redirect_uri,
+    scopes: JSON.parse(r.scopes) as string[],
+    state: r.state,
+    nonce: orUndefined(r.nonce),
+    codeChallenge: orUndefined(r.code_challenge),
+    purpose: r.purpose,
+    display: r.display,
+    prompt: orUndefined(r.prompt),
+    maxAge: orUndefined(r.max_age),
+    loginHint: orUndefined(r.login_hint),
+    uiLocales: orUndefined(r.ui_locales),
+    sessionIdHash: orUndefined(r.session_id_hash),
+    personId: orUndefined(r.person_id),
+    authTime: orUndefined(r.auth_time),
+    amr: JSON.parse(r.amr) as string[],
+    acr: orUndefined(r.acr),
+    livenessVerified: optBool(r.liveness_verified),
+    faceMatchVerified: optBool(r.face_match_verified),
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  };
+}
+
+/** The request if it is still open and unexpired; undefined if unknown, expired or finished. */
+export function loadAuthorizationRequest(
+  ctx: AppContext,
+  requestId: string,
+): AuthorizationRequest | undefined {
+  const row = createAuthorizationRequestStore(ctx.db).joined(requestId);
+  if (!row || !OPEN_STATUSES.includes(row.status) || row.expires_at <= unix(ctx.clock)) return undefined;
+  return toRequest(row);
+}
+
+/** Records progress of an open request (session binding, sign-in, face result). False if it is no longer open. */
+export function updateAuthorizationRequest(
+  ctx: AppContext,
+  requestId: string,
+  patch: Parameters<ReturnType<typeof createAuthorizationRequestStore>['update']>[2],
+): boolean {
+  return createAuthorizationRequestStore(ctx.db).update(requestId, unix(ctx.clock), patch);
+}
+
+const CONSENT_FOR = `SELECT c.id FROM consents c JOIN persons p ON p.id = c.person_id
+  WHERE c.id = ? AND c.person_id = ? AND c.environment_id = ? AND c.status = 'active' AND c.expires_at > ?
+    AND p.status = 'active'`;
+
+/**
+ * Ends a request with a code. The code (256 random bits, stored only as its SHA-256), the request's
+ * completion and the `claim_access.completed` event commit together; a request completes only once.
+ * Returns the callback URL the browser is sent to.
+ */
+export async function approveAuthorization(
+  ctx: AppContext,
+  requestId: string,
+  grant: Grant,
+): Promise<string> {
+  const requests = createAuthorizationRequestStore(ctx.db);
+  const codes = createCodeStore(ctx.db);
+  const row = requests.joined(requestId);
+  if (!row) throw new NotFoundError('Unknown authorization request.');
+  // Async work happens before the (synchronous) transaction.
+  const code = randomToken();
+  const codeHash = await sha256Hex(code);
+  const sub = await subjectFor(ctx, row.application_id, grant.personId);
+  const now = unix(ctx.clock);
+  const scopes = JSON.parse(row.scopes) as string[];
+
+  ctx.db.sql.transaction(() => {
+    const amr = JSON.stringify(grant.amr);
+    const completed = requests.complete(requestId, now, {
+      personId: grant.personId,
+      authTime: grant.authTime,
+      acr: grant.acr,
+      amr,
+      liveness: grant.livenessVerified,
+      faceMatch: grant.faceMatchVerified,
+    });
+    if (!completed) throw new NotFoundError('The authorization request is no longer open.');
+    const consent = ctx.db.sql
+      .prepare(CONSENT_FOR)
+      .get(grant.consentId, grant.personId, row.environment_id, now);
+    if (!consent) throw new NotFoundError('The consent is not active for this person and application.');
+    codes.insert({
+      code_hash: codeHash,
+      environment_id: row.environment_id,
+      client_id: row.client_id,
+      redirect_uri: row.redirect_uri,
+      code_challenge: row.code_challenge,
+      nonce: row.nonce,
+      scopes: row.scopes,
+      consent_id: grant.consentId,
+      person_id: grant.personId,
+      auth_time: grant.authTime,
+      acr: grant.acr,
+      amr,
+      liveness_verified: grant.livenessVerified ? 1 : 0,
+      face_match_verified: grant.faceMatchVerified ? 1 : 0,
+      created_at: now,
+      expires_at: now + Math.floor(ctx.config.oauth.code_ttl / 1000),
+    });
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'claim_access.completed',
+      applicationId: row.application_id,
+      environment: row.environment,
+      data: {
+        applicationId: row.application_id,
+        environment: row.environment,
+        decision: 'approved',
+        sub,
+        scopes,
+      },
+    });
+  });
+  return callbackUrl(row.redirect_uri, { code, state: row.state, iss: ctx.config.server.base_url });
+}
+
+/**
+ * Ends a request with an error for the application (denied by the person, failed assurance, or a
+ * prompt=none answer). The status change and the `claim_access.completed` event commit together.
+ */
+export function rejectAuthorization(ctx: AppContext, requestId: string, rejection: Rejection): string {
+  const requests = createAuthorizationRequestStore(ctx.db);
+  const row = requests.joined(requestId);
+  if (!row) throw new NotFoundError('Unknown authorization request.');
+  ctx.db.sql.transaction(() => {
+    if (!requests.end(requestId, rejection.decision))
+      throw new NotFoundError('The authorization request is no longer open.');
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'claim_access.completed',
+      applicationId: row.application_id,
+      environment: row.environment,
+      data: {
+        applicationId: row.application_id,
+        environment: row.environment,
+        decision: rejection.decision,
+        ...(rejection.reason ? { reason: rejection.reason } : {}),
+        scopes: JSON.parse(row.scopes) as string[],
+      },
+    });
+  });
+  return callbackUrl(row.redirect_uri, {
+    error: rejection.error,
+    error_description: rejection.description,
+    state: row.state,
+    iss: ctx.config.server.base_url,
+  });
+}

@@ -1,0 +1,91 @@
+import type { AppContext } from '../context.ts';
+import { randomToken } from '../crypto/tokens.ts';
+import { OAuthError } from '../errors.ts';
+import { unix } from '../platform/clock.ts';
+import { createAuthorizationRequestStore } from './authorization-request.store.ts';
+import { AUTHORIZE_CHECKS, type CheckInput, type ValidAuthorizeRequest } from './authorize-checks.ts';
+import { findClient, redirectUrisOf } from './client.store.ts';
+
+/**
+ * An authorize error. `redirectUri` is set only once the client and the redirect URI are verified;
+ * without it the error must be shown as a page, never redirected (RFC 6749 §4.1.2.1).
+ */
+export class AuthorizeError extends OAuthError {
+  constructor(
+    error: string,
+    description: string,
+    readonly redirectUri?: string,
+    readonly state?: string,
+  ) {
+    super(error, description);
+  }
+}
+
+/** The single value of a parameter; empty counts as absent (RFC 6749 §3.1). */
+function single(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  return all.length === 1 && all[0] !== '' ? all[0] : undefined;
+}
+
+/** Validates every value of an authorize request before the person is asked anything. */
+export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParams): ValidAuthorizeRequest {
+  const page = (description: string) => new AuthorizeError('invalid_request', description);
+  if (params.getAll('client_id').length > 1) throw page('The client_id parameter is repeated.');
+  const clientId = single(params, 'client_id');
+  if (clientId === undefined) throw page('The client_id parameter is missing.');
+  const client = findClient(ctx.db, clientId);
+  if (!client) throw new AuthorizeError('invalid_client', 'The client_id is not a known application.');
+
+  if (params.getAll('redirect_uri').length > 1) throw page('The redirect_uri parameter is repeated.');
+  const redirectUri = single(params, 'redirect_uri');
+  if (redirectUri === undefined) throw page('The redirect_uri parameter is missing.');
+  // Exact string comparison (no normalisation): case, ports, trailing slashes, queries all count.
+  if (!redirectUrisOf(ctx.db, client.environmentId).includes(redirectUri))
+    throw page('The redirect_uri is not registered for this application.');
+
+  const draft: Partial<ValidAuthorizeRequest> = { client, redirectUri };
+  const input: CheckInput = {
+    params,
+    client,
+    config: ctx.config,
+    value: (name) => single(params, name),
+    draft,
+  };
+  for (const [, check] of AUTHORIZE_CHECKS) {
+    try {
+      check(input);
+    } catch (e) {
+      if (e instanceof OAuthError)
+        throw new AuthorizeError(e.error, e.description, redirectUri, single(params, 'state'));
+      throw e;
+    }
+  }
+  return draft as ValidAuthorizeRequest;
+}
+
+/**
+ * Stores a validated request for the identity experience and returns its id. The id is a 256-bit
+ * random value: it is the only handle the browser carries between the pages.
+ */
+export function createAuthorizationRequest(ctx: AppContext, req: ValidAuthorizeRequest): string {
+  const id = randomToken('ar_');
+  const now = unix(ctx.clock);
+  createAuthorizationRequestStore(ctx.db).insert({
+    id,
+    environment_id: req.client.environmentId,
+    redirect_uri: req.redirectUri,
+    scopes: JSON.stringify(req.scopes),
+    state: req.state,
+    nonce: req.nonce ?? null,
+    code_challenge: req.codeChallenge ?? null,
+    purpose: req.purpose,
+    display: req.display,
+    prompt: req.prompt ?? null,
+    max_age: req.maxAge ?? null,
+    login_hint: req.loginHint ?? null,
+    ui_locales: req.uiLocales ?? null,
+    created_at: now,
+    expires_at: now + Math.floor(ctx.config.identity.interaction_ttl / 1000),
+  });
+  return id;
+}

@@ -1,0 +1,120 @@
+import type { Db } from '../db/open.ts';
+
+export interface CodeRow {
+  code_hash: string;
+  environment_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string | null;
+  nonce: string | null;
+  scopes: string;
+  consent_id: string;
+  person_id: string;
+  auth_time: number;
+  acr: string;
+  amr: string;
+  liveness_verified: number;
+  face_match_verified: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export type NewCode = Omit<CodeRow, 'used_at'>;
+
+export interface NewAccessToken {
+  token_hash: string;
+  code_hash: string;
+  environment_id: string;
+  consent_id: string;
+  person_id: string;
+  scopes: string;
+  acr: string;
+  liveness_verified: number;
+  face_match_verified: number;
+  created_at: number;
+  expires_at: number;
+}
+
+const INSERT_CODE = `INSERT INTO authorization_codes (code_hash, environment_id, client_id, redirect_uri,
+    code_challenge, nonce, scopes, consent_id, person_id, auth_time, acr, amr, liveness_verified,
+    face_match_verified, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const FIND_CODE = 'SELECT * FROM authorization_codes WHERE code_hash = ?';
+// The single-use guarantee: of any number of concurrent redemptions, exactly one changes the row.
+const REDEEM = 'UPDATE authorization_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL';
+const REVOKE_FROM_CODE = 'UPDATE access_tokens SET revoked_at = ? WHERE code_hash = ? AND revoked_at IS NULL';
+const INSERT_TOKEN = `INSERT INTO access_tokens (token_hash, code_hash, environment_id, consent_id, person_id,
+    scopes, acr, liveness_verified, face_match_verified, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function createCodeStore(db: Db) {
+  return {
+    insert(c: NewCode): void {
+      db.sql
+        .prepare(INSERT_CODE)
+        .run(
+          c.code_hash,
+          c.environment_id,
+          c.client_id,
+          c.redirect_uri,
+          c.code_challenge,
+          c.nonce,
+          c.scopes,
+          c.consent_id,
+          c.person_id,
+          c.auth_time,
+          c.acr,
+          c.amr,
+          c.liveness_verified,
+          c.face_match_verified,
+          c.created_at,
+          c.expires_at,
+        );
+    },
+
+    find(codeHash: string): CodeRow | undefined {
+      return db.sql.prepare<CodeRow>(FIND_CODE).get(codeHash);
+    },
+
+    /** True for the one caller that marks the code used. */
+    redeem(codeHash: string, now: number): boolean {
+      return db.sql.prepare(REDEEM).run(now, codeHash).changes === 1;
+    },
+
+    /** Revokes every access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */
+    revokeTokensFrom(codeHash: string, now: number): number {
+      return db.sql.prepare(REVOKE_FROM_CODE).run(now, codeHash).changes;
+    },
+
+    insertToken(t: NewAccessToken): void {
+      db.sql
+        .prepare(INSERT_TOKEN)
+        .run(
+          t.token_hash,
+          t.code_hash,
+          t.environment_id,
+          t.consent_id,
+          t.person_id,
+          t.scopes,
+          t.acr,
+          t.liveness_verified,
+          t.face_match_verified,
+          t.created_at,
+          t.expires_at,
+        );
+    },
+
+    /**
+     * Codes are kept until every token they could have issued has expired, so a late replay still
+     * revokes what it should.
+     */
+    deleteExpired(now: number, tokenTtl: number): { codes: number; tokens: number } {
+      const codes = db.sql
+        .prepare('DELETE FROM authorization_codes WHERE expires_at + ? <= ?')
+        .run(tokenTtl, now).changes;
+      const tokens = db.sql.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now).changes;
+      return { codes, tokens };
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { AppContext } from '../context.ts';
+import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { OAuthError } from '../errors.ts';
+import { signIdToken } from '../oidc/id-token.ts';
+import { subjectFor } from '../oidc/pairwise.ts';
+import { unix } from '../platform/clock.ts';
+import { enqueueEvent } from '../webhooks/outbox.store.ts';
+import type { OAuthClient } from './client.store.ts';
+import { type CodeRow, createCodeStore } from './code.store.ts';
+import { verifyPkce } from './pkce.ts';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  id_token?: string;
+  scope: string;
+}
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+
+const CONSENT_ACTIVE = `SELECT 1 AS ok FROM consents c JOIN persons p ON p.id = c.person_id
+  WHERE c.id = ? AND c.status = 'active' AND c.expires_at > ? AND p.status = 'active'`;
+
+/** Why this presentation of the code is not acceptable, or undefined if it is. */
+async function rejectReason(
+  code: CodeRow,
+  client: OAuthClient,
+  body: Record<string, string>,
+  now: number,
+): Promise<string | undefined> {
+  if (code.client_id !== client.clientId) return 'The code was issued to another client.';
+  if (code.expires_at <= now) return 'The code has expired.';
+  if (code.redirect_uri !== body.redirect_uri)
+    return 'redirect_uri does not match the authorization request.';
+  const verifier = body.code_verifier;
+  // Both downgrades are refused (RFC 9700 §4.8.2): a verifier without a challenge, and the reverse.
+  if (code.code_challenge === null) {
+    if (verifier !== undefined) return 'code_verifier was sent but the request had no code_challenge.';
+    if (client.type === 'public') return 'Public clients must use PKCE.';
+    return undefined;
+  }
+  if (verifier === undefined) return 'code_verifier is required for this code.';
+  if (!(await verifyPkce(verifier, code.code_challenge))) return 'code_verifier does not match.';
+  return undefined;
+}
+
+/**
+ * Exchanges an authorization code (RFC 6749 §4.1.3). Every presentation that is not accepted burns
+ * the code and revokes every token already issued from it (§4.1.2: a replayed code means it leaked).
+ * Redemption is one conditional UPDATE, so of N concurrent exchanges exactly one wins.
+ */
+export async function exchangeCode(
+  ctx: AppContext,
+  client: OAuthClient,
+  body: Record<string, string>,
+): Promise<TokenResponse> {
+  if (!body.code) throw new OAuthError('invalid_request', 'The code parameter is required.');
+  if (!body.redirect_uri) throw new OAuthError('invalid_request', 'The redirect_uri parameter is required.');
+  const codes = createCodeStore(ctx.db);
+  const codeHash = await sha256Hex(body.code);
+  const code = codes.find(codeHash);
+  if (!code) throw invalidGrant('The code is invalid, expired or already used.');
+  const now = unix(ctx.clock);
+
+  const reason =
+    code.used_at !== null ? 'The code was already used.' : await rejectReason(code, client, body, now);
+  if (reason) {
+    ctx.db.sql.transaction(() => {
+      codes.redeem(codeHash, now);
+      codes.revokeTokensFrom(codeHash, now);
+    });
+    throw invalidGrant(reason);
+  }
+
+  // Everything async (random token, hashes, pairwise subject, signature) before the transaction.
+  const scopes = JSON.parse(code.scopes) as string[];
+  const amr = JSON.parse(code.amr) as string[];
+  const accessToken = randomToken('at_');
+  const [tokenHash, sub] = await Promise.all([
+    sha256Hex(accessToken),
+    subjectFor(ctx, client.applicationId, code.person_id),
+  ]);
+  const idToken = scopes.includes('openid')
+    ? await signIdToken(ctx, {
+        sub,
+        clientId: client.clientId,
+        authTime: code.auth_time,
+        nonce: code.nonce ?? undefined,
+        acr: code.acr,
+        amr,
+        accessToken,
+      })
+    : undefined;
+  const ttl = Math.floor(ctx.config.oauth.token_ttl / 1000);
+
+  const outcome = ctx.db.sql.transaction((): string | undefined => {
+    if (!codes.redeem(codeHash, now)) {
+      // Lost the race or replayed: whatever was issued from this code is now suspect.
+      codes.revokeTokensFrom(codeHash, now);
+      return 'The code was already used.';
+    }
+    if (!ctx.db.sql.prepare(CONSENT_ACTIVE).get(code.consent_id, now))
+      return 'The consent is no longer active.';
+    codes.insertToken({
+      token_hash: tokenHash,
+      code_hash: codeHash,
+      environment_id: code.environment_id,
+      consent_id: code.consent_id,
+      person_id: code.person_id,
+      scopes: code.scopes,
+      acr: code.acr,
+      liveness_verified: code.liveness_verified,
+      face_match_verified: code.face_match_verified,
+      created_at: now,
+      expires_at: now + ttl,
+    });
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'oauth.authorization.completed',
+      applicationId: client.applicationId,
+      environment: client.environment,
+      data: {
+        applicationId: client.applicationId,
+        environment: client.environment,
+        sub,
+        scopes,
+        authTime: code.auth_time,
+        acr: code.acr,
+      },
+    });
+    return undefined;
+  });
+  if (outcome) throw invalidGrant(outcome);
+
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ttl,
+    ...(idToken ? { id_token: idToken } : {}),
+    scope: scopes.join(' '),
+  };
+}

@@ -1,0 +1,44 @@
+import { SignJWT } from 'jose';
+import type { AppContext } from '../context.ts';
+import { base64url } from '../crypto/encoding.ts';
+import { sha256 } from '../crypto/tokens.ts';
+import { unix } from '../platform/clock.ts';
+
+export interface IdTokenInput {
+  sub: string;
+  clientId: string;
+  authTime: number;
+  nonce?: string;
+  acr: string;
+  amr: string[];
+  accessToken: string;
+}
+
+/** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
+export async function atHash(accessToken: string): Promise<string> {
+  return base64url((await sha256(accessToken)).slice(0, 16));
+}
+
+/**
+ * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data is not in it: that goes
+ * to UserInfo. It lives as long as the access token.
+ */
+export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
+  const [{ kid, key }, hash] = await Promise.all([ctx.keys.signingKey(), atHash(input.accessToken)]);
+  const iat = unix(ctx.clock);
+  return new SignJWT({
+    auth_time: input.authTime,
+    ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
+    azp: input.clientId,
+    at_hash: hash,
+    acr: input.acr,
+    amr: input.amr,
+  })
+    .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+    .setIssuer(ctx.config.server.base_url)
+    .setSubject(input.sub)
+    .setAudience(input.clientId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + Math.floor(ctx.config.oauth.token_ttl / 1000))
+    .sign(key);
+}
