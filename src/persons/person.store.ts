@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/open.ts';
 import { identityDocuments, personEmails, personPhones, persons } from '../db/schema/persons.ts';
 
@@ -32,7 +32,7 @@ export function createPersonStore(db: Db) {
         .select()
         .from(persons)
         .where(where.length ? and(...where) : undefined)
-        .orderBy(asc(persons.createdAt), asc(persons.id))
+        .orderBy(asc(persons.createdAt), sql`rowid`)
         .all();
     },
 
@@ -71,7 +71,7 @@ export function createPersonStore(db: Db) {
         .select()
         .from(identityDocuments)
         .where(eq(identityDocuments.personId, personId))
-        .orderBy(asc(identityDocuments.createdAt), asc(identityDocuments.id))
+        .orderBy(asc(identityDocuments.createdAt), sql`rowid`)
         .all(),
 
     insert: (row: PersonInsert) => orm.insert(persons).values(row).run(),

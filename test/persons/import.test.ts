@@ -16,8 +16,17 @@ beforeEach(async () => {
 });
 afterEach(() => ctx.cleanup());
 
+/** Rows belonging to production persons (sandbox personas are seeded into the same tables). */
 const count = (table: string): number =>
-  (ctx.db.sql.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  (
+    ctx.db.sql
+      .prepare(
+        table === 'persons'
+          ? "SELECT count(*) AS n FROM persons WHERE environment = 'production'"
+          : `SELECT count(*) AS n FROM ${table} t JOIN persons p ON p.id = t.person_id WHERE p.environment = 'production'`,
+      )
+      .get() as { n: number }
+  ).n;
 
 async function importError(text: string): Promise<ValidationError> {
   try {
@@ -325,7 +334,10 @@ describe('persons import', () => {
     const docs = () =>
       ctx.db.sql
         .prepare(
-          'SELECT id, document_type, document_number, status, "primary", share_enabled, proof_status, attestation_id, validity_status, display_name FROM identity_documents ORDER BY document_type',
+          `SELECT d.id, document_type, document_number, d.status, "primary", share_enabled, proof_status, attestation_id,
+             validity_status, display_name
+           FROM identity_documents d JOIN persons p ON p.id = d.person_id
+           WHERE p.external_id = 'ext-1' AND p.environment = 'production' ORDER BY document_type`,
         )
         .all() as Record<string, any>[];
     const before = docs();
