@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Cron } from 'croner';
 import { createLocalJWKSet, type JWK, jwtVerify, SignJWT } from 'jose';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import type { AppContext } from '../../src/context.ts';
+import { keysJobs } from '../../src/keys/jobs.ts';
 import { ORPHAN_GRACE_SECONDS, promote, publishNext, rotateDue } from '../../src/keys/rotation.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -165,6 +167,22 @@ describe('scheduled rotation with a fixed clock', () => {
       await assertConsistent(ctx);
       ctx.clock.advance(10 * MIN);
     }
+  });
+});
+
+describe('scheduled job', () => {
+  test('runs every minute and at start, and rotates when due', async () => {
+    ctx = await testContext({ extra: 'rotate_every = "1d"\npublish_ahead = "1h"' });
+    const job = keysJobs.find((j) => j.name === 'keys.rotate')!;
+    expect(job.runAtStart).toBe(true);
+    const [t1, t2] = new Cron(job.schedule, { paused: true }).nextRuns(2);
+    expect(t2!.getTime() - t1!.getTime()).toBe(MIN);
+    await job.run(ctx);
+    expect(ctx.keys.store.next()).toBeUndefined();
+    ctx.clock.advance(DAY - HOUR);
+    await job.run(ctx);
+    expect(ctx.keys.store.next()).toBeDefined();
+    await assertConsistent(ctx);
   });
 });
 
