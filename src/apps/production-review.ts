@@ -1,0 +1,221 @@
+import { and, eq } from 'drizzle-orm';
+import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
+import { randomId } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+import { applicationEnvironments, applications, productionReviews } from '../db/schema/applications.ts';
+import { ValidationError } from '../errors.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+import {
+  findEnvironment,
+  getApplication,
+  insertEnvironment,
+  newClientSecret,
+  type ReviewView,
+  replaceRedirectUris,
+  toReviewView,
+} from './application.store.ts';
+import type { IssuedCredentials } from './registration.ts';
+import { ruleViolation } from './rule-error.ts';
+import { checkScopes } from './scope-rules.ts';
+
+const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
+const MAX_TEXT = 2000;
+
+export interface ReviewRequestInput {
+  justification: string;
+  /** Scopes asked for production; default: the sandbox scopes. */
+  scopes?: readonly string[];
+  /** Required when `document_number_full` is asked for. */
+  fullNumberJustification?: string;
+  actor: AuditActor;
+}
+
+function checkText(path: string, label: string, value: string | undefined): string {
+  const v = (value ?? '').trim();
+  if (v === '') throw ruleViolation(path, `a ${label} is required`);
+  if (v.length > MAX_TEXT)
+    throw ruleViolation(path, `the ${label} must be at most ${MAX_TEXT} characters long`);
+  return v;
+}
+
+function pendingReview(db: Db, applicationId: string) {
+  return db.orm
+    .select()
+    .from(productionReviews)
+    .where(and(eq(productionReviews.applicationId, applicationId), eq(productionReviews.status, 'pending')))
+    .get();
+}
+
+/**
+ * Files a production review: the justification, the production scopes, and for `document_number_full`
+ * a separate justification. One review is pending at a time. Approving a later review of an application
+ * already in production changes its production scopes.
+ */
+export function requestProductionReview(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  input: ReviewRequestInput,
+): ReviewView {
+  const justification = checkText('justification', 'justification', input.justification);
+  return db.sql.transaction(() => {
+    const app = getApplication(db, applicationId);
+    const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
+    // Production rules, with the approval the review itself would grant.
+    const scopes = checkScopes(input.scopes ?? sandbox.scopes, 'production', { fullNumberApproved: true });
+    const asksFullNumber = scopes.includes(FULL_NUMBER);
+    const fullNumberJustification = asksFullNumber
+      ? checkText(
+          'fullNumberJustification',
+          `justification for ${FULL_NUMBER} (why the full document number is needed)`,
+          input.fullNumberJustification,
+        )
+      : null;
+    if (pendingReview(db, applicationId))
+      throw new ValidationError(`application ${applicationId} already has a pending production review`);
+    const row = {
+      id: randomId('rev_'),
+      applicationId,
+      status: 'pending' as const,
+      justification,
+      scopes: JSON.stringify(scopes),
+      fullNumberJustification,
+      requestedBy: input.actor,
+      createdAt: unix(clock),
+    };
+    db.orm.insert(productionReviews).values(row).run();
+    recordAudit(db, clock, {
+      actor: input.actor,
+      action: 'review.request',
+      target: applicationId,
+      details: { reviewId: row.id, scopes },
+    });
+    return toReviewView({ ...row, decisionReason: null, decidedAt: null });
+  });
+}
+
+/**
+ * Approves the pending review, or, when none is pending, records the operator's direct approval of the
+ * sandbox scopes. The first approval creates the production environment: a `cid_live_` client ID, a
+ * `cs_live_` secret for confidential clients (returned once), the reviewed scopes, and the sandbox's
+ * callback URIs and document policy as a starting point (changed with `apps update --env production`).
+ */
+export async function approveReview(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  opts: { actor: AuditActor; reason?: string },
+): Promise<IssuedCredentials> {
+  // Hashing is async and must happen before the synchronous transaction; unused if production exists.
+  const credential = await newClientSecret('production');
+  return db.sql.transaction(() => {
+    const app = getApplication(db, applicationId);
+    const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
+    const t = unix(clock);
+    let review = pendingReview(db, applicationId);
+    if (!review) {
+      review = {
+        id: randomId('rev_'),
+        applicationId,
+        status: 'pending',
+        justification: 'approved directly by an operator',
+        scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
+        fullNumberJustification: null,
+        decisionReason: null,
+        requestedBy: opts.actor,
+        createdAt: t,
+        decidedAt: null,
+      };
+      db.orm.insert(productionReviews).values(review).run();
+    }
+    const scopes = JSON.parse(review.scopes) as string[];
+    const grantsFullNumber = scopes.includes(FULL_NUMBER) && !!review.fullNumberJustification;
+    db.orm
+      .update(productionReviews)
+      .set({ status: 'approved', decidedAt: t, decisionReason: opts.reason?.trim() || null })
+      .where(eq(productionReviews.id, review.id))
+      .run();
+    // The flag follows the latest approved scopes, so narrowing production also withdraws it.
+    if (grantsFullNumber !== app.fullNumberApproved)
+      db.orm
+        .update(applications)
+        .set({ fullNumberApproved: grantsFullNumber, updatedAt: t })
+        .where(eq(applications.id, applicationId))
+        .run();
+    const existing = findEnvironment(db, applicationId, 'production');
+    let result: IssuedCredentials;
+    if (existing) {
+      db.orm
+        .update(applicationEnvironments)
+        .set({ scopes: JSON.stringify(scopes) })
+        .where(eq(applicationEnvironments.id, existing.id))
+        .run();
+      result = { applicationId, environment: 'production', clientId: existing.clientId };
+    } else {
+      const secret = app.type === 'confidential' ? credential : undefined;
+      const env = insertEnvironment(db, clock, {
+        applicationId,
+        environment: 'production',
+        scopes,
+        redirectUris: [],
+        documentTypes: sandbox.documentTypes,
+        documentCountries: sandbox.documentCountries,
+        secretHash: secret?.hash,
+      });
+      replaceRedirectUris(db, env.id, sandbox.redirectUris);
+      result = {
+        applicationId,
+        environment: 'production',
+        clientId: env.clientId,
+        ...(secret ? { clientSecret: secret.secret } : {}),
+      };
+    }
+    recordAudit(db, clock, {
+      actor: opts.actor,
+      action: 'review.approve',
+      target: applicationId,
+      details: {
+        reviewId: review.id,
+        scopes,
+        clientId: result.clientId,
+        fullNumberApproved: grantsFullNumber,
+        createdProduction: !existing,
+      },
+    });
+    return result;
+  });
+}
+
+/** Rejects the pending review with a reason the developer will read. Production is left as it was. */
+export function rejectReview(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  opts: { reason: string; actor: AuditActor },
+): ReviewView {
+  const reason = checkText('reason', 'reason', opts.reason);
+  return db.sql.transaction(() => {
+    getApplication(db, applicationId);
+    const review = pendingReview(db, applicationId);
+    if (!review) throw new ValidationError(`application ${applicationId} has no pending production review`);
+    const decided = {
+      ...review,
+      status: 'rejected' as const,
+      decisionReason: reason,
+      decidedAt: unix(clock),
+    };
+    db.orm
+      .update(productionReviews)
+      .set({ status: 'rejected', decisionReason: reason, decidedAt: decided.decidedAt })
+      .where(eq(productionReviews.id, review.id))
+      .run();
+    recordAudit(db, clock, {
+      actor: opts.actor,
+      action: 'review.reject',
+      target: applicationId,
+      details: { reviewId: review.id, reason },
+    });
+    return toReviewView(decided);
+  });
+}

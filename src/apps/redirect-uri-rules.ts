@@ -1,0 +1,68 @@
+import { ruleViolation } from './rule-error.ts';
+
+/**
+ * Registration rules for callback URIs (interface "Application registration"; RFC 6749 §3.1.2, RFC 8252).
+ * URIs are stored exactly as given and later matched by string equality, so these rules refuse anything
+ * whose meaning could differ from its spelling.
+ *
+ * Private-use schemes (`com.example.app:/cb`, RFC 8252 §7.1) are refused: the interface requires HTTPS
+ * except on localhost. Native apps use claimed HTTPS links (§7.2) or the loopback interface (§7.3).
+ */
+
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+export const MAX_REDIRECT_URIS = 20;
+
+/** The only hosts allowed over plain http. */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The reason `uri` may not be registered, or undefined when it may. */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri === '') return 'must not be empty';
+  if (uri.length > MAX_REDIRECT_URI_LENGTH)
+    return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters long`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain spaces or control characters';
+  if (uri.includes('*')) return 'wildcards are not allowed';
+  if (uri.includes('#')) return 'fragments are not allowed';
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1];
+  if (!scheme) return 'must be an absolute URI (relative URIs are not allowed)';
+  if (scheme !== 'https' && scheme !== 'http')
+    return 'must use https (http only for localhost, 127.0.0.1 or [::1]; other schemes are not allowed)';
+  const authority = /^https?:\/\/([^/?\\]*)/.exec(uri)?.[1];
+  if (authority === undefined || uri.includes('\\'))
+    return 'must be an absolute URI of the form https://host/path';
+  if (authority.includes('@')) return 'userinfo (user:password@) is not allowed';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not a valid URI';
+  }
+  const host = authority.replace(/:\d*$/, '');
+  if (host === '') return 'must name a host';
+  if (host.endsWith('.')) return 'the host must not end with a dot';
+  // The parser rewrites hosts (case, percent-escapes, "127.1", "0x7f.0.0.1"); a spelling that it rewrites
+  // could name another host than the one a reader sees, so only the canonical spelling is accepted.
+  if (url.hostname !== host)
+    return 'the host must be written in canonical form (lower case, dotted decimal IPv4)';
+  if (scheme === 'http' && !LOOPBACK_HOSTS.includes(host))
+    return 'must use https (http is allowed only for localhost, 127.0.0.1 and [::1])';
+  return undefined;
+}
+
+/**
+ * Checks a whole set of callback URIs; throws a ValidationError naming the first broken rule and the URI.
+ * Duplicates collapse to one. Returns the set in the order given.
+ */
+export function checkRedirectUris(uris: readonly string[], opts: { allowEmpty?: boolean } = {}): string[] {
+  const unique = [...new Set(uris)];
+  if (unique.length === 0 && !opts.allowEmpty)
+    throw ruleViolation('redirectUris', 'at least one redirect URI is required');
+  if (unique.length > MAX_REDIRECT_URIS)
+    throw ruleViolation('redirectUris', `at most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
+  unique.forEach((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw ruleViolation(`redirectUris[${i}]`, `redirect URI "${uri}": ${problem}`);
+  });
+  return unique;
+}

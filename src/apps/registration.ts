@@ -1,0 +1,258 @@
+import { eq } from 'drizzle-orm';
+import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { randomId } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+import { applicationEnvironments, applications } from '../db/schema/applications.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+import {
+  type ApplicationView,
+  findEnvironment,
+  getApplication,
+  insertEnvironment,
+  newClientSecret,
+  replaceRedirectUris,
+} from './application.store.ts';
+import { checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
+import {
+  ALL_COUNTRIES,
+  checkDocumentCountries,
+  checkDocumentTypes,
+  DOCUMENT_TYPES,
+} from './document-policy-rules.ts';
+import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { ruleViolation } from './rule-error.ts';
+import { checkScopes, type Environment } from './scope-rules.ts';
+
+export interface CreateApplicationInput {
+  name: string;
+  type: string;
+  redirectUris: readonly string[];
+  scopes: readonly string[];
+  ownerDeveloperId?: string;
+  /** Default: every document type. */
+  documentTypes?: string | readonly string[];
+  /** Default: every country. */
+  documentCountries?: string | readonly string[];
+  pkce?: string;
+  plan?: string;
+  actor: AuditActor;
+}
+
+export interface IssuedCredentials {
+  applicationId: string;
+  environment: Environment;
+  clientId: string;
+  /** Confidential clients only; shown once, stored as SHA-256. */
+  clientSecret?: string;
+}
+
+function checkOwner(db: Db, developerId: string): void {
+  if (!db.sql.prepare('SELECT 1 FROM developers WHERE id = ?').get(developerId))
+    throw ruleViolation('ownerDeveloperId', `developer ${developerId} not found`);
+}
+
+/**
+ * Registers an application with its sandbox environment. Every registration rule is checked before
+ * anything is written; production exists only after an approved review.
+ */
+export async function createApplication(
+  db: Db,
+  clock: Clock,
+  input: CreateApplicationInput,
+): Promise<IssuedCredentials> {
+  const name = checkName(input.name);
+  const type = checkType(input.type);
+  const uris = checkRedirectUris(input.redirectUris);
+  const scopes = checkScopes(input.scopes, 'sandbox');
+  const documentTypes =
+    input.documentTypes === undefined ? [...DOCUMENT_TYPES] : checkDocumentTypes(input.documentTypes);
+  const documentCountries =
+    input.documentCountries === undefined
+      ? [...ALL_COUNTRIES]
+      : checkDocumentCountries(input.documentCountries);
+  const pkce = checkPkce(input.pkce ?? 'required');
+  const plan = checkPlan(input.plan ?? 'default');
+  const credential = type === 'confidential' ? await newClientSecret('sandbox') : undefined;
+
+  return db.sql.transaction(() => {
+    if (input.ownerDeveloperId) checkOwner(db, input.ownerDeveloperId);
+    const applicationId = randomId('app_');
+    const t = unix(clock);
+    db.orm
+      .insert(applications)
+      .values({
+        id: applicationId,
+        name,
+        type,
+        ownerDeveloperId: input.ownerDeveloperId ?? null,
+        pkce,
+        plan,
+        createdAt: t,
+        updatedAt: t,
+      })
+      .run();
+    const env = insertEnvironment(db, clock, {
+      applicationId,
+      environment: 'sandbox',
+      scopes,
+      redirectUris: uris,
+      documentTypes,
+      documentCountries,
+      secretHash: credential?.hash,
+    });
+    recordAudit(db, clock, {
+      actor: input.actor,
+      action: 'application.create',
+      target: applicationId,
+      details: { name, type, environment: 'sandbox', clientId: env.clientId, scopes, redirectUris: uris },
+    });
+    return {
+      applicationId,
+      environment: 'sandbox' as const,
+      clientId: env.clientId,
+      ...(credential ? { clientSecret: credential.secret } : {}),
+    };
+  });
+}
+
+export interface UpdateApplicationInput {
+  name?: string;
+  pkce?: string;
+  plan?: string;
+  /** null removes the owner. */
+  ownerDeveloperId?: string | null;
+  /** Which environment the fields below change (default sandbox). */
+  environment?: Environment;
+  /** Replaces the whole set. */
+  redirectUris?: readonly string[];
+  addRedirectUris?: readonly string[];
+  removeRedirectUris?: readonly string[];
+  scopes?: readonly string[];
+  documentTypes?: string | readonly string[];
+  documentCountries?: string | readonly string[];
+  actor: AuditActor;
+}
+
+/** Changes an application; every rule is checked on the result, so an update cannot break one. */
+export function updateApplication(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  input: UpdateApplicationInput,
+): ApplicationView {
+  const environment = input.environment ?? 'sandbox';
+  return db.sql.transaction(() => {
+    const app = getApplication(db, applicationId);
+    const changed: Record<string, unknown> = {};
+    const appSet: Partial<typeof applications.$inferInsert> = {};
+    if (input.name !== undefined) appSet.name = changed.name = checkName(input.name);
+    if (input.pkce !== undefined) appSet.pkce = changed.pkce = checkPkce(input.pkce);
+    if (input.plan !== undefined) appSet.plan = changed.plan = checkPlan(input.plan);
+    if (input.ownerDeveloperId !== undefined) {
+      if (input.ownerDeveloperId !== null) checkOwner(db, input.ownerDeveloperId);
+      appSet.ownerDeveloperId = changed.ownerDeveloperId = input.ownerDeveloperId;
+    }
+
+    const touchesEnvironment =
+      input.redirectUris !== undefined ||
+      input.addRedirectUris?.length ||
+      input.removeRedirectUris?.length ||
+      input.scopes !== undefined ||
+      input.documentTypes !== undefined ||
+      input.documentCountries !== undefined;
+    if (touchesEnvironment) {
+      const env = findEnvironment(db, applicationId, environment);
+      const view = app.environments.find((e) => e.environment === environment);
+      if (!env || !view)
+        throw new ValidationError(
+          `application ${applicationId} has no ${environment} environment: it exists only after "apps review approve"`,
+        );
+      const envSet: Partial<typeof applicationEnvironments.$inferInsert> = {};
+      if (
+        input.redirectUris !== undefined ||
+        input.addRedirectUris?.length ||
+        input.removeRedirectUris?.length
+      ) {
+        let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
+        for (const u of input.removeRedirectUris ?? []) {
+          if (!uris.includes(u))
+            throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${environment}`);
+          uris = uris.filter((x) => x !== u);
+        }
+        uris.push(...(input.addRedirectUris ?? []));
+        const checked = checkRedirectUris(uris);
+        replaceRedirectUris(db, env.id, checked);
+        changed.redirectUris = checked;
+      }
+      if (input.scopes !== undefined) {
+        changed.scopes = checkScopes(input.scopes, environment, {
+          fullNumberApproved: app.fullNumberApproved,
+        });
+        envSet.scopes = JSON.stringify(changed.scopes);
+      }
+      if (input.documentTypes !== undefined) {
+        changed.documentTypes = checkDocumentTypes(input.documentTypes);
+        envSet.documentTypes = JSON.stringify(changed.documentTypes);
+      }
+      if (input.documentCountries !== undefined) {
+        changed.documentCountries = checkDocumentCountries(input.documentCountries);
+        envSet.documentCountries = JSON.stringify(changed.documentCountries);
+      }
+      if (Object.keys(envSet).length)
+        db.orm
+          .update(applicationEnvironments)
+          .set(envSet)
+          .where(eq(applicationEnvironments.id, env.id))
+          .run();
+    }
+    if (Object.keys(changed).length === 0) throw new ValidationError('nothing to change');
+    db.orm
+      .update(applications)
+      .set({ ...appSet, updatedAt: unix(clock) })
+      .where(eq(applications.id, applicationId))
+      .run();
+    recordAudit(db, clock, {
+      actor: input.actor,
+      action: 'application.update',
+      target: applicationId,
+      details: touchesEnvironment ? { environment, ...summarise(changed) } : summarise(changed),
+    });
+    return getApplication(db, applicationId);
+  });
+}
+
+/** Keeps audit rows small: a full country list is written as its count. */
+function summarise(changed: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...changed };
+  if (Array.isArray(out.documentCountries) && out.documentCountries.length === ALL_COUNTRIES.length)
+    out.documentCountries = 'all';
+  return out;
+}
+
+/**
+ * Deletes an application with both environments, credentials, consents, tokens and webhook endpoints
+ * (the schema cascades). Its client IDs stop working at once.
+ */
+export function deleteApplication(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  opts: { actor: AuditActor },
+): void {
+  db.sql.transaction(() => {
+    const app = db.orm
+      .select({ name: applications.name })
+      .from(applications)
+      .where(eq(applications.id, applicationId))
+      .get();
+    if (!app) throw new NotFoundError(`application ${applicationId} not found`);
+    db.orm.delete(applications).where(eq(applications.id, applicationId)).run();
+    recordAudit(db, clock, {
+      actor: opts.actor,
+      action: 'application.delete',
+      target: applicationId,
+      details: { name: app.name },
+    });
+  });
+}

@@ -1,0 +1,6 @@
+import { ValidationError } from '../errors.ts';
+
+/** One broken registration rule: the message names the rule, `path` names the input that broke it. */
+export function ruleViolation(path: string, message: string): ValidationError {
+  return new ValidationError(message, [{ path, message }]);
+}
