@@ -1,9 +1,15 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from '../http/env.ts';
+import { discoveryDocument } from './discovery.ts';
 
 /** /.well-known/openid-configuration and /.well-known/oauth-authorization-server */
-export function discoveryRouter(_ctx: AppContext) {
+export function discoveryRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
+  // Serialised once: the document only changes with the configuration.
+  const body = JSON.stringify(discoveryDocument(ctx.config));
+  const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' };
+  app.get('/.well-known/openid-configuration', (c) => c.body(body, 200, headers));
+  app.get('/.well-known/oauth-authorization-server', (c) => c.body(body, 200, headers));
   return app;
 }
