@@ -104,7 +104,11 @@ function parseLines(text: string, now: Date): { parsed: ParsedLine[]; errors: Fi
       return;
     }
     const result = schema.safeParse(value, {
-      error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
+      // A missing field reads "Required" rather than a type or enum mismatch against undefined.
+      error: (issue) =>
+        issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')
+          ? 'Required'
+          : undefined,
     });
     if (!result.success) {
       errors.push(...formatRecordIssues(line, result.error.issues));

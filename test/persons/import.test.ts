@@ -107,10 +107,11 @@ describe('persons import', () => {
   });
 
   test('missing required fields are reported as Required, each with its path', async () => {
-    const { givenName: _g, documents: _d, ...rest } = record();
+    const { givenName: _g, documents: _d, assuranceLevel: _a, ...rest } = record();
     const e = await importError(jsonl(rest, [1, 2], 'null'));
     expect(e.fields).toContainEqual({ path: 'line 1: givenName', message: 'Required' });
     expect(e.fields).toContainEqual({ path: 'line 1: documents', message: 'Required' });
+    expect(e.fields).toContainEqual({ path: 'line 1: assuranceLevel', message: 'Required' });
     expect(e.fields.some((f) => f.path === 'line 2')).toBe(true);
     expect(e.fields.some((f) => f.path === 'line 3')).toBe(true);
   });
