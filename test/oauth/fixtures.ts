@@ -1,0 +1,158 @@
+import type { AppContext } from '../../src/context.ts';
+import { base64url } from '../../src/crypto/encoding.ts';
+import { randomId, randomToken, sha256 } from '../../src/crypto/tokens.ts';
+import { createApp } from '../../src/http/app.ts';
+import { approveAuthorization, type Grant } from '../../src/oauth/authorization-result.ts';
+import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
+import { unix } from '../../src/platform/clock.ts';
+import type { TestApp } from '../helpers/apps.ts';
+
+export const REDIRECT = 'https://app.example/callback';
+
+export function createTestPerson(ctx: AppContext, environment: 'sandbox' | 'production' = 'sandbox'): string {
+  const id = randomId('psn_');
+  const now = unix(ctx.clock);
+  ctx.db.sql
+    .prepare(
+      `INSERT INTO persons (id, external_id, environment, name, assurance_level, identity_verified, created_at, updated_at)
+       VALUES (?, ?, ?, 'Test Person', 'high', 1, ?, ?)`,
+    )
+    .run(id, randomId('ext_'), environment, now, now);
+  return id;
+}
+
+export function createTestConsent(
+  ctx: AppContext,
+  app: TestApp,
+  personId: string,
+  scopes: string[],
+  purpose = 'Testing',
+): string {
+  const id = randomId('cns_');
+  const now = unix(ctx.clock);
+  ctx.db.sql
+    .prepare(
+      `INSERT INTO consents (id, application_id, environment_id, person_id, scopes, purpose, status, granted_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
+    )
+    .run(
+      id,
+      app.applicationId,
+      app.environmentId,
+      personId,
+      JSON.stringify([...scopes].sort()),
+      purpose,
+      now,
+      now + 86400,
+    );
+  return id;
+}
+
+export interface PkcePair {
+  verifier: string;
+  challenge: string;
+}
+
+export async function pkcePair(): Promise<PkcePair> {
+  const verifier = randomToken('', 48);
+  return { verifier, challenge: base64url(await sha256(verifier)) };
+}
+
+export interface MintOptions {
+  scopes?: string[];
+  redirectUri?: string;
+  /** false: no PKCE at all. */
+  pkce?: boolean;
+  nonce?: string;
+  state?: string;
+  personId?: string;
+  grant?: Partial<Grant>;
+}
+
+export interface Minted {
+  code: string;
+  callback: URL;
+  requestId: string;
+  personId: string;
+  consentId: string;
+  verifier?: string;
+  nonce?: string;
+  state: string;
+  redirectUri: string;
+}
+
+/** A code minted the way the flow mints it: a validated authorize request, then approval. */
+export async function mintCode(ctx: AppContext, app: TestApp, opts: MintOptions = {}): Promise<Minted> {
+  const scopes = opts.scopes ?? ['openid', 'profile'];
+  const redirectUri = opts.redirectUri ?? REDIRECT;
+  const pair = opts.pkce === false ? undefined : await pkcePair();
+  const nonce = opts.nonce ?? (scopes.includes('openid') ? randomToken() : undefined);
+  const state = opts.state ?? randomToken();
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.clientId,
+    redirect_uri: redirectUri,
+    scope: scopes.join(' '),
+    state,
+  });
+  if (nonce) params.set('nonce', nonce);
+  if (pair) {
+    params.set('code_challenge', pair.challenge);
+    params.set('code_challenge_method', 'S256');
+  }
+  const requestId = createAuthorizationRequest(ctx, validateAuthorizeRequest(ctx, params));
+  const personId = opts.personId ?? createTestPerson(ctx);
+  const consentId = createTestConsent(ctx, app, personId, scopes);
+  const url = await approveAuthorization(ctx, requestId, {
+    personId,
+    consentId,
+    authTime: unix(ctx.clock) - 30,
+    acr: 'high',
+    amr: ['pwd', 'face'],
+    livenessVerified: true,
+    faceMatchVerified: true,
+    ...opts.grant,
+  });
+  const callback = new URL(url);
+  return {
+    code: callback.searchParams.get('code')!,
+    callback,
+    requestId,
+    personId,
+    consentId,
+    verifier: pair?.verifier,
+    nonce,
+    state,
+    redirectUri,
+  };
+}
+
+/** Form-encoding per RFC 6749 §2.3.1 / application/x-www-form-urlencoded (spaces as '+'). */
+export const formEncode = (s: string) => new URLSearchParams({ s }).toString().slice(2);
+
+/** HTTP Basic as RFC 6749 §2.3.1 says: each part form-encoded, then base64 of UTF-8. */
+export const basic = (id: string, secret: string) => {
+  const bytes = new TextEncoder().encode(`${formEncode(id)}:${formEncode(secret)}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+};
+
+/** The app over `app.request`, with a socket address the rate limiter sees. */
+export function inProcess(ctx: AppContext, ip = '198.51.100.7') {
+  const app = createApp(ctx);
+  return (path: string, init?: RequestInit, from = ip) =>
+    app.request(`${ctx.config.server.base_url}${path}`, init, { ip: from });
+}
+
+export function tokenRequest(
+  body: Record<string, unknown>,
+  opts: { auth?: string; as?: 'json' | 'form' } = {},
+): RequestInit {
+  const headers: Record<string, string> = {};
+  if (opts.auth) headers.Authorization = opts.auth;
+  if (opts.as === 'form') {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    return { method: 'POST', headers, body: new URLSearchParams(body as Record<string, string>).toString() };
+  }
+  headers['Content-Type'] = 'application/json';
+  return { method: 'POST', headers, body: JSON.stringify(body) };
+}
