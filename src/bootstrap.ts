@@ -3,6 +3,7 @@ import { type AppContext, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
+import { seedPersonas } from './identity/personas.ts';
 import { KeyService } from './keys/key.service.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -19,7 +20,10 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? jsonLogger(config.log.level);
   const db = await openDb(config.database.path);
-  if (opts.migrate !== false) migrate(db, clock);
+  if (opts.migrate !== false) {
+    migrate(db, clock);
+    seedPersonas(db);
+  }
   const keys = new KeyService(db, config, clock);
   await keys.ensureActive();
   return { config, db, clock, log, metrics: new Metrics(), keys, signals: new Signals() };

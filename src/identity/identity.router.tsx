@@ -1,9 +1,298 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
 import type { AppContext } from '../context.ts';
+import { ApiError, NotFoundError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
+import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
+import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
+import { unix } from '../platform/clock.ts';
+import { configuredFaceProvider } from './face/configured.ts';
+import { sandboxFaceProvider } from './face/sandbox.ts';
+import {
+  applyForcedOutcome,
+  boundRequest,
+  checkSandboxAllowed,
+  decideConsent,
+  FlowError,
+  faceUnavailable,
+  type Next,
+  personAtStep,
+  resume,
+  signedIn,
+  verifyFace,
+} from './flow.ts';
+import { type Messages, messagesFor } from './messages/index.ts';
+import { ConsentPage } from './pages/consent.tsx';
+import { ErrorPage } from './pages/error.tsx';
+import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
+import type { PageProps } from './pages/layout.tsx';
+import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
+import { passwordSignIn } from './password-signin.ts';
+import { createFlowPersonStore } from './person.store.ts';
+import { PERSONAS, personaByKey } from './personas.ts';
+import {
+  csrfProtection,
+  csrfToken,
+  type SessionEnv,
+  sessionMiddleware,
+  signInSession,
+} from './session.middleware.ts';
+
+type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
+type C = Context<Env>;
+
+export const IDENTITY_COOKIE = '__Host-verity_session';
+
+/** At most this many camera frames of at most this size each reach the face provider. */
+const MAX_FRAMES = 5;
+const MAX_FRAME_CHARS = 1_500_000;
+
+const signinForm = z.object({ email: z.string().max(320), password: z.string().max(1024) });
+const personaForm = z.object({
+  persona: z.string(),
+  outcome: z.enum(['none', 'deny', 'fail_liveness', 'fail_match']).default('none'),
+});
+const sandboxFaceForm = z.object({ outcome: z.enum(['pass', 'fail_liveness', 'fail_match']) });
+const framesField = z
+  .string()
+  .max(MAX_FRAMES * MAX_FRAME_CHARS + 100)
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .max(MAX_FRAME_CHARS)
+          .regex(/^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/=]+$/),
+      )
+      .max(MAX_FRAMES),
+  );
+const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
 /** The hosted identity experience, mounted at the path of `[server] identity_url`. */
-export function identityRouter(_ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+export function identityRouter(ctx: AppContext) {
+  const app = new Hono<Env>();
+  const base = new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '');
+  const path = (id: string, step = '') => `${base}/authorize/${encodeURIComponent(id)}${step}`;
+
+  // Scoped to the flow's paths: when the identity surface has its own host it is mounted at "/", and
+  // these must not touch the API routes that share the app.
+  const flow = '/authorize/*';
+  app.use(flow, securityHeaders());
+  app.use(flow, sessionMiddleware(ctx, { kind: 'identity', cookieName: IDENTITY_COOKIE }));
+  app.use(flow, csrfProtection([ctx.config.server.identity_url]));
+
+  const props = (c: C, req?: AuthorizationRequest): PageProps & { m: Messages } => ({
+    m: messagesFor(req?.uiLocales),
+    nonce: c.get('cspNonce'),
+    csrf: csrfToken(c),
+    display: req?.display ?? 'page',
+    sandbox: req?.environment === 'sandbox',
+  });
+
+  /** Loads the request for this session and lets its pages' forms end at the client's callback. */
+  const load = (c: C): AuthorizationRequest => {
+    const req = boundRequest(ctx, c.req.param('id') ?? '', c.get('session'));
+    checkSandboxAllowed(ctx, req);
+    const source = formActionSource(req.redirectUri);
+    if (source) c.get('cspFormAction').push(source);
+    return req;
+  };
+
+  const form = async <T extends z.ZodType>(c: C, schema: T): Promise<z.output<T>> => {
+    const parsed = schema.safeParse(await c.req.parseBody());
+    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The form was incomplete or malformed.', 400);
+    return parsed.data;
+  };
+
+  /** Every step answers with a 303: after a POST the browser fetches the next page with GET. */
+  const go = (c: C, id: string, next: Next) => {
+    switch (next.kind) {
+      case 'callback':
+        return c.redirect(next.url, 303);
+      case 'signin':
+        return c.redirect(path(id), 303);
+      case 'face':
+        return c.redirect(path(id, '/face'), 303);
+      case 'consent':
+        return c.redirect(path(id, '/consent'), 303);
+    }
+  };
+
+  const renderSignin = (
+    c: C,
+    req: AuthorizationRequest,
+    extra: { error?: string; email?: string } = {},
+    status = 200,
+  ) => {
+    const p = {
+      ...props(c, req),
+      action: path(req.id, '/signin'),
+      applicationName: req.applicationName,
+      ...extra,
+    };
+    const page =
+      req.environment === 'sandbox' ? (
+        <PersonaPickerPage {...p} personas={PERSONAS} />
+      ) : (
+        <PasswordSigninPage {...p} email={extra.email ?? req.loginHint} />
+      );
+    return c.html(page, status as 200);
+  };
+
+  app.get('/authorize/:id', (c) => {
+    const req = load(c);
+    const next = resume(ctx, req, c.get('session'));
+    return next.kind === 'signin' ? renderSignin(c, req) : go(c, req.id, next);
+  });
+
+  app.post('/authorize/:id/signin', async (c) => {
+    const req = load(c);
+    if (req.status !== 'pending') return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (req.environment === 'sandbox') {
+      const f = await form(c, personaForm);
+      const persona = personaByKey(f.persona);
+      if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
+      const session = await signInSession(c, ctx, {
+        subjectId: persona.personId,
+        authTime: unix(ctx.clock),
+        amr: ['sandbox'],
+      });
+      const person = createFlowPersonStore(ctx.db).get(persona.personId);
+      if (!person) throw new Error('sandbox personas are not seeded');
+      const forced = applyForcedOutcome(ctx, req, f.outcome);
+      return go(c, req.id, forced ?? signedIn(ctx, req, person, session));
+    }
+    const f = await form(c, signinForm);
+    const m = messagesFor(req.uiLocales);
+    const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
+    if (!result.ok) {
+      const throttled = result.reason === 'throttled';
+      return renderSignin(
+        c,
+        req,
+        { error: throttled ? m.signinThrottled : m.signinFailed, email: f.email },
+        throttled ? 429 : 401,
+      );
+    }
+    const session = await signInSession(c, ctx, {
+      subjectId: result.person.id,
+      authTime: unix(ctx.clock),
+      amr: ['pwd'],
+    });
+    return go(c, req.id, signedIn(ctx, req, result.person, session));
+  });
+
+  app.get('/authorize/:id/face', (c) => {
+    const req = load(c);
+    if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
+      return go(c, req.id, resume(ctx, req, c.get('session')));
+    const p = { ...props(c, req), action: path(req.id, '/face') };
+    if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
+    if (!configuredFaceProvider(ctx.config))
+      return c.html(<FaceUnavailablePage {...p} action={path(req.id, '/face/unavailable')} />);
+    return c.html(<CameraFacePage {...p} />);
+  });
+
+  app.post('/authorize/:id/face', async (c) => {
+    const req = load(c);
+    const person = personAtStep(ctx, req, c.get('session'), 'authenticated');
+    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (req.environment === 'sandbox') {
+      const f = await form(c, sandboxFaceForm);
+      return go(c, req.id, await verifyFace(ctx, req, person, sandboxFaceProvider(f.outcome), []));
+    }
+    const provider = configuredFaceProvider(ctx.config);
+    if (!provider) return go(c, req.id, faceUnavailable(ctx, req));
+    const f = await form(c, z.object({ frames: framesField }));
+    return go(c, req.id, await verifyFace(ctx, req, person, provider, f.frames));
+  });
+
+  app.post('/authorize/:id/face/unavailable', (c) => {
+    const req = load(c);
+    if (
+      !personAtStep(ctx, req, c.get('session'), 'authenticated') ||
+      req.environment === 'sandbox' ||
+      configuredFaceProvider(ctx.config)
+    )
+      return go(c, req.id, resume(ctx, req, c.get('session')));
+    return go(c, req.id, faceUnavailable(ctx, req));
+  });
+
+  app.get('/authorize/:id/consent', (c) => {
+    const req = load(c);
+    const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
+    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    return c.html(
+      <ConsentPage
+        {...props(c, req)}
+        action={path(req.id, '/consent')}
+        applicationName={req.applicationName}
+        purpose={req.purpose}
+        scopes={req.scopes}
+        personName={person.name ?? ''}
+      />,
+    );
+  });
+
+  app.post('/authorize/:id/consent', async (c) => {
+    const req = load(c);
+    const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
+    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    const f = await form(c, consentForm);
+    return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
+  });
+
+  const errorPage = (c: C, status: number, message: string) => {
+    let csrf = '';
+    try {
+      csrf = csrfToken(c);
+    } catch {
+      // The session middleware itself failed; the error page has no form anyway.
+    }
+    const m = messagesFor();
+    return c.html(
+      <ErrorPage
+        m={m}
+        nonce={c.get('cspNonce') ?? ''}
+        csrf={csrf}
+        display="page"
+        sandbox={false}
+        message={message}
+        requestId={c.get('requestId') ?? ''}
+      />,
+      status as 400,
+    );
+  };
+
+  app.onError((err, c) => {
+    const m = messagesFor();
+    if (err instanceof FlowError) {
+      const message =
+        err.reason === 'other_session'
+          ? m.errorOtherSession
+          : err.reason === 'sandbox_disabled'
+            ? m.errorSandboxDisabled
+            : m.errorUnknownRequest;
+      return errorPage(c, err.status, message);
+    }
+    if (err instanceof ApiError && err.status < 500) return errorPage(c, err.status, err.message);
+    // approve/reject refuse a request that ended meanwhile (a double submit, another tab).
+    if (err instanceof NotFoundError) return errorPage(c, 404, m.errorUnknownRequest);
+    c.get('log')?.error('unhandled error', {
+      requestId: c.get('requestId'),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return errorPage(c, 500, m.errorInternal);
+  });
+
   return app;
 }

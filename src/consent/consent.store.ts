@@ -1,0 +1,123 @@
+import type { Db } from '../db/open.ts';
+
+export type ConsentStatus = 'active' | 'revoked' | 'expired';
+export type ConsentEndReason = 'revoked_by_person' | 'revoked_by_operator' | 'expired' | 'disconnected';
+
+export interface Consent {
+  id: string;
+  applicationId: string;
+  environmentId: string;
+  personId: string;
+  /** Sorted, without duplicates. */
+  scopes: string[];
+  purpose: string;
+  status: ConsentStatus;
+  grantedAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  endedAt: number | null;
+  endReason: ConsentEndReason | null;
+}
+
+interface Row {
+  id: string;
+  application_id: string;
+  environment_id: string;
+  person_id: string;
+  scopes: string;
+  purpose: string;
+  status: ConsentStatus;
+  granted_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  ended_at: number | null;
+  end_reason: ConsentEndReason | null;
+}
+
+const toConsent = (r: Row): Consent => ({
+  id: r.id,
+  applicationId: r.application_id,
+  environmentId: r.environment_id,
+  personId: r.person_id,
+  scopes: JSON.parse(r.scopes) as string[],
+  purpose: r.purpose,
+  status: r.status,
+  grantedAt: r.granted_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+  endedAt: r.ended_at,
+  endReason: r.end_reason,
+});
+
+/** The canonical text of a scope set: sorted and de-duplicated, so equal sets compare equal as text. */
+export const canonicalScopes = (scopes: readonly string[]): string =>
+  JSON.stringify([...new Set(scopes)].sort());
+
+export interface ConsentKey {
+  environmentId: string;
+  personId: string;
+  purpose: string;
+  scopes: readonly string[];
+}
+
+/** Consent records. Grant lives in `grant.ts`; ending a consent (revoke, expire) adds methods here. */
+export function createConsentStore(db: Db) {
+  return {
+    insert(c: Consent): void {
+      db.sql
+        .prepare(
+          `INSERT INTO consents (id, application_id, environment_id, person_id, scopes, purpose, status, granted_at,
+             expires_at, last_used_at, ended_at, end_reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          c.id,
+          c.applicationId,
+          c.environmentId,
+          c.personId,
+          canonicalScopes(c.scopes),
+          c.purpose,
+          c.status,
+          c.grantedAt,
+          c.expiresAt,
+          c.lastUsedAt,
+          c.endedAt,
+          c.endReason,
+        );
+    },
+
+    get(id: string): Consent | undefined {
+      const row = db.sql.prepare<Row>('SELECT * FROM consents WHERE id = ?').get(id);
+      return row && toConsent(row);
+    },
+
+    /**
+     * The newest active, unexpired consent with exactly this environment, person, purpose and scope
+     * set. A consent for more or fewer scopes, or another purpose, is not the same consent.
+     */
+    findActive(key: ConsentKey, now: number): Consent | undefined {
+      const row = db.sql
+        .prepare<Row>(
+          `SELECT * FROM consents
+           WHERE environment_id = ? AND person_id = ? AND purpose = ? AND scopes = ?
+             AND status = 'active' AND expires_at > ?
+           ORDER BY granted_at DESC LIMIT 1`,
+        )
+        .get(key.environmentId, key.personId, key.purpose, canonicalScopes(key.scopes), now);
+      return row && toConsent(row);
+    },
+
+    markUsed(id: string, now: number): void {
+      db.sql.prepare('UPDATE consents SET last_used_at = ? WHERE id = ?').run(now, id);
+    },
+
+    listForPerson(personId: string): Consent[] {
+      return db.sql
+        .prepare<Row>('SELECT * FROM consents WHERE person_id = ? ORDER BY granted_at DESC')
+        .all(personId)
+        .map(toConsent);
+    },
+  };
+}
+
+export type ConsentStore = ReturnType<typeof createConsentStore>;

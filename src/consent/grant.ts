@@ -1,0 +1,65 @@
+import type { AppContext } from '../context.ts';
+import { randomId } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+import { subjectFor } from '../oidc/pairwise.ts';
+import { type Clock, unix } from '../platform/clock.ts';
+import { enqueueEvent } from '../webhooks/outbox.store.ts';
+import { type Consent, type ConsentKey, createConsentStore } from './consent.store.ts';
+
+/** An identical active consent (same environment, person, purpose and scope set), if one exists. */
+export function findActiveConsent(db: Db, clock: Clock, key: ConsentKey): Consent | undefined {
+  return createConsentStore(db).findActive(key, unix(clock));
+}
+
+/** Records that an existing consent allowed an authorization without showing the screen again. */
+export function markConsentUsed(db: Db, clock: Clock, consentId: string): void {
+  createConsentStore(db).markUsed(consentId, unix(clock));
+}
+
+export interface GrantInput extends ConsentKey {
+  applicationId: string;
+  environment: 'sandbox' | 'production';
+}
+
+/**
+ * The person allowed the application this purpose and scope set: a consent row valid for
+ * `[consent] max_age`, and its `consent.granted` event (with the pairwise `sub`) in the same
+ * transaction, so a webhook is never sent for a consent that was not stored, nor the reverse.
+ */
+export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<Consent> {
+  const sub = await subjectFor(ctx, input.applicationId, input.personId);
+  const now = unix(ctx.clock);
+  const consent: Consent = {
+    id: randomId('cns_'),
+    applicationId: input.applicationId,
+    environmentId: input.environmentId,
+    personId: input.personId,
+    scopes: [...new Set(input.scopes)].sort(),
+    purpose: input.purpose,
+    status: 'active',
+    grantedAt: now,
+    expiresAt: now + Math.floor(ctx.config.consent.max_age / 1000),
+    lastUsedAt: now,
+    endedAt: null,
+    endReason: null,
+  };
+  const store = createConsentStore(ctx.db);
+  ctx.db.sql.transaction(() => {
+    store.insert(consent);
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'consent.granted',
+      applicationId: input.applicationId,
+      environment: input.environment,
+      data: {
+        consentId: consent.id,
+        applicationId: input.applicationId,
+        environment: input.environment,
+        sub,
+        scopes: consent.scopes,
+        purpose: consent.purpose,
+        at: new Date(now * 1000).toISOString(),
+      },
+    });
+  });
+  return consent;
+}

@@ -1,0 +1,279 @@
+import { findActiveConsent, grantConsent, markConsentUsed } from '../consent/grant.ts';
+import type { AppContext } from '../context.ts';
+import {
+  type AuthorizationRequest,
+  approveAuthorization,
+  loadAuthorizationRequest,
+  rejectAuthorization,
+  updateAuthorizationRequest,
+} from '../oauth/authorization-result.ts';
+import { unix } from '../platform/clock.ts';
+import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
+import { messagesFor } from './messages/index.ts';
+import { createFlowPersonStore, type FlowPerson } from './person.store.ts';
+import type { Session } from './session.store.ts';
+
+/**
+ * The steps of the hosted flow, independent of HTTP: sign-in → face assurance → consent → code.
+ * Each function answers what the browser should see next; the router only renders or redirects.
+ */
+
+export type Next =
+  | { kind: 'signin' }
+  | { kind: 'face' }
+  | { kind: 'consent' }
+  /** Leave the identity experience for the client's callback (a code or an error). */
+  | { kind: 'callback'; url: string };
+
+/** Why a request cannot be shown to this browser. */
+export class FlowError extends Error {
+  constructor(
+    readonly reason: 'unknown_request' | 'other_session' | 'sandbox_disabled',
+    readonly status: 400 | 403 | 404 = 400,
+  ) {
+    super(reason);
+  }
+}
+
+const prompts = (req: AuthorizationRequest) => new Set((req.prompt ?? '').split(' ').filter(Boolean));
+
+/**
+ * The request, if open, bound to this browser session: the first session that opens it owns it
+ * (an atomic claim), and any other session is refused, so a leaked request URL cannot be completed
+ * in an attacker's browser nor planted into a victim's.
+ */
+export function boundRequest(ctx: AppContext, requestId: string, session: Session): AuthorizationRequest {
+  const req = loadAuthorizationRequest(ctx, requestId);
+  if (!req) throw new FlowError('unknown_request', 404);
+  if (req.sessionIdHash === undefined) {
+    ctx.db.sql
+      .prepare(
+        'UPDATE authorization_requests SET session_id_hash = ? WHERE id = ? AND session_id_hash IS NULL',
+      )
+      .run(session.idHash, requestId);
+    const again = loadAuthorizationRequest(ctx, requestId);
+    if (!again) throw new FlowError('unknown_request', 404);
+    if (again.sessionIdHash !== session.idHash) throw new FlowError('other_session', 403);
+    return again;
+  }
+  if (req.sessionIdHash !== session.idHash) throw new FlowError('other_session', 403);
+  return req;
+}
+
+export function checkSandboxAllowed(ctx: AppContext, req: AuthorizationRequest): void {
+  if (req.environment === 'sandbox' && !ctx.config.identity.sandbox)
+    throw new FlowError('sandbox_disabled', 403);
+}
+
+/** The signed-in person of the session, if they may be reused for this request without signing in again. */
+function reusableSignIn(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  session: Session,
+): FlowPerson | undefined {
+  if (!session.subjectId || session.authTime === null) return undefined;
+  const person = createFlowPersonStore(ctx.db).get(session.subjectId);
+  if (person?.status !== 'active' || person.environment !== req.environment) return undefined;
+  if (prompts(req).has('login')) return undefined;
+  if (req.maxAge !== undefined && unix(ctx.clock) - session.authTime > req.maxAge) return undefined;
+  return person;
+}
+
+const consentKey = (req: AuthorizationRequest, personId: string) => ({
+  environmentId: req.environmentId,
+  personId,
+  purpose: req.purpose,
+  scopes: req.scopes,
+});
+
+function reject(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  error: string,
+  description: string,
+  decision: 'denied' | 'failed',
+  reason: string,
+): Next {
+  return {
+    kind: 'callback',
+    url: rejectAuthorization(ctx, req.id, { error, description, decision, reason }),
+  };
+}
+
+/** Opening the request (or coming back to it): where the person stands. */
+export function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Next {
+  const m = messagesFor(req.uiLocales);
+  if (req.status === 'face_passed') return { kind: 'consent' };
+  if (req.status === 'authenticated') return { kind: 'face' };
+  const person = reusableSignIn(ctx, req, session);
+  if (prompts(req).has('none')) {
+    // Face assurance needs the person in every authorization, so prompt=none can never succeed; the
+    // answer says what is missing first.
+    if (!person) return reject(ctx, req, 'login_required', m.descLoginRequired, 'failed', 'login_required');
+    if (!findActiveConsent(ctx.db, ctx.clock, consentKey(req, person.id)))
+      return reject(ctx, req, 'consent_required', m.descConsentRequired, 'failed', 'consent_required');
+    return reject(
+      ctx,
+      req,
+      'interaction_required',
+      m.descInteractionRequired,
+      'failed',
+      'interaction_required',
+    );
+  }
+  if (!person) return { kind: 'signin' };
+  markAuthenticated(ctx, req, person, session.authTime!, session.amr);
+  return { kind: 'face' };
+}
+
+function markAuthenticated(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  authTime: number,
+  amr: string[],
+): void {
+  updateAuthorizationRequest(ctx, req.id, {
+    status: 'authenticated',
+    personId: person.id,
+    authTime,
+    amr,
+    acr: person.assuranceLevel,
+    livenessVerified: null,
+    faceMatchVerified: null,
+  });
+}
+
+/** After a successful sign-in in this request (the session already carries the person). */
+export function signedIn(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  session: Session,
+): Next {
+  markAuthenticated(ctx, req, person, session.authTime!, session.amr);
+  return { kind: 'face' };
+}
+
+export type ForcedOutcome = 'none' | 'deny' | 'fail_liveness' | 'fail_match';
+
+/** Sandbox forced outcomes that end the flow right after the persona is chosen. */
+export function applyForcedOutcome(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  outcome: ForcedOutcome,
+): Next | undefined {
+  const m = messagesFor(req.uiLocales);
+  if (outcome === 'deny') return reject(ctx, req, 'access_denied', m.descDenied, 'denied', 'person_denied');
+  if (outcome === 'fail_liveness')
+    return reject(ctx, req, 'access_denied', m.descFailLiveness, 'failed', 'liveness_failed');
+  if (outcome === 'fail_match')
+    return reject(ctx, req, 'access_denied', m.descFailMatch, 'failed', 'face_match_failed');
+  return undefined;
+}
+
+/** The request's person, who must be the session's signed-in person, at the expected step. */
+export function personAtStep(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  session: Session,
+  status: 'authenticated' | 'face_passed',
+): FlowPerson | undefined {
+  if (req.status !== status || !req.personId || req.personId !== session.subjectId) return undefined;
+  const person = createFlowPersonStore(ctx.db).get(req.personId);
+  return person?.status === 'active' ? person : undefined;
+}
+
+/** `[face] provider = "none"` (or unusable) in a production flow: the request ends with access_denied. */
+export function faceUnavailable(ctx: AppContext, req: AuthorizationRequest): Next {
+  const m = messagesFor(req.uiLocales);
+  return reject(ctx, req, 'access_denied', m.descFaceUnavailable, 'failed', 'face_unavailable');
+}
+
+/**
+ * Runs face assurance for the request's person. A pass moves on to consent — or straight to the code
+ * when an identical active consent exists and prompt=consent was not asked; any failure ends the
+ * request with access_denied and a description. Frames are handed to the provider and dropped.
+ */
+export async function verifyFace(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  provider: FaceProvider,
+  frames: string[],
+): Promise<Next> {
+  const m = messagesFor(req.uiLocales);
+  if (!person.faceTemplateRef)
+    return reject(ctx, req, 'access_denied', m.descNoTemplate, 'failed', 'no_face_template');
+  if (provider.name !== 'sandbox' && frames.length === 0)
+    return reject(ctx, req, 'access_denied', m.descFaceNoFrames, 'failed', 'no_frames');
+  let result: FaceResult;
+  try {
+    result = await provider.verify({ frames, templateRef: person.faceTemplateRef, personId: person.id });
+  } catch (e) {
+    if (!(e instanceof FaceProviderError)) throw e;
+    ctx.log.warn('face provider failed', { provider: provider.name, error: e.message });
+    return reject(ctx, req, 'access_denied', m.descFaceProvider(e.message), 'failed', 'face_provider_error');
+  }
+  if (!result.liveness.passed)
+    return reject(ctx, req, 'access_denied', m.descFailLiveness, 'failed', 'liveness_failed');
+  if (!result.match.passed)
+    return reject(ctx, req, 'access_denied', m.descFailMatch, 'failed', 'face_match_failed');
+  if (!facePassed(result)) throw new Error('unreachable');
+
+  const amr = [...new Set([...req.amr, 'face'])];
+  updateAuthorizationRequest(ctx, req.id, {
+    status: 'face_passed',
+    amr,
+    livenessVerified: true,
+    faceMatchVerified: true,
+  });
+  if (!prompts(req).has('consent')) {
+    const existing = findActiveConsent(ctx.db, ctx.clock, consentKey(req, person.id));
+    if (existing) {
+      markConsentUsed(ctx.db, ctx.clock, existing.id);
+      return approve(
+        ctx,
+        { ...req, amr, livenessVerified: true, faceMatchVerified: true },
+        person,
+        existing.id,
+      );
+    }
+  }
+  return { kind: 'consent' };
+}
+
+async function approve(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  consentId: string,
+): Promise<Next> {
+  const url = await approveAuthorization(ctx, req.id, {
+    personId: person.id,
+    consentId,
+    authTime: req.authTime!,
+    acr: req.acr ?? person.assuranceLevel,
+    amr: req.amr,
+    livenessVerified: req.livenessVerified === true,
+    faceMatchVerified: req.faceMatchVerified === true,
+  });
+  return { kind: 'callback', url };
+}
+
+/** Allow: the consent (and its event) is recorded, then the code is issued. Deny: access_denied. */
+export async function decideConsent(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  decision: 'allow' | 'deny',
+): Promise<Next> {
+  const m = messagesFor(req.uiLocales);
+  if (decision === 'deny') return reject(ctx, req, 'access_denied', m.descDenied, 'denied', 'person_denied');
+  const consent = await grantConsent(ctx, {
+    applicationId: req.applicationId,
+    environment: req.environment,
+    ...consentKey(req, person.id),
+  });
+  return approve(ctx, req, person, consent.id);
+}

@@ -1,0 +1,97 @@
+import { CsrfField, Layout, type PageProps } from './layout.tsx';
+
+/** Sandbox: the tester chooses the scripted result. */
+export function SandboxFacePage(props: PageProps & { action: string }) {
+  const { m } = props;
+  return (
+    <Layout {...props} title={m.faceTitle}>
+      <h1>{m.faceTitle}</h1>
+      <p>{m.faceIntroSandbox}</p>
+      <form method="post" action={props.action}>
+        <CsrfField token={props.csrf} />
+        <button type="submit" name="outcome" value="pass">
+          {m.passFace}
+        </button>
+        <button type="submit" name="outcome" value="fail_liveness" class="secondary">
+          {m.failLiveness}
+        </button>
+        <button type="submit" name="outcome" value="fail_match" class="secondary">
+          {m.failMatch}
+        </button>
+      </form>
+    </Layout>
+  );
+}
+
+/** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */
+export function CameraFacePage(props: PageProps & { action: string }) {
+  const { m } = props;
+  const script = `(() => {
+  const start = document.getElementById('start');
+  const video = document.getElementById('camera');
+  const status = document.getElementById('face-status');
+  const form = document.getElementById('face-form');
+  const field = document.getElementById('frames');
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  start.hidden = false;
+  start.addEventListener('click', async () => {
+    start.disabled = true;
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: 640, height: 480 }, audio: false });
+    } catch (e) {
+      status.textContent = ${JSON.stringify(m.faceCameraError)};
+      start.disabled = false;
+      return;
+    }
+    video.srcObject = stream;
+    await video.play();
+    status.textContent = ${JSON.stringify(m.faceCapturing)};
+    const canvas = document.createElement('canvas');
+    canvas.width = 480; canvas.height = 360;
+    const frames = [];
+    for (let i = 0; i < 3; i++) {
+      await wait(400);
+      canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+      frames.push(canvas.toDataURL('image/jpeg', 0.8));
+    }
+    stream.getTracks().forEach((t) => t.stop());
+    field.value = JSON.stringify(frames);
+    form.submit();
+  });
+})();`;
+  return (
+    <Layout {...props} title={m.faceTitle}>
+      <h1>{m.faceTitle}</h1>
+      <p>{m.faceIntro}</p>
+      <video id="camera" muted playsinline aria-label={m.faceCameraLabel} />
+      <p id="face-status" role="status" aria-live="polite" />
+      <noscript>
+        <p class="alert">{m.faceNoScript}</p>
+      </noscript>
+      <form method="post" action={props.action} id="face-form">
+        <CsrfField token={props.csrf} />
+        <input type="hidden" name="frames" id="frames" value="" />
+        <button type="button" id="start" hidden>
+          {m.faceStart}
+        </button>
+      </form>
+      <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: script }} />
+    </Layout>
+  );
+}
+
+/** `[face] provider = "none"`: say so plainly; Continue ends the request with access_denied. */
+export function FaceUnavailablePage(props: PageProps & { action: string }) {
+  const { m } = props;
+  return (
+    <Layout {...props} title={m.faceUnavailableTitle}>
+      <h1>{m.faceUnavailableTitle}</h1>
+      <p role="alert">{m.faceUnavailable}</p>
+      <form method="post" action={props.action}>
+        <CsrfField token={props.csrf} />
+        <button type="submit">{m.continue}</button>
+      </form>
+    </Layout>
+  );
+}

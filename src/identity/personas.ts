@@ -1,0 +1,306 @@
+import type { Db } from '../db/open.ts';
+import { PERSONA_PHOTOS } from './persona-photos.ts';
+
+/**
+ * The built-in sandbox personas (DESIGN.md §6). Sandbox sign-in uses them instead of real accounts;
+ * their data is fictional but complete, so every scope can be tried. Seeded idempotently at start as
+ * `persons.environment = 'sandbox'` rows with stable ids, which never mix with production persons.
+ * Emails use the reserved `.example` domain so they never collide with a real account.
+ */
+
+export type PersonaId = 'ada' | 'ben' | 'cleo' | 'dan' | 'eve' | 'finn';
+export type AssuranceLevel = 'none' | 'low' | 'substantial' | 'high';
+
+export interface PersonaDocument {
+  id: string;
+  documentType: 'passport' | 'id_card' | 'driving_licence' | 'residence_permit';
+  issuingCountry: string;
+  documentNumber: string;
+  displayName: string;
+  expiryDate: string;
+  validityStatus: 'valid' | 'expired' | 'revoked' | 'suspended';
+  primary: boolean;
+}
+
+export interface Persona {
+  key: PersonaId;
+  /** `psn_sandbox_<key>`. */
+  personId: string;
+  name: string;
+  /** What the persona is for, shown on the picker. */
+  summary: string;
+  givenName: string;
+  familyName: string;
+  preferredUsername: string;
+  locale: string;
+  legalGivenName: string | null;
+  legalFamilyName: string | null;
+  birthdate: string;
+  nationalities: string[];
+  photo: string | null;
+  photoVerified: boolean;
+  assuranceLevel: AssuranceLevel;
+  identityVerified: boolean;
+  emails: { email: string; verified: boolean; primary: boolean }[];
+  phones: { phone: string; verified: boolean; primary: boolean }[];
+  documents: PersonaDocument[];
+  /** Scripted face outcome that no button can change. */
+  face: 'scripted' | 'always_fail_match' | 'always_fail_liveness';
+}
+
+/** Fixed times, so the seeded data (and `updated_at` in UserInfo) is the same on every start. */
+const SEEDED_AT = Date.UTC(2026, 0, 1) / 1000;
+const VERIFIED_AT = Date.UTC(2025, 8, 15, 9, 30) / 1000;
+
+const doc = (
+  key: PersonaId,
+  documentType: PersonaDocument['documentType'],
+  issuingCountry: string,
+  documentNumber: string,
+  expiryDate: string,
+  validityStatus: PersonaDocument['validityStatus'],
+  primary: boolean,
+  displayName: string,
+): PersonaDocument => ({
+  id: `doc_sandbox_${key}_${documentType}_${issuingCountry.toLowerCase()}`,
+  documentType,
+  issuingCountry,
+  documentNumber,
+  displayName,
+  expiryDate,
+  validityStatus,
+  primary,
+});
+
+export const PERSONAS: readonly Persona[] = [
+  {
+    key: 'ada',
+    personId: 'psn_sandbox_ada',
+    name: 'Ada Sandbox',
+    summary: 'Verified adult, high assurance, German passport, two emails, phone and photo.',
+    givenName: 'Ada',
+    familyName: 'Sandbox',
+    preferredUsername: 'ada',
+    locale: 'de-DE',
+    legalGivenName: 'Ada Marie',
+    legalFamilyName: 'Sandbox',
+    birthdate: '1990-12-10',
+    nationalities: ['DE'],
+    photo: PERSONA_PHOTOS.ada,
+    photoVerified: true,
+    assuranceLevel: 'high',
+    identityVerified: true,
+    emails: [
+      { email: 'ada@sandbox.example', verified: true, primary: true },
+      { email: 'ada.work@sandbox.example', verified: true, primary: false },
+    ],
+    phones: [{ phone: '+4915112345601', verified: true, primary: true }],
+    documents: [doc('ada', 'passport', 'DE', 'C01X00T47', '2031-03-14', 'valid', true, 'German passport')],
+    face: 'scripted',
+  },
+  {
+    key: 'ben',
+    personId: 'psn_sandbox_ben',
+    name: 'Ben Sandbox',
+    summary: 'Verified adult, substantial assurance, valid French ID card and an expired French passport.',
+    givenName: 'Ben',
+    familyName: 'Sandbox',
+    preferredUsername: 'ben',
+    locale: 'fr-FR',
+    legalGivenName: 'Benjamin',
+    legalFamilyName: 'Sandbox',
+    birthdate: '1985-04-22',
+    nationalities: ['FR'],
+    photo: PERSONA_PHOTOS.ben,
+    photoVerified: true,
+    assuranceLevel: 'substantial',
+    identityVerified: true,
+    emails: [{ email: 'ben@sandbox.example', verified: true, primary: true }],
+    phones: [{ phone: '+33612345602', verified: true, primary: true }],
+    documents: [
+      doc('ben', 'id_card', 'FR', 'X4RTBPFW4', '2032-08-31', 'valid', true, 'French identity card'),
+      doc('ben', 'passport', 'FR', '19AB12345', '2024-01-15', 'expired', false, 'French passport'),
+    ],
+    face: 'scripted',
+  },
+  {
+    key: 'cleo',
+    personId: 'psn_sandbox_cleo',
+    name: 'Cleo Sandbox',
+    summary: 'Unverified adult, no assurance, no documents, an unverified email only.',
+    givenName: 'Cleo',
+    familyName: 'Sandbox',
+    preferredUsername: 'cleo',
+    locale: 'en-GB',
+    legalGivenName: null,
+    legalFamilyName: null,
+    birthdate: '1998-02-03',
+    nationalities: [],
+    photo: null,
+    photoVerified: false,
+    assuranceLevel: 'none',
+    identityVerified: false,
+    emails: [{ email: 'cleo@sandbox.example', verified: false, primary: true }],
+    phones: [],
+    documents: [],
+    face: 'scripted',
+  },
+  {
+    key: 'dan',
+    personId: 'psn_sandbox_dan',
+    name: 'Dan Sandbox',
+    summary: 'Verified minor (16), substantial assurance, Dutch ID card.',
+    givenName: 'Dan',
+    familyName: 'Sandbox',
+    preferredUsername: 'dan',
+    locale: 'nl-NL',
+    legalGivenName: 'Daan',
+    legalFamilyName: 'Sandbox',
+    // 16 from June 2026 until June 2027, so `age_over_18` is false throughout.
+    birthdate: '2010-06-01',
+    nationalities: ['NL'],
+    photo: PERSONA_PHOTOS.dan,
+    photoVerified: true,
+    assuranceLevel: 'substantial',
+    identityVerified: true,
+    emails: [{ email: 'dan@sandbox.example', verified: true, primary: true }],
+    phones: [{ phone: '+31612345604', verified: true, primary: true }],
+    documents: [doc('dan', 'id_card', 'NL', 'IRX5D7L29', '2030-05-31', 'valid', true, 'Dutch identity card')],
+    face: 'scripted',
+  },
+  {
+    key: 'eve',
+    personId: 'psn_sandbox_eve',
+    name: 'Eve Sandbox',
+    summary: 'Verified adult whose face match always fails.',
+    givenName: 'Eve',
+    familyName: 'Sandbox',
+    preferredUsername: 'eve',
+    locale: 'en-GB',
+    legalGivenName: 'Eve',
+    legalFamilyName: 'Sandbox',
+    birthdate: '1979-09-30',
+    nationalities: ['GB'],
+    photo: PERSONA_PHOTOS.eve,
+    photoVerified: true,
+    assuranceLevel: 'substantial',
+    identityVerified: true,
+    emails: [{ email: 'eve@sandbox.example', verified: true, primary: true }],
+    phones: [{ phone: '+447700900605', verified: true, primary: true }],
+    documents: [doc('eve', 'passport', 'GB', '925076473', '2029-11-20', 'valid', true, 'British passport')],
+    face: 'always_fail_match',
+  },
+  {
+    key: 'finn',
+    personId: 'psn_sandbox_finn',
+    name: 'Finn Sandbox',
+    summary: 'Verified adult whose liveness check always fails.',
+    givenName: 'Finn',
+    familyName: 'Sandbox',
+    preferredUsername: 'finn',
+    locale: 'en-IE',
+    legalGivenName: 'Finn',
+    legalFamilyName: 'Sandbox',
+    birthdate: '1993-07-07',
+    nationalities: ['IE'],
+    photo: PERSONA_PHOTOS.finn,
+    photoVerified: true,
+    assuranceLevel: 'substantial',
+    identityVerified: true,
+    emails: [{ email: 'finn@sandbox.example', verified: true, primary: true }],
+    phones: [{ phone: '+353851234606', verified: true, primary: true }],
+    documents: [
+      doc('finn', 'driving_licence', 'IE', 'D1234567', '2033-02-28', 'valid', true, 'Irish driving licence'),
+    ],
+    face: 'always_fail_liveness',
+  },
+];
+
+export const personaByKey = (key: string): Persona | undefined => PERSONAS.find((p) => p.key === key);
+export const personaById = (personId: string): Persona | undefined =>
+  PERSONAS.find((p) => p.personId === personId);
+
+/**
+ * Writes the personas, their emails, phones and documents. Upserts (never delete-and-insert), so
+ * consents and tokens that reference a persona survive restarts; re-running it restores edited data.
+ */
+export function seedPersonas(db: Db): void {
+  const s = db.sql;
+  const person = s.prepare(
+    `INSERT INTO persons (id, external_id, environment, given_name, family_name, name, preferred_username, locale,
+       legal_given_name, legal_family_name, birthdate, nationalities, photo, photo_verified, password_hash,
+       assurance_level, identity_verified, face_template_ref, status, created_at, updated_at)
+     VALUES (?, ?, 'sandbox', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'active', ?, ?)
+     ON CONFLICT(id) DO UPDATE SET external_id = excluded.external_id, environment = 'sandbox',
+       given_name = excluded.given_name, family_name = excluded.family_name, name = excluded.name,
+       preferred_username = excluded.preferred_username, locale = excluded.locale,
+       legal_given_name = excluded.legal_given_name, legal_family_name = excluded.legal_family_name,
+       birthdate = excluded.birthdate, nationalities = excluded.nationalities, photo = excluded.photo,
+       photo_verified = excluded.photo_verified, password_hash = NULL,
+       assurance_level = excluded.assurance_level, identity_verified = excluded.identity_verified,
+       face_template_ref = excluded.face_template_ref, status = 'active', updated_at = excluded.updated_at`,
+  );
+  const email = s.prepare(
+    `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, ?, ?)
+     ON CONFLICT(email) DO UPDATE SET person_id = excluded.person_id, verified = excluded.verified,
+       "primary" = excluded."primary"`,
+  );
+  const document = s.prepare(
+    `INSERT INTO identity_documents (id, person_id, document_type, issuing_country, document_number, display_name,
+       expiry_date, validity_status, verified, verified_at, share_enabled, status, "primary", attestation_id,
+       proof_status, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 1, 'active', ?, ?, 'active', ?, ?)
+     ON CONFLICT(id) DO UPDATE SET document_type = excluded.document_type,
+       issuing_country = excluded.issuing_country, document_number = excluded.document_number,
+       display_name = excluded.display_name, expiry_date = excluded.expiry_date,
+       validity_status = excluded.validity_status, verified = 1, verified_at = excluded.verified_at,
+       status = 'active', "primary" = excluded."primary", attestation_id = excluded.attestation_id,
+       proof_status = 'active', updated_at = excluded.updated_at`,
+  );
+  s.transaction(() => {
+    for (const p of PERSONAS) {
+      person.run(
+        p.personId,
+        `sandbox:${p.key}`,
+        p.givenName,
+        p.familyName,
+        p.name,
+        p.preferredUsername,
+        p.locale,
+        p.legalGivenName,
+        p.legalFamilyName,
+        p.birthdate,
+        JSON.stringify(p.nationalities),
+        p.photo,
+        p.photoVerified ? 1 : 0,
+        p.assuranceLevel,
+        p.identityVerified ? 1 : 0,
+        `sandbox:${p.key}`,
+        SEEDED_AT,
+        SEEDED_AT,
+      );
+      for (const e of p.emails) email.run(p.personId, e.email, e.verified ? 1 : 0, e.primary ? 1 : 0);
+      s.prepare('DELETE FROM person_phones WHERE person_id = ?').run(p.personId);
+      for (const ph of p.phones)
+        s.prepare(
+          'INSERT INTO person_phones (person_id, phone, verified, "primary") VALUES (?, ?, ?, ?)',
+        ).run(p.personId, ph.phone, ph.verified ? 1 : 0, ph.primary ? 1 : 0);
+      for (const d of p.documents)
+        document.run(
+          d.id,
+          p.personId,
+          d.documentType,
+          d.issuingCountry,
+          d.documentNumber,
+          d.displayName,
+          d.expiryDate,
+          d.validityStatus,
+          VERIFIED_AT,
+          d.primary ? 1 : 0,
+          `att_${d.id.slice('doc_'.length)}`,
+          SEEDED_AT,
+          SEEDED_AT,
+        );
+    }
+  });
+}

@@ -1,0 +1,166 @@
+import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import type { Db } from '../db/open.ts';
+
+export type SessionKind = 'identity' | 'developer';
+
+export interface Session {
+  idHash: string;
+  kind: SessionKind;
+  /** Person (identity) or developer (portal) once signed in. */
+  subjectId: string | null;
+  csrfSecret: string;
+  /** When the subject signed in (unix seconds). */
+  authTime: number | null;
+  amr: string[];
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+interface Row {
+  id_hash: string;
+  kind: SessionKind;
+  subject_id: string | null;
+  csrf_secret: string;
+  auth_time: number | null;
+  amr: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+const toSession = (r: Row): Session => ({
+  idHash: r.id_hash,
+  kind: r.kind,
+  subjectId: r.subject_id,
+  csrfSecret: r.csrf_secret,
+  authTime: r.auth_time,
+  amr: JSON.parse(r.amr) as string[],
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  expiresAt: r.expires_at,
+});
+
+export interface SessionTimeouts {
+  /** Seconds of inactivity after which the session ends. */
+  idle: number;
+  /** Seconds after creation after which the session ends, however active. */
+  absolute: number;
+}
+
+/**
+ * Server-side browser sessions. The cookie carries 256 random bits; only their SHA-256 is stored, so a
+ * database reader cannot replay a session.
+ */
+export function createSessionStore(db: Db) {
+  return {
+    /** A new anonymous session; the returned token goes into the cookie and is never stored. */
+    async create(
+      kind: SessionKind,
+      now: number,
+      t: SessionTimeouts,
+    ): Promise<{ token: string; session: Session }> {
+      const token = randomToken('', 32);
+      const idHash = await sha256Hex(token);
+      const row: Row = {
+        id_hash: idHash,
+        kind,
+        subject_id: null,
+        csrf_secret: randomToken('', 32),
+        auth_time: null,
+        amr: '[]',
+        created_at: now,
+        last_seen_at: now,
+        expires_at: now + t.absolute,
+      };
+      db.sql
+        .prepare(
+          `INSERT INTO sessions (id_hash, kind, subject_id, csrf_secret, auth_time, amr, created_at, last_seen_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(row.id_hash, row.kind, null, row.csrf_secret, null, row.amr, now, now, row.expires_at);
+      return { token, session: toSession(row) };
+    },
+
+    /**
+     * The live session behind a cookie value, its idle clock reset; undefined (and the row removed)
+     * when it is unknown, of another kind, idle too long or past its absolute lifetime.
+     */
+    async resume(
+      kind: SessionKind,
+      token: string,
+      now: number,
+      t: SessionTimeouts,
+    ): Promise<Session | undefined> {
+      if (!token) return undefined;
+      const idHash = await sha256Hex(token);
+      const row = db.sql.prepare<Row>('SELECT * FROM sessions WHERE id_hash = ?').get(idHash);
+      if (!row || row.kind !== kind) return undefined;
+      if (now >= row.expires_at || now - row.last_seen_at >= t.idle) {
+        db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+        return undefined;
+      }
+      if (row.last_seen_at !== now)
+        db.sql.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(now, idHash);
+      return toSession({ ...row, last_seen_at: now });
+    },
+
+    /**
+     * Signs a subject in: a fresh session id (so an id planted before sign-in is worthless) that keeps
+     * the absolute deadline of the old one, and anything bound to the old id moved to the new one.
+     */
+    async signIn(
+      old: Session,
+      subject: { subjectId: string; authTime: number; amr: string[] },
+      now: number,
+    ): Promise<{ token: string; session: Session }> {
+      const token = randomToken('', 32);
+      const idHash = await sha256Hex(token);
+      const session: Session = {
+        ...old,
+        idHash,
+        subjectId: subject.subjectId,
+        authTime: subject.authTime,
+        amr: subject.amr,
+        csrfSecret: randomToken('', 32),
+        lastSeenAt: now,
+      };
+      db.sql.transaction(() => {
+        db.sql
+          .prepare(
+            `INSERT INTO sessions (id_hash, kind, subject_id, csrf_secret, auth_time, amr, created_at, last_seen_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            idHash,
+            session.kind,
+            session.subjectId,
+            session.csrfSecret,
+            session.authTime,
+            JSON.stringify(session.amr),
+            session.createdAt,
+            now,
+            session.expiresAt,
+          );
+        db.sql
+          .prepare('UPDATE authorization_requests SET session_id_hash = ? WHERE session_id_hash = ?')
+          .run(idHash, old.idHash);
+        db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(old.idHash);
+      });
+      return { token, session };
+    },
+
+    delete(idHash: string): void {
+      db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+    },
+
+    /** Removes sessions past either timeout; returns how many. */
+    purgeExpired(now: number, kind: SessionKind, t: SessionTimeouts): number {
+      return db.sql
+        .prepare('DELETE FROM sessions WHERE kind = ? AND (expires_at <= ? OR last_seen_at <= ?)')
+        .run(kind, now, now - t.idle).changes;
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;
