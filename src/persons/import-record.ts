@@ -1,4 +1,4 @@
-import countries from 'i18n-iso-countries';
+import countries from 'i18n-iso-countries/index.js';
 import { z } from 'zod';
 
 /**

@@ -1,4 +1,4 @@
-import countries from 'i18n-iso-countries';
+import countries from 'i18n-iso-countries/index.js';
 import en from 'i18n-iso-countries/langs/en.json';
 import type { AuditActor } from '../audit/audit.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
