@@ -188,7 +188,7 @@ describe('environments', () => {
     expect(prod.clientSecret).toMatch(/^cs_live_[A-Za-z0-9_-]{43}$/);
     const client = findClientByClientId(ctx.db, prod.clientId)!;
     expect(client).toMatchObject({ environment: 'production', scopes: ['openid', 'age_over_18'] });
-    expect(client.redirectUris).toEqual(base.redirectUris);
+    expect(client.redirectUris).toEqual([...base.redirectUris]);
     expect(await verifyClientSecret(ctx.db, client.environmentId, prod.clientSecret!)).toBe(true);
     expect(listReviews(ctx.db, { status: 'approved' }).length).toBe(1);
   });
