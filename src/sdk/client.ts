@@ -1,0 +1,170 @@
+import { authorizationUrl } from './authorization-url.ts';
+import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
+import { type SdkClock, systemClock } from './clock.ts';
+import { discover } from './discovery.ts';
+import { UnexpectedResponseError } from './errors.ts';
+import type { FetchLike } from './http.ts';
+import { type IdTokenClaims, validateIdToken } from './id-token.ts';
+import { createJwksCache, type JwksCache } from './jwks.ts';
+import { getDocument, listDocuments, userinfo } from './resources.ts';
+import { exchangeCode, type TokenEndpointAuthMethod } from './token.ts';
+import { createTransaction, type Transaction } from './transaction.ts';
+import type { TransactionStore } from './transaction-store.ts';
+import type {
+  DiscoveryDocument,
+  IdentityDocument,
+  IdentityDocumentSummary,
+  TokenResponse,
+  UserInfo,
+} from './types.ts';
+
+export interface VerityClientOptions {
+  /** Verity's issuer / API base URL, e.g. `https://id.example.com`. */
+  issuer: string;
+  clientId: string;
+  /** Confidential clients only; keep it on the backend. */
+  clientSecret?: string;
+  authMethod?: TokenEndpointAuthMethod;
+  /** The registered callback URI this backend handles. */
+  redirectUri: string;
+  store: TransactionStore;
+  transactionTtlSeconds?: number;
+  fetch?: FetchLike;
+  clock?: SdkClock;
+}
+
+export interface StartSignInInput {
+  /** The initiating browser session (an HTTP-only cookie value of the application). */
+  sessionId: string;
+  scope: string | readonly string[];
+  purpose?: string;
+  display?: 'page' | 'popup';
+  prompt?: 'none' | 'login' | 'consent';
+  returnTo?: string;
+}
+
+/** Everything the callback produced; tokens stay on the backend. */
+export interface SignInResult {
+  tokens: TokenResponse;
+  /** Present when `openid` was granted. */
+  claims?: IdTokenClaims;
+  scopes: string[];
+}
+
+export interface VerityClient {
+  readonly options: Readonly<VerityClientOptions>;
+  discovery(): Promise<DiscoveryDocument>;
+  /**
+   * Creates and stores a transaction and returns only what the browser may see: the opaque
+   * `transactionId` and the `authorizationUrl`.
+   */
+  startSignIn(input: StartSignInInput): Promise<{ transactionId: string; authorizationUrl: string }>;
+  /** Validates the callback, exchanges the code and validates the ID token (see `handleCallback`). */
+  handleCallback(
+    callback: string | URL | URLSearchParams,
+    sessionId: string | undefined,
+  ): Promise<CallbackOutcome<SignInResult>>;
+  exchangeCode(code: string, tx: Pick<Transaction, 'codeVerifier' | 'redirectUri'>): Promise<TokenResponse>;
+  validateIdToken(idToken: string, nonce: string): Promise<IdTokenClaims>;
+  userinfo(accessToken: string): Promise<UserInfo>;
+  listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
+  getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
+}
+
+/** One client per application environment; discovery and the JWKS are fetched lazily and cached. */
+export function createVerityClient(options: VerityClientOptions): VerityClient {
+  const issuer = options.issuer.replace(/\/+$/, '');
+  const clock = options.clock ?? systemClock;
+  const fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+  const ttl = options.transactionTtlSeconds ?? DEFAULT_TRANSACTION_TTL_SECONDS;
+  let discovered: Promise<DiscoveryDocument> | undefined;
+  let jwks: JwksCache | undefined;
+
+  function discovery(): Promise<DiscoveryDocument> {
+    discovered ??= discover(issuer, { fetch: fetchFn, clock }).catch((e) => {
+      discovered = undefined; // a failed fetch is retried by the next call
+      throw e;
+    });
+    return discovered;
+  }
+
+  async function keys(): Promise<JwksCache> {
+    jwks ??= createJwksCache({ jwksUri: (await discovery()).jwks_uri, fetch: fetchFn, clock });
+    return jwks;
+  }
+
+  const client: VerityClient = {
+    options,
+    discovery,
+    async startSignIn(input) {
+      const endpoint = (await discovery()).authorization_endpoint;
+      await options.store.prune(new Date(clock.now().getTime() - ttl * 1000));
+      const tx = createTransaction({
+        sessionId: input.sessionId,
+        redirectUri: options.redirectUri,
+        display: input.display ?? 'page',
+        ...(input.returnTo === undefined ? {} : { returnTo: input.returnTo }),
+        clock,
+      });
+      const url = await authorizationUrl({
+        authorizationEndpoint: endpoint,
+        clientId: options.clientId,
+        transaction: tx,
+        scope: input.scope,
+        ...(input.purpose ? { purpose: input.purpose } : {}),
+        ...(input.prompt ? { prompt: input.prompt } : {}),
+      });
+      await options.store.save(tx);
+      return { transactionId: tx.id, authorizationUrl: url };
+    },
+    handleCallback(callback, sessionId) {
+      return handleCallback<SignInResult>({
+        callback,
+        sessionId,
+        store: options.store,
+        issuer,
+        ttlSeconds: ttl,
+        clock,
+        async complete(code, tx) {
+          const tokens = await client.exchangeCode(code, tx);
+          const scopes = (tokens.scope ?? '').split(' ').filter(Boolean);
+          if (tokens.id_token === undefined) {
+            if (scopes.includes('openid'))
+              throw new UnexpectedResponseError('openid was granted but no id_token came back');
+            return { tokens, scopes };
+          }
+          const claims = await client.validateIdToken(tokens.id_token, tx.nonce);
+          return { tokens, claims, scopes };
+        },
+      });
+    },
+    async exchangeCode(code, tx) {
+      return exchangeCode({
+        tokenEndpoint: (await discovery()).token_endpoint,
+        clientId: options.clientId,
+        ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
+        ...(options.authMethod ? { authMethod: options.authMethod } : {}),
+        code,
+        redirectUri: tx.redirectUri,
+        codeVerifier: tx.codeVerifier,
+        fetch: fetchFn,
+        clock,
+      });
+    },
+    async validateIdToken(idToken, nonce) {
+      const doc = await discovery();
+      return validateIdToken(idToken, {
+        issuer: doc.issuer,
+        clientId: options.clientId,
+        nonce,
+        jwks: await keys(),
+        clock,
+      });
+    },
+    userinfo: (accessToken) => userinfo({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
+    listDocuments: (accessToken) => listDocuments({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
+    getDocument: (accessToken, documentReference) =>
+      getDocument({ baseUrl: issuer, accessToken, documentReference, fetch: fetchFn, clock }),
+  };
+  return client;
+}

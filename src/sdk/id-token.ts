@@ -1,0 +1,103 @@
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import { type SdkClock, systemClock } from './clock.ts';
+import { IdTokenError } from './errors.ts';
+import type { JwksCache } from './jwks.ts';
+import { timingSafeEqual } from './random.ts';
+
+/** The ID token's claims as Verity issues them; identity data is in UserInfo, not here. */
+export interface IdTokenClaims {
+  iss: string;
+  /** Pairwise subject: the application's account key for this person. */
+  sub: string;
+  aud: string | string[];
+  exp: number;
+  iat: number;
+  auth_time: number;
+  nonce: string;
+  azp?: string;
+  at_hash?: string;
+  /** The identity assurance level reached. */
+  acr?: string;
+  amr?: string[];
+  [claim: string]: unknown;
+}
+
+export interface ValidateIdTokenOptions {
+  /** The `issuer` of the discovery document. */
+  issuer: string;
+  /** The application's Client ID. */
+  clientId: string;
+  /** The nonce stored in the transaction. */
+  nonce: string;
+  jwks: JwksCache;
+  clock?: SdkClock;
+}
+
+/** The interface's limit on clock skew for `exp`, `iat` and `auth_time`. */
+export const MAX_SKEW_SECONDS = 60;
+
+/**
+ * Validates an ID token exactly as the interface requires: RS256 only, key chosen by `kid` from the
+ * cached JWKS, `iss`, `aud` (and `azp` when there are several audiences), `exp`, `iat` and `auth_time`
+ * with at most 60 s of skew, and `nonce` compared in constant time.
+ */
+export async function validateIdToken(idToken: string, opts: ValidateIdTokenOptions): Promise<IdTokenClaims> {
+  const now = (opts.clock ?? systemClock).now();
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(idToken);
+  } catch {
+    throw new IdTokenError('id_token_malformed', 'ID token is not a JWS');
+  }
+  // Decided before any key is looked up, so `none`/HS256 tokens never reach verification.
+  if (header.alg !== 'RS256')
+    throw new IdTokenError('id_token_alg', `ID token alg must be RS256, got ${String(header.alg)}`);
+  if (typeof header.kid !== 'string' || header.kid === '')
+    throw new IdTokenError('id_token_kid', 'ID token header has no kid');
+  const key = await opts.jwks.getKey(header.kid);
+  if (!key) throw new IdTokenError('id_token_kid', `no RS256 key with kid ${header.kid} in the JWKS`);
+
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(idToken, key, {
+      algorithms: ['RS256'],
+      issuer: opts.issuer,
+      audience: opts.clientId,
+      clockTolerance: MAX_SKEW_SECONDS,
+      currentDate: now,
+      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce'],
+    }));
+  } catch (e) {
+    throw mapJoseError(e);
+  }
+
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (typeof payload.iat !== 'number' || payload.iat > nowSeconds + MAX_SKEW_SECONDS)
+    throw new IdTokenError('id_token_iat', 'ID token iat is in the future');
+  if (typeof payload.auth_time !== 'number' || payload.auth_time > nowSeconds + MAX_SKEW_SECONDS)
+    throw new IdTokenError('id_token_auth_time', 'ID token auth_time is missing or in the future');
+  if (typeof payload.sub !== 'string' || payload.sub === '')
+    throw new IdTokenError('id_token_claims', 'ID token has no sub');
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== opts.clientId)
+    throw new IdTokenError('id_token_azp', 'ID token has several audiences and azp is not this client');
+  if (typeof payload.nonce !== 'string' || !(await timingSafeEqual(payload.nonce, opts.nonce)))
+    throw new IdTokenError('id_token_nonce', 'ID token nonce does not match the transaction');
+  return payload as IdTokenClaims;
+}
+
+function mapJoseError(e: unknown): IdTokenError {
+  if (e instanceof errors.JWTExpired) return new IdTokenError('id_token_expired', 'ID token has expired');
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    if (e.claim === 'iss') return new IdTokenError('id_token_iss', 'ID token iss is not the expected issuer');
+    if (e.claim === 'aud') return new IdTokenError('id_token_aud', 'ID token aud is not this client');
+    if (e.claim === 'iat') return new IdTokenError('id_token_iat', 'ID token iat is invalid');
+    return new IdTokenError('id_token_claims', `ID token claim ${e.claim} is invalid: ${e.reason}`);
+  }
+  if (e instanceof errors.JWSSignatureVerificationFailed)
+    return new IdTokenError('id_token_signature', 'ID token signature does not verify');
+  if (e instanceof errors.JOSEAlgNotAllowed)
+    return new IdTokenError('id_token_alg', 'ID token alg must be RS256');
+  if (e instanceof errors.JWTInvalid || e instanceof errors.JWSInvalid)
+    return new IdTokenError('id_token_malformed', 'ID token is malformed');
+  return new IdTokenError('id_token_signature', 'ID token could not be verified');
+}

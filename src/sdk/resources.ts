@@ -1,0 +1,54 @@
+import { type SdkClock, systemClock } from './clock.ts';
+import { UnexpectedResponseError } from './errors.ts';
+import { type FetchLike, readJson, send } from './http.ts';
+import type { IdentityDocument, IdentityDocumentSummary, UserInfo } from './types.ts';
+
+export interface ResourceParams {
+  /** The API base URL (the issuer), e.g. `https://id.example.com`. */
+  baseUrl: string;
+  accessToken: string;
+  fetch?: FetchLike;
+  clock?: SdkClock;
+}
+
+async function get<T>(p: ResourceParams, path: string): Promise<T> {
+  const url = `${p.baseUrl.replace(/\/+$/, '')}${path}`;
+  const res = await send(p.fetch ?? fetch, url, {
+    headers: { accept: 'application/json', authorization: `Bearer ${p.accessToken}` },
+  });
+  return readJson<T>(res, (p.clock ?? systemClock).now());
+}
+
+/**
+ * `GET /v1/userinfo`: the pairwise `sub` and the approved claims only. Absent claims stay `undefined`;
+ * none is filled in with `false`. A revoked or expired authorization fails with `invalid_token`.
+ */
+export async function userinfo(p: ResourceParams): Promise<UserInfo> {
+  const info = await get<UserInfo>(p, '/v1/userinfo');
+  if (typeof info.sub !== 'string') throw new UnexpectedResponseError('UserInfo response has no sub');
+  return info;
+}
+
+/** `GET /v1/userinfo/identity-documents` (needs `identity_documents`; 403 `insufficient_scope` otherwise). */
+export async function listDocuments(p: ResourceParams): Promise<IdentityDocumentSummary[]> {
+  const body = await get<{ data?: { documents?: IdentityDocumentSummary[] } }>(
+    p,
+    '/v1/userinfo/identity-documents',
+  );
+  if (!Array.isArray(body.data?.documents))
+    throw new UnexpectedResponseError('identity-documents response has no data.documents');
+  return body.data.documents;
+}
+
+/** `GET /v1/userinfo/identity-documents/:documentReference`; 404 `IDENTITY_DOCUMENT_NOT_FOUND` when it no longer resolves. */
+export async function getDocument(
+  p: ResourceParams & { documentReference: string },
+): Promise<IdentityDocument> {
+  const body = await get<{ data?: IdentityDocument }>(
+    p,
+    `/v1/userinfo/identity-documents/${encodeURIComponent(p.documentReference)}`,
+  );
+  if (!body.data || typeof body.data.documentReference !== 'string')
+    throw new UnexpectedResponseError('identity-document response has no data');
+  return body.data;
+}

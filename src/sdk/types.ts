@@ -1,0 +1,118 @@
+/** `POST /v1/oauth/token` success. No refresh token is issued. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | string;
+  /** Seconds; 900. */
+  expires_in: number;
+  /** Present only when `openid` was approved. */
+  id_token?: string;
+  /** Space-separated granted scopes. */
+  scope: string;
+}
+
+export interface EmailEntry {
+  email: string;
+  verified?: boolean;
+  primary?: boolean;
+}
+
+export interface PhoneEntry {
+  phone_number: string;
+  verified?: boolean;
+  primary?: boolean;
+}
+
+/** The `document` claim: the approved fields of the person's primary shared document. */
+export interface DocumentClaim {
+  documentType?: string;
+  issuingCountry?: string;
+  expiryDate?: string;
+  validityStatus?: string;
+  verified?: boolean;
+  verifiedAt?: string;
+  maskedDocumentNumber?: string;
+  documentNumber?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * `GET /v1/userinfo`. Every claim except `sub` is optional: a claim that was not approved or is not
+ * available is absent (`undefined`), and absence never means false. Check `=== true`, not truthiness,
+ * and treat `undefined` as "unknown".
+ */
+export interface UserInfo {
+  sub: string;
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  preferred_username?: string;
+  locale?: string;
+  updated_at?: number;
+  email?: string;
+  email_verified?: boolean;
+  emails?: EmailEntry[];
+  phone_number?: string;
+  phone_number_verified?: boolean;
+  phone_numbers?: PhoneEntry[];
+  legal_name?: string;
+  legal_given_name?: string;
+  legal_family_name?: string;
+  age?: number;
+  age_over_18?: boolean;
+  /** `YYYY-MM-DD`. */
+  birthdate?: string;
+  /** ISO 3166-1 alpha-2 codes. */
+  nationalities?: string[];
+  identity_verified?: boolean;
+  identity_assurance_level?: 'none' | 'low' | 'substantial' | 'high' | string;
+  liveness_verified?: boolean;
+  face_match_verified?: boolean;
+  /** A `data:image/jpeg;base64,…` URL. */
+  picture?: string;
+  picture_verified?: boolean;
+  document?: DocumentClaim;
+  [claim: string]: unknown;
+}
+
+/** An item of `GET /v1/userinfo/identity-documents`; fields outside the approved scopes are absent. */
+export interface IdentityDocumentSummary {
+  /** Opaque and specific to this application. */
+  documentReference: string;
+  displayName: string;
+  documentType?: string;
+  /** ISO 3166-1 alpha-2. */
+  issuingCountry?: string;
+  validityStatus?: string;
+  verified?: boolean;
+  verifiedAt?: string;
+}
+
+/**
+ * `proof` is an audit reference only, not a signature over the response: do not recompute or
+ * independently trust `proofHash`.
+ */
+export interface DocumentProof {
+  type: string;
+  attestationId: string;
+  schemaVersion: string;
+  status: string;
+  proofHash: string;
+}
+
+export interface IdentityDocument extends IdentityDocumentSummary {
+  /** `YYYY-MM-DD`. */
+  expiryDate?: string;
+  maskedDocumentNumber?: string;
+  documentNumber?: string;
+  proof: DocumentProof;
+}
+
+/** The discovery fields the SDK uses (OpenID Connect Discovery 1.0 names). */
+export interface DiscoveryDocument {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string;
+  jwks_uri: string;
+  [field: string]: unknown;
+}
