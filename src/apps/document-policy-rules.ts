@@ -1,4 +1,4 @@
-import countries from 'i18n-iso-countries';
+import countries from 'i18n-iso-countries/index.js';
 import { ruleViolation } from './rule-error.ts';
 
 export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence', 'residence_permit'] as const;
