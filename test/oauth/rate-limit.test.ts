@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../src/http/env.ts';
+import { rateLimit } from '../../src/http/rate-limit.ts';
+import { requestContext } from '../../src/http/request-context.ts';
+import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
+import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { inProcess, REDIRECT } from './fixtures.ts';
+
+let ctx: TestContext | undefined;
+afterEach(() => ctx?.cleanup());
+
+async function setup(extra: string) {
+  ctx = await testContext({ extra });
+  const app = await createTestApp(ctx, { type: 'public', redirectUris: [REDIRECT], scopes: ['profile'] });
+  return { ctx, app, request: inProcess(ctx) };
+}
+
+const authorizePath = (app: TestApp) =>
+  `/v1/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'profile', state: 's', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`;
+
+const limits = (res: Response) => ({
+  limit: res.headers.get('x-ratelimit-limit'),
+  remaining: res.headers.get('x-ratelimit-remaining'),
+  reset: res.headers.get('x-ratelimit-reset'),
+});
+
+describe('OAuth endpoints', () => {
+  test('30 requests per IP per 10 minutes by default, with headers on every response', async () => {
+    const { ctx, app, request } = await setup('');
+    for (let i = 1; i <= 30; i++) {
+      const res = await request(authorizePath(app));
+      expect(res.status).toBe(303);
+      expect(limits(res)).toEqual({ limit: '30', remaining: String(30 - i), reset: '600' });
+    }
+    const over = await request(authorizePath(app));
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('600');
+    expect(limits(over)).toEqual({ limit: '30', remaining: '0', reset: '600' });
+    const body = (await over.json()) as { error: { code: string; message: string; requestId: string } };
+    expect(body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(body.error.requestId).toBe(over.headers.get('x-request-id')!);
+    expect(
+      ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM authorization_requests').get()!.n,
+    ).toBe(30);
+  });
+
+  test('authorize and token share one bucket; the token endpoint answers 429 too', async () => {
+    const { app, request } = await setup('[rate_limits.oauth]\nrequests = 2\nwindow = "1m"');
+    expect((await request(authorizePath(app))).headers.get('x-ratelimit-remaining')).toBe('1');
+    const token = await request('/v1/oauth/token', {
+      method: 'POST',
+      body: 'x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.headers.get('x-ratelimit-remaining')).toBe('0');
+    const over = await request('/v1/oauth/token', {
+      method: 'POST',
+      body: 'x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as any).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    // Other paths are not in the OAuth bucket.
+    expect((await request('/.well-known/openid-configuration')).headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  test('the window resets after it ends (fixed clock)', async () => {
+    const { ctx, app, request } = await setup('[rate_limits.oauth]\nrequests = 2\nwindow = "10m"');
+    await request(authorizePath(app));
+    ctx.clock.advance(240_000);
+    const second = await request(authorizePath(app));
+    expect(limits(second)).toEqual({ limit: '2', remaining: '0', reset: '360' });
+    const over = await request(authorizePath(app));
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('360');
+    ctx.clock.advance(359_000);
+    expect((await request(authorizePath(app))).status).toBe(429);
+    ctx.clock.advance(1_000);
+    const fresh = await request(authorizePath(app));
+    expect(fresh.status).toBe(303);
+    expect(limits(fresh)).toEqual({ limit: '2', remaining: '1', reset: '600' });
+  });
+
+  test('each client address has its own bucket; proxy headers are ignored without trust_proxy', async () => {
+    const { app, request } = await setup('[rate_limits.oauth]\nrequests = 1');
+    expect((await request(authorizePath(app), undefined, '203.0.113.1')).status).toBe(303);
+    expect((await request(authorizePath(app), undefined, '203.0.113.2')).status).toBe(303);
+    const spoofed = await request(
+      authorizePath(app),
+      { headers: { 'X-Forwarded-For': '192.0.2.99' } },
+      '203.0.113.1',
+    );
+    expect(spoofed.status).toBe(429);
+  });
+
+  test('with trust_proxy the address comes from the named header (its last hop)', async () => {
+    const { app, request } = await setup(
+      '[rate_limits.oauth]\nrequests = 1\n[server]\ntrust_proxy = "X-Forwarded-For"',
+    );
+    const via = (xff: string) =>
+      request(authorizePath(app), { headers: { 'X-Forwarded-For': xff } }, '10.0.0.1');
+    expect((await via('192.0.2.1')).status).toBe(303);
+    expect((await via('192.0.2.2')).status).toBe(303);
+    expect((await via('192.0.2.1')).status).toBe(429);
+    // A client cannot escape its bucket by prepending addresses: the proxy's own hop is last.
+    expect((await via('198.51.100.1, 192.0.2.1')).status).toBe(429);
+  });
+
+  test('limits per environment and per plan from the config', async () => {
+    const { ctx, app, request } = await setup(`
+[rate_limits.oauth]
+requests = 1
+[rate_limits.oauth.environments.production]
+requests = 3
+[rate_limits.oauth.plans.enterprise]
+requests = 5
+window = "1h"
+`);
+    expect(
+      (await request(authorizePath(app), undefined, '192.0.2.10')).headers.get('x-ratelimit-limit'),
+    ).toBe('1');
+    const prod = await createTestApp(ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      scopes: ['profile'],
+      environment: 'production',
+    });
+    const p = await request(authorizePath(prod), undefined, '192.0.2.11');
+    expect(limits(p)).toMatchObject({ limit: '3', reset: '600' });
+    const ent = await createTestApp(ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      scopes: ['profile'],
+      environment: 'production',
+      plan: 'enterprise',
+    });
+    const e = await request(authorizePath(ent), undefined, '192.0.2.12');
+    expect(limits(e)).toEqual({ limit: '5', remaining: '4', reset: '3600' });
+  });
+
+  test('expired windows are cleaned up', async () => {
+    const { ctx, app, request } = await setup('');
+    await request(authorizePath(app), undefined, '192.0.2.20');
+    const count = () =>
+      ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM rate_limit_buckets').get()!.n;
+    expect(count()).toBe(1);
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    deleteExpiredOAuthState(ctx, now + 599);
+    expect(count()).toBe(1);
+    deleteExpiredOAuthState(ctx, now + 600);
+    expect(count()).toBe(0);
+  });
+});
+
+test('the middleware serves any bucket, keyed as the caller says', async () => {
+  ctx = await testContext({ extra: '[rate_limits.capabilities]\nrequests = 2\nwindow = "1m"' });
+  const c = ctx;
+  const app = new Hono<AppEnv>();
+  app.use(requestContext(c));
+  app.use(rateLimit(c, 'capabilities', (x) => x.req.header('x-key') ?? 'none'));
+  app.get('/x', () => new Response('ok', { headers: { 'Content-Type': 'text/plain' } }));
+  const get = (key: string) => app.request('http://h/x', { headers: { 'x-key': key } }, { ip: '1.2.3.4' });
+  expect(limits(await get('a'))).toEqual({ limit: '2', remaining: '1', reset: '60' });
+  expect((await get('a')).status).toBe(200);
+  expect((await get('a')).status).toBe(429);
+  expect((await get('b')).status).toBe(200);
+});
