@@ -1,0 +1,271 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { hashPassword } from '../../src/crypto/password.ts';
+import type { FaceVerifyInput } from '../../src/identity/face/provider.ts';
+import { unix } from '../../src/platform/clock.ts';
+import { Browser, callbackParams, type Flow, flow, location, open, signInPersona } from './flow-helpers.ts';
+
+let f: Flow;
+let server: ReturnType<typeof Bun.serve> | undefined;
+afterEach(async () => {
+  f?.cleanup();
+  await server?.stop(true);
+  server = undefined;
+});
+
+const PASSWORD = 'correct horse battery staple';
+// Hashed once: argon2id is deliberately slow.
+const HASH = hashPassword(PASSWORD);
+
+/** A production person who can sign in with a password and has an enrolled face template. */
+async function person(email = 'grace@example.org', id = 'psn_grace') {
+  const now = unix(f.ctx.clock);
+  f.ctx.db.sql
+    .prepare(
+      `INSERT INTO persons (id, external_id, environment, name, given_name, family_name, password_hash, assurance_level,
+         identity_verified, face_template_ref, status, created_at, updated_at)
+       VALUES (?, ?, 'production', 'Grace Hopper', 'Grace', 'Hopper', ?, 'substantial', 1, 'tpl_grace', 'active', ?, ?)`,
+    )
+    .run(id, `ext-${id}`, await HASH, now, now);
+  f.ctx.db.sql
+    .prepare('INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, 1, 1)')
+    .run(id, email);
+}
+
+async function signIn(b: Browser, path: string, email: string, password: string) {
+  const { csrf } = await open(b, path);
+  return b.post(`${path}/signin`, { csrf_token: csrf, email, password });
+}
+
+/** A loopback face-verification service standing in for the real one. */
+function faceService(
+  answer: (body: FaceVerifyInput & { subject: string }, req: Request) => Response | Promise<Response>,
+) {
+  const seen: { body: any; auth: string | null }[] = [];
+  server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const body = (await req.json()) as any;
+      seen.push({ body, auth: req.headers.get('authorization') });
+      return answer(body, req);
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/verify`, seen };
+}
+
+const httpFace = (url: string, timeout = '2s') =>
+  `[face]\nprovider = "http"\nhttp_url = "${url}"\nhttp_token = "face-secret"\ntimeout = "${timeout}"`;
+
+const FRAME =
+  'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=';
+
+describe('production sign-in', () => {
+  test('Email and Password fields with a Sign in button; login_hint pre-fills the email', async () => {
+    f = await flow({ environment: 'production' });
+    const { html } = await open(f.browser, await f.authorize({ login_hint: 'grace@example.org' }));
+    expect(html).toContain('<label for="email">Email</label>');
+    expect(html).toContain('<label for="password">Password</label>');
+    expect(html).toMatch(/<button type="submit">Sign in<\/button>/);
+    expect(html).toMatch(/<input id="email"[^>]*value="grace@example.org"/);
+    expect(html).not.toContain('Ada Sandbox');
+  });
+
+  test('a wrong password is refused with one message for every cause', async () => {
+    f = await flow({ environment: 'production' });
+    await person();
+    const path = await f.authorize();
+    for (const [email, password] of [
+      ['grace@example.org', 'wrong'],
+      ['nobody@example.org', PASSWORD],
+      ['ada@sandbox.example', PASSWORD],
+    ]) {
+      const res = await signIn(f.browser, path, email!, password!);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('The email or password is not correct.');
+    }
+  });
+
+  test('the right password moves to the face step; a sandbox session is not reused for production', async () => {
+    f = await flow({ environment: 'production' });
+    await person();
+    // Signed in as a sandbox persona in the same browser: production still asks for a password.
+    const sandboxClient = await flow();
+    try {
+      const sb = await sandboxClient.authorize();
+      await signInPersona(sandboxClient.browser, sb);
+    } finally {
+      sandboxClient.cleanup();
+    }
+    const path = await f.authorize();
+    expect((await f.browser.get(path)).status).toBe(200);
+    const res = await signIn(f.browser, path, 'GRACE@example.org', PASSWORD);
+    expect(res.status).toBe(303);
+    expect(location(res)).toBe(`${path}/face`);
+  });
+
+  test('throttled per account: after the limit even the right password waits for the window', async () => {
+    f = await flow({
+      environment: 'production',
+      extra: '[identity]\nsignin_attempts_per_account = 3\ninteraction_ttl = "1h"',
+    });
+    await person();
+    const path = await f.authorize();
+    for (let i = 0; i < 3; i++)
+      expect((await signIn(f.browser, path, 'grace@example.org', 'nope')).status).toBe(401);
+    const blocked = await signIn(f.browser, path, 'grace@example.org', PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(await blocked.text()).toContain('Too many sign-in attempts');
+    // From another address too: the account is what is protected.
+    const other = new Browser(f.app, '192.0.2.99');
+    const path2 = await f.authorize({}, other);
+    expect((await signIn(other, path2, 'grace@example.org', PASSWORD)).status).toBe(429);
+    f.ctx.clock.advance(15 * 60_000);
+    expect((await signIn(f.browser, path, 'grace@example.org', PASSWORD)).status).toBe(303);
+  });
+
+  test('throttled per IP: many accounts from one address', async () => {
+    f = await flow({
+      environment: 'production',
+      extra: '[identity]\nsignin_attempts_per_ip = 4\ninteraction_ttl = "1h"',
+    });
+    await person();
+    const path = await f.authorize();
+    for (let i = 0; i < 4; i++) await signIn(f.browser, path, `user${i}@example.org`, 'guess');
+    expect((await signIn(f.browser, path, 'grace@example.org', PASSWORD)).status).toBe(429);
+    const other = new Browser(f.app, '192.0.2.50');
+    expect((await signIn(other, await f.authorize({}, other), 'grace@example.org', PASSWORD)).status).toBe(
+      303,
+    );
+  });
+});
+
+describe('production face assurance', () => {
+  async function atFace(extra: string) {
+    f = await flow({ environment: 'production', extra });
+    await person();
+    const path = await f.authorize();
+    await signIn(f.browser, path, 'grace@example.org', PASSWORD);
+    return path;
+  }
+
+  async function postFrames(path: string, frames: string[]) {
+    const { csrf } = await open(f.browser, `${path}/face`);
+    return f.browser.post(`${path}/face`, { csrf_token: csrf, frames: JSON.stringify(frames) });
+  }
+
+  test('provider "none": a clear page, and Continue ends the request with access_denied', async () => {
+    const path = await atFace('');
+    const { res, html } = await open(f.browser, `${path}/face`);
+    expect(res.status).toBe(200);
+    expect(html).toContain('Face assurance is not available');
+    expect(html).toMatch(/<button type="submit">Continue<\/button>/);
+    const { csrf } = await open(f.browser, `${path}/face`);
+    const q = callbackParams(await f.browser.post(`${path}/face/unavailable`, { csrf_token: csrf }));
+    expect(q.error).toBe('access_denied');
+    expect(q.error_description).toContain('not configured');
+  });
+
+  test('provider "none": posting frames anyway still fails', async () => {
+    const path = await atFace('');
+    const q = callbackParams(await postFrames(path, [FRAME]));
+    expect(q.error).toBe('access_denied');
+  });
+
+  test('http provider pass: the documented JSON contract, bearer token, then consent', async () => {
+    const svc = faceService(() =>
+      Response.json({ liveness: { passed: true, score: 0.97 }, match: { passed: true, score: 0.91 } }),
+    );
+    const path = await atFace(httpFace(svc.url));
+    const page = await open(f.browser, `${path}/face`);
+    expect(page.html).toContain('Start face check');
+    expect(page.html).toMatch(/<script nonce="[^"]+">/);
+    const res = await postFrames(path, [FRAME, FRAME]);
+    expect(location(res)).toBe(`${path}/consent`);
+    expect(svc.seen).toHaveLength(1);
+    expect(svc.seen[0]!.auth).toBe('Bearer face-secret');
+    expect(svc.seen[0]!.body).toEqual({
+      templateRef: 'tpl_grace',
+      subject: 'psn_grace',
+      frames: [FRAME, FRAME],
+    });
+    // Frames are not stored anywhere.
+    const dump = JSON.stringify(f.ctx.db.sql.prepare('SELECT * FROM authorization_requests').all());
+    expect(dump).not.toContain('base64');
+    const q = callbackParams(
+      await (async () => {
+        const { csrf } = await open(f.browser, `${path}/consent`);
+        return f.browser.post(`${path}/consent`, { csrf_token: csrf, decision: 'allow' });
+      })(),
+    );
+    expect(q.code).toBeString();
+    const code = f.ctx.db.sql
+      .prepare<{ amr: string; acr: string }>('SELECT amr, acr FROM authorization_codes')
+      .get()!;
+    expect(JSON.parse(code.amr)).toEqual(['pwd', 'face']);
+    expect(code.acr).toBe('substantial');
+  });
+
+  const failures: [string, () => Response | Promise<Response>, string][] = [
+    [
+      'failed liveness',
+      () => Response.json({ liveness: { passed: false, score: 0.2 }, match: { passed: false, score: 0 } }),
+      'liveness',
+    ],
+    [
+      'failed match',
+      () => Response.json({ liveness: { passed: true, score: 0.9 }, match: { passed: false, score: 0.3 } }),
+      'did not match',
+    ],
+    [
+      'a timeout',
+      async () => {
+        await Bun.sleep(1000);
+        return Response.json({});
+      },
+      'did not answer in time',
+    ],
+    ['an error status', () => new Response('boom', { status: 500 }), 'status 500'],
+    ['a malformed answer', () => Response.json({ liveness: { passed: 'yes' } }), 'unexpected answer'],
+    [
+      'an unreadable answer',
+      () => new Response('not json', { headers: { 'content-type': 'application/json' } }),
+      'unreadable',
+    ],
+  ];
+  for (const [name, answer, text] of failures)
+    test(`http provider: ${name} ends the request with access_denied and a description`, async () => {
+      const svc = faceService(answer);
+      const path = await atFace(httpFace(svc.url, '200ms'));
+      const q = callbackParams(await postFrames(path, [FRAME]));
+      expect(q.error).toBe('access_denied');
+      expect(q.error_description).toContain(text);
+      expect(q.state).toBe('state-123');
+    });
+
+  test('http provider unreachable', async () => {
+    const path = await atFace(httpFace('http://127.0.0.1:9/verify'));
+    const q = callbackParams(await postFrames(path, [FRAME]));
+    expect(q.error_description).toContain('could not be reached');
+  });
+
+  test('no frames, or frames that are not images, are refused', async () => {
+    const svc = faceService(() =>
+      Response.json({ liveness: { passed: true, score: 1 }, match: { passed: true, score: 1 } }),
+    );
+    const path = await atFace(httpFace(svc.url));
+    expect((await postFrames(path, ['javascript:alert(1)'])).status).toBe(400);
+    const q = callbackParams(await postFrames(path, []));
+    expect(q.error).toBe('access_denied');
+    expect(svc.seen).toHaveLength(0);
+  });
+
+  test('a person without a face template cannot pass', async () => {
+    const svc = faceService(() =>
+      Response.json({ liveness: { passed: true, score: 1 }, match: { passed: true, score: 1 } }),
+    );
+    const path = await atFace(httpFace(svc.url));
+    f.ctx.db.sql.prepare('UPDATE persons SET face_template_ref = NULL').run();
+    const q = callbackParams(await postFrames(path, [FRAME]));
+    expect(q.error_description).toContain('no enrolled face template');
+  });
+});
