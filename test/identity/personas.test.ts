@@ -1,0 +1,93 @@
+import { afterEach, expect, test } from 'bun:test';
+import { PERSONAS, seedPersonas } from '../../src/identity/personas.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+afterEach(() => ctx?.cleanup());
+
+const count = (table: string) =>
+  ctx.db.sql.prepare<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+
+test('the six personas are seeded at start with stable ids, idempotently', async () => {
+  ctx = await testContext();
+  const ids = ctx.db.sql
+    .prepare<{ id: string; environment: string }>('SELECT id, environment FROM persons ORDER BY id')
+    .all();
+  expect(ids.map((r) => r.id)).toEqual(
+    ['ada', 'ben', 'cleo', 'dan', 'eve', 'finn'].map((k) => `psn_sandbox_${k}`),
+  );
+  expect(new Set(ids.map((r) => r.environment))).toEqual(new Set(['sandbox']));
+  const before = [
+    count('persons'),
+    count('person_emails'),
+    count('person_phones'),
+    count('identity_documents'),
+  ];
+  // A consent referencing a persona survives re-seeding (upsert, never delete).
+  ctx.db.sql.prepare("UPDATE persons SET name = 'Changed' WHERE id = 'psn_sandbox_ada'").run();
+  seedPersonas(ctx.db);
+  seedPersonas(ctx.db);
+  expect([
+    count('persons'),
+    count('person_emails'),
+    count('person_phones'),
+    count('identity_documents'),
+  ]).toEqual(before);
+  expect(
+    ctx.db.sql.prepare<{ name: string }>("SELECT name FROM persons WHERE id = 'psn_sandbox_ada'").get()!.name,
+  ).toBe('Ada Sandbox');
+});
+
+test('persona data matches DESIGN.md §6', async () => {
+  ctx = await testContext();
+  const person = (k: string) =>
+    ctx.db.sql.prepare<Record<string, any>>('SELECT * FROM persons WHERE id = ?').get(`psn_sandbox_${k}`)!;
+  const docs = (k: string) =>
+    ctx.db.sql
+      .prepare<Record<string, any>>(
+        'SELECT * FROM identity_documents WHERE person_id = ? ORDER BY "primary" DESC',
+      )
+      .all(`psn_sandbox_${k}`)
+      .map((d) => [d.document_type, d.issuing_country, d.validity_status, d.verified]);
+  const emails = (k: string) =>
+    ctx.db.sql
+      .prepare<{ verified: number }>('SELECT * FROM person_emails WHERE person_id = ?')
+      .all(`psn_sandbox_${k}`);
+  const phones = (k: string) =>
+    ctx.db.sql.prepare('SELECT * FROM person_phones WHERE person_id = ?').all(`psn_sandbox_${k}`);
+
+  expect(person('ada')).toMatchObject({ name: 'Ada Sandbox', assurance_level: 'high', identity_verified: 1 });
+  expect(docs('ada')).toEqual([['passport', 'DE', 'valid', 1]]);
+  expect(emails('ada')).toHaveLength(2);
+  expect(emails('ada').every((e) => e.verified === 1)).toBe(true);
+  expect(phones('ada')).toHaveLength(1);
+  expect(person('ada').photo).toStartWith('data:image/jpeg;base64,/9j/');
+
+  expect(person('ben').assurance_level).toBe('substantial');
+  expect(docs('ben')).toEqual([
+    ['id_card', 'FR', 'valid', 1],
+    ['passport', 'FR', 'expired', 1],
+  ]);
+
+  expect(person('cleo')).toMatchObject({ assurance_level: 'none', identity_verified: 0 });
+  expect(docs('cleo')).toEqual([]);
+  expect(emails('cleo')).toHaveLength(1);
+  expect(phones('cleo')).toHaveLength(0);
+
+  expect(person('dan')).toMatchObject({
+    assurance_level: 'substantial',
+    identity_verified: 1,
+    birthdate: '2010-06-01',
+  });
+  expect(docs('dan')).toEqual([['id_card', 'NL', 'valid', 1]]);
+
+  for (const k of ['eve', 'finn']) {
+    expect(person(k).identity_verified).toBe(1);
+    expect(docs(k)).toHaveLength(1);
+    expect(person(k).birthdate < '2008-01-01').toBe(true);
+  }
+  for (const p of PERSONAS) {
+    if (p.photo) expect(p.photo.length).toBeLessThanOrEqual(64 * 1024);
+    expect(person(p.key).face_template_ref).toBe(`sandbox:${p.key}`);
+  }
+});
