@@ -56,10 +56,17 @@ async function openBun(path: string): Promise<SqliteDriver> {
   return driver;
 }
 
+/**
+ * better-sqlite3 differs from bun:sqlite in ways the rest of the code must not see: it refuses to bind
+ * booleans (bun:sqlite binds them as 1/0), and its get()/all() throw on a statement that returns no rows
+ * (bun:sqlite runs it and returns nothing), so such a statement is run and an empty result returned.
+ */
 async function openNode(path: string): Promise<SqliteDriver> {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path);
   const cache = new Map<string, import('better-sqlite3').Statement>();
+  const bind = (params: unknown[]) =>
+    params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p));
   return {
     kind: 'node',
     raw: db,
@@ -75,9 +82,17 @@ async function openNode(path: string): Promise<SqliteDriver> {
       const stmt = s;
       const returnsRows = stmt.reader;
       return {
-        get: (...p: unknown[]) => (returnsRows ? (stmt.get(...p) as Row | undefined) : undefined),
-        all: (...p: unknown[]) => (returnsRows ? (stmt.all(...p) as Row[]) : []),
-        run: (...p: unknown[]) => ({ changes: stmt.run(...p).changes }),
+        get: (...p: unknown[]) => {
+          if (returnsRows) return stmt.get(...bind(p)) as Row | undefined;
+          stmt.run(...bind(p));
+          return undefined;
+        },
+        all: (...p: unknown[]) => {
+          if (returnsRows) return stmt.all(...bind(p)) as Row[];
+          stmt.run(...bind(p));
+          return [];
+        },
+        run: (...p: unknown[]) => ({ changes: stmt.run(...bind(p)).changes }),
       };
     },
     transaction: (fn) => db.transaction(fn).immediate(),
