@@ -1,3 +1,70 @@
-import type { Command } from './command.ts';
+import { listAllAttempts, redeliverAsOperator } from '../webhooks/delivery.service.ts';
+import { type Command, positional, str, UsageError } from './command.ts';
 
-export const webhooksCommands: Command[] = [];
+export const webhooksCommands: Command[] = [
+  {
+    name: 'webhooks deliveries list',
+    summary: 'Delivery attempts, newest first (one row per attempt).',
+    usage:
+      '[--app APP_ID] [--env sandbox|production] [--endpoint ID] [--event ID] [--status delivered|retrying|failed] [--limit N] [--cursor C]',
+    options: {
+      app: { type: 'string' },
+      env: { type: 'string' },
+      endpoint: { type: 'string' },
+      event: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+    },
+    async run(cli, args) {
+      const env = str(args, 'env');
+      if (env !== undefined && env !== 'sandbox' && env !== 'production')
+        throw new UsageError('--env must be sandbox or production');
+      const limitText = str(args, 'limit');
+      if (limitText !== undefined && !/^\d+$/.test(limitText))
+        throw new UsageError('--limit must be a number');
+      const ctx = await cli.open();
+      try {
+        const page = listAllAttempts(ctx, {
+          applicationId: str(args, 'app'),
+          environment: env,
+          endpointId: str(args, 'endpoint'),
+          eventId: str(args, 'event'),
+          status: str(args, 'status'),
+          limit: limitText === undefined ? undefined : Number(limitText),
+          cursor: str(args, 'cursor'),
+        });
+        const lines = page.deliveries.map(
+          (d) =>
+            `${d.attemptedAt}  ${d.status.padEnd(8)} ${String(d.responseStatus ?? '-').padEnd(4)} #${d.attempt} ${d.eventType} ${d.eventId} → ${d.endpointId}${d.error ? `  (${d.error})` : ''}${d.nextAttemptAt ? `  next ${d.nextAttemptAt}` : ''}`,
+        );
+        if (lines.length === 0) lines.push('No delivery attempts.');
+        if (page.nextCursor) lines.push(`More: --cursor ${page.nextCursor}`);
+        cli.print(lines.join('\n'), page);
+      } finally {
+        ctx.db.close();
+      }
+      return 0;
+    },
+  },
+  {
+    name: 'webhooks deliveries redeliver',
+    summary: 'Queue a stored event again, with its original id and body.',
+    usage: 'EVENT_ID [--endpoint ENDPOINT_ID]',
+    options: { endpoint: { type: 'string' } },
+    async run(cli, args) {
+      const eventId = positional(args, 0, 'EVENT_ID');
+      const ctx = await cli.open();
+      try {
+        const result = redeliverAsOperator(ctx, eventId, str(args, 'endpoint'));
+        cli.print(
+          `Queued ${result.eventId} for ${result.deliveries.map((d) => d.endpointId).join(', ')}; a running server sends it within seconds.`,
+          result,
+        );
+      } finally {
+        ctx.db.close();
+      }
+      return 0;
+    },
+  },
+];

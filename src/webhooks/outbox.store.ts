@@ -48,5 +48,70 @@ export function enqueueEvent<T extends EventType>(
      VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
   );
   for (const e of endpoints) insert.run(randomId('dlv_'), envelope.id, e.id, t, t, t);
+  notifyEnqueued(db, endpoints.length);
   return envelope;
+}
+
+/**
+ * Queues the stored event again for these endpoints (a redelivery): same id, same body. An endpoint
+ * whose delivery of the event is still pending and not in flight is simply made due now instead of
+ * getting a second row. Returns the delivery ids.
+ */
+export function requeueEvent(db: Db, clock: Clock, eventId: string, endpointIds: string[]): string[] {
+  const t = unix(clock);
+  const ids: string[] = [];
+  for (const endpointId of endpointIds) {
+    const pending = db.sql
+      .prepare<{ id: string }>(
+        `SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ? AND status = 'pending'
+         ORDER BY created_at DESC LIMIT 1`,
+      )
+      .get(eventId, endpointId);
+    if (pending) {
+      db.sql
+        .prepare(
+          `UPDATE webhook_deliveries SET next_attempt_at = MIN(next_attempt_at, ?), updated_at = ? WHERE id = ?`,
+        )
+        .run(t, t, pending.id);
+      ids.push(pending.id);
+      continue;
+    }
+    const id = randomId('dlv_');
+    db.sql
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
+      )
+      .run(id, eventId, endpointId, t, t, t);
+    ids.push(id);
+  }
+  notifyEnqueued(db, ids.length);
+  return ids;
+}
+
+type EnqueueListener = (deliveries: number) => void;
+const listeners = new WeakMap<Db, Set<EnqueueListener>>();
+
+/**
+ * Called after deliveries are queued on this database handle, so the dispatcher of this process can
+ * start at once instead of waiting for its next scheduled run. Listeners run on a later task: the
+ * enqueueing transaction is synchronous, so by then it has committed (or rolled back, in which case
+ * the dispatcher finds nothing new).
+ */
+export function onEnqueued(db: Db, fn: EnqueueListener): () => void {
+  let set = listeners.get(db);
+  if (!set) {
+    set = new Set();
+    listeners.set(db, set);
+  }
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+function notifyEnqueued(db: Db, deliveries: number): void {
+  const set = listeners.get(db);
+  if (!set?.size || deliveries === 0) return;
+  setTimeout(() => {
+    for (const fn of set) fn(deliveries);
+  }, 0);
 }

@@ -1,0 +1,284 @@
+import type { Db } from '../db/open.ts';
+import type { Environment, EventType } from './events.ts';
+
+/** A delivery the dispatcher holds a lease on, with what it needs to make the attempt. */
+export interface ClaimedDelivery {
+  id: string;
+  leaseToken: string;
+  eventId: string;
+  eventType: EventType;
+  /** The exact body stored with the event; sent byte-for-byte on every attempt. */
+  body: string;
+  endpointId: string;
+  url: string;
+  environment: Environment;
+  /** Attempts already recorded; this one is number `attempts + 1`. */
+  attempts: number;
+}
+
+export type AttemptStatus = 'delivered' | 'retrying' | 'failed';
+
+export interface DeliveryAttempt {
+  id: string;
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  attempt: number;
+  status: AttemptStatus;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: number;
+  nextAttemptAt: number | null;
+}
+
+export interface AttemptFilter {
+  applicationId?: string;
+  environment?: Environment;
+  endpointId?: string;
+  eventId?: string;
+  status?: AttemptStatus;
+  /** Rows strictly older than this position (newest first). */
+  before?: { attemptedAt: number; id: string };
+  limit: number;
+}
+
+interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  attempt: number;
+  status: AttemptStatus;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: number;
+  next_attempt_at: number | null;
+}
+
+const toAttempt = (r: AttemptRow): DeliveryAttempt => ({
+  id: r.id,
+  deliveryId: r.delivery_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  endpointId: r.endpoint_id,
+  attempt: r.attempt,
+  status: r.status,
+  responseStatus: r.response_status,
+  error: r.error,
+  durationMs: r.duration_ms,
+  attemptedAt: r.attempted_at,
+  nextAttemptAt: r.next_attempt_at,
+});
+
+// Due rows of enabled endpoints whose lease is free, at most `cap` per endpoint counting the rows it
+// already has in flight (in any process: the leases live in the database), oldest first.
+const CLAIMABLE = `
+WITH busy AS (
+  SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries
+  WHERE status = 'pending' AND lease_expires_at > ?
+  GROUP BY endpoint_id
+),
+due AS (
+  SELECT d.id, d.endpoint_id, d.next_attempt_at, d.created_at,
+         ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.created_at, d.id) AS rn
+  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?) AND e.enabled = 1
+)
+SELECT due.id FROM due LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
+WHERE due.rn <= ? - COALESCE(busy.n, 0)
+ORDER BY due.next_attempt_at, due.created_at, due.id
+LIMIT ?`;
+
+export function createDeliveryStore(db: Db) {
+  const sql = db.sql;
+  return {
+    /**
+     * Leases up to `limit` due deliveries. One IMMEDIATE transaction, so two processes never lease
+     * the same row; a lease that is never released (the process died) expires and the row is due again.
+     */
+    claimDue(opts: {
+      now: number;
+      leaseSeconds: number;
+      perEndpoint: number;
+      limit: number;
+    }): ClaimedDelivery[] {
+      if (opts.limit <= 0) return [];
+      return sql.transaction(() => {
+        const ids = sql
+          .prepare<{ id: string }>(CLAIMABLE)
+          .all(opts.now, opts.now, opts.now, opts.perEndpoint, opts.limit)
+          .map((r) => r.id);
+        const claimed: ClaimedDelivery[] = [];
+        for (const id of ids) {
+          const token = crypto.randomUUID();
+          sql
+            .prepare(
+              'UPDATE webhook_deliveries SET lease_expires_at = ?, lease_token = ?, updated_at = ? WHERE id = ?',
+            )
+            .run(opts.now + opts.leaseSeconds, token, opts.now, id);
+          const row = sql
+            .prepare<{
+              id: string;
+              event_id: string;
+              type: EventType;
+              body: string;
+              endpoint_id: string;
+              url: string;
+              environment: Environment;
+              attempts: number;
+            }>(
+              `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_id, e.url, e.environment, d.attempts
+               FROM webhook_deliveries d
+               JOIN webhook_events ev ON ev.id = d.event_id
+               JOIN webhook_endpoints e ON e.id = d.endpoint_id
+               WHERE d.id = ?`,
+            )
+            .get(id)!;
+          claimed.push({
+            id: row.id,
+            leaseToken: token,
+            eventId: row.event_id,
+            eventType: row.type,
+            body: row.body,
+            endpointId: row.endpoint_id,
+            url: row.url,
+            environment: row.environment,
+            attempts: row.attempts,
+          });
+        }
+        return claimed;
+      });
+    },
+
+    /**
+     * Records one attempt and moves the delivery on: delivered, pending again at `nextAttemptAt`, or
+     * failed. The history row is written even if the lease was lost meanwhile (the attempt did
+     * happen); the delivery itself is only changed by the lease holder.
+     */
+    recordAttempt(
+      claim: ClaimedDelivery,
+      a: Omit<DeliveryAttempt, 'deliveryId' | 'eventId' | 'eventType' | 'endpointId'>,
+    ): boolean {
+      return sql.transaction(() => {
+        sql
+          .prepare(
+            `INSERT INTO webhook_attempts (id, delivery_id, event_id, event_type, endpoint_id, attempt, status,
+               response_status, error, duration_ms, attempted_at, next_attempt_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            a.id,
+            claim.id,
+            claim.eventId,
+            claim.eventType,
+            claim.endpointId,
+            a.attempt,
+            a.status,
+            a.responseStatus,
+            a.error,
+            a.durationMs,
+            a.attemptedAt,
+            a.nextAttemptAt,
+          );
+        const status = a.status === 'retrying' ? 'pending' : a.status;
+        return (
+          sql
+            .prepare(
+              `UPDATE webhook_deliveries
+               SET status = ?, attempts = ?, next_attempt_at = COALESCE(?, next_attempt_at),
+                   lease_expires_at = NULL, lease_token = NULL, updated_at = ?
+               WHERE id = ? AND lease_token = ?`,
+            )
+            .run(status, a.attempt, a.nextAttemptAt, a.attemptedAt, claim.id, claim.leaseToken).changes > 0
+        );
+      });
+    },
+
+    /** Gives a lease back without an attempt (e.g. the signing secret could not be read). */
+    release(claim: ClaimedDelivery): void {
+      sql
+        .prepare(
+          'UPDATE webhook_deliveries SET lease_expires_at = NULL, lease_token = NULL WHERE id = ? AND lease_token = ?',
+        )
+        .run(claim.id, claim.leaseToken);
+    },
+
+    /** Newest first. */
+    listAttempts(f: AttemptFilter): DeliveryAttempt[] {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (f.applicationId !== undefined) {
+        where.push('e.application_id = ?');
+        params.push(f.applicationId);
+      }
+      if (f.environment !== undefined) {
+        where.push('e.environment = ?');
+        params.push(f.environment);
+      }
+      if (f.endpointId !== undefined) {
+        where.push('a.endpoint_id = ?');
+        params.push(f.endpointId);
+      }
+      if (f.eventId !== undefined) {
+        where.push('a.event_id = ?');
+        params.push(f.eventId);
+      }
+      if (f.status !== undefined) {
+        where.push('a.status = ?');
+        params.push(f.status);
+      }
+      if (f.before) {
+        where.push('(a.attempted_at < ? OR (a.attempted_at = ? AND a.id < ?))');
+        params.push(f.before.attemptedAt, f.before.attemptedAt, f.before.id);
+      }
+      params.push(f.limit);
+      return sql
+        .prepare<AttemptRow>(
+          `SELECT a.* FROM webhook_attempts a JOIN webhook_endpoints e ON e.id = a.endpoint_id
+           ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+           ORDER BY a.attempted_at DESC, a.id DESC LIMIT ?`,
+        )
+        .all(...params)
+        .map(toAttempt);
+    },
+
+    pendingCount(): number {
+      return sql
+        .prepare<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")
+        .get()!.n;
+    },
+
+    /** The event, if it belongs to this application environment. */
+    findEvent(
+      eventId: string,
+      scope?: { applicationId: string; environment: Environment },
+    ): { id: string; type: EventType; applicationId: string; environment: Environment } | undefined {
+      const row = sql
+        .prepare<{ id: string; type: EventType; application_id: string; environment: Environment }>(
+          'SELECT id, type, application_id, environment FROM webhook_events WHERE id = ?',
+        )
+        .get(eventId);
+      if (!row) return undefined;
+      if (scope && (row.application_id !== scope.applicationId || row.environment !== scope.environment))
+        return undefined;
+      return { id: row.id, type: row.type, applicationId: row.application_id, environment: row.environment };
+    },
+
+    /** Endpoints that have had a delivery of this event. */
+    endpointsOfEvent(eventId: string): string[] {
+      return sql
+        .prepare<{ endpoint_id: string }>(
+          'SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE event_id = ? ORDER BY endpoint_id',
+        )
+        .all(eventId)
+        .map((r) => r.endpoint_id);
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

@@ -1,0 +1,278 @@
+import type { AppContext } from '../context.ts';
+import { randomId } from '../crypto/tokens.ts';
+import { unix } from '../platform/clock.ts';
+import { OutboundError, postOnce } from '../platform/outbound-http.ts';
+import { type AttemptStatus, type ClaimedDelivery, createDeliveryStore } from './delivery.store.ts';
+import { createEndpointStore } from './endpoint.store.ts';
+import { webhookMetrics } from './metrics.ts';
+import { onEnqueued } from './outbox.store.ts';
+import { MAX_ATTEMPTS, nextDelay, parseRetryAfter } from './schedule.ts';
+import { openSecret } from './secret-box.ts';
+import { signatureHeader } from './sign.ts';
+import { addressProblem, type TargetPolicy, urlProblem } from './target-url.ts';
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+
+/** Deliveries in flight in one process, over all endpoints. */
+const MAX_IN_FLIGHT = 64;
+
+export interface AttemptOutcome {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  attempt: number;
+  status: AttemptStatus;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+/**
+ * Sends due deliveries. Each is leased in the database before its attempt and released by recording
+ * the attempt, so a process that dies mid-delivery leaves a lease that expires and the delivery is
+ * attempted again by whichever process runs next (at-least-once). Each endpoint has at most
+ * `[webhooks] concurrency_per_endpoint` deliveries in flight, so a slow receiver holds its own slots
+ * and never the others'.
+ */
+export class Dispatcher {
+  private readonly inFlight = new Set<Promise<AttemptOutcome | undefined>>();
+  private readonly deliveries;
+  private readonly endpoints;
+  private readonly metrics;
+  private waking = false;
+  /** Outcome lists of the drains under way. */
+  private readonly collectors = new Set<AttemptOutcome[]>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.deliveries = createDeliveryStore(ctx.db);
+    this.endpoints = createEndpointStore(ctx.db);
+    this.metrics = webhookMetrics(ctx);
+  }
+
+  /** Starts whatever is due without waiting for it; safe to call as often as wanted. */
+  wake(): void {
+    if (this.waking) return;
+    this.waking = true;
+    queueMicrotask(() => {
+      this.waking = false;
+      try {
+        this.fill();
+      } catch (e) {
+        this.ctx.log.error('webhook dispatch failed', { error: String(e) });
+      }
+    });
+  }
+
+  /** Counts deliveries queued by this process (the outbox tells us). */
+  countQueued(n: number): void {
+    this.metrics.queued.inc({}, n);
+  }
+
+  /**
+   * Attempts everything due now, waits for those attempts, and repeats until nothing is due and
+   * nothing is in flight. Returns the outcomes of the attempts it started.
+   */
+  async drain(): Promise<AttemptOutcome[]> {
+    const outcomes: AttemptOutcome[] = [];
+    this.collectors.add(outcomes);
+    try {
+      for (;;) {
+        this.fill();
+        if (this.inFlight.size === 0) break;
+        await Promise.race(this.inFlight);
+      }
+    } finally {
+      this.collectors.delete(outcomes);
+    }
+    return outcomes;
+  }
+
+  /** Leases as many due deliveries as there are free slots and starts them. */
+  private fill(): Promise<AttemptOutcome | undefined>[] {
+    const free = MAX_IN_FLIGHT - this.inFlight.size;
+    if (free <= 0) return [];
+    const cfg = this.ctx.config.webhooks;
+    const claimed = this.deliveries.claimDue({
+      now: unix(this.ctx.clock),
+      leaseSeconds: leaseSeconds(cfg.lease, cfg.timeout),
+      perEndpoint: cfg.concurrency_per_endpoint,
+      limit: free,
+    });
+    return claimed.map((c) => {
+      const p: Promise<AttemptOutcome | undefined> = this.attempt(c)
+        .then((o) => {
+          if (o) for (const list of this.collectors) list.push(o);
+          return o;
+        })
+        .catch((e) => {
+          this.ctx.log.error('webhook attempt failed to record', { deliveryId: c.id, error: String(e) });
+          return undefined;
+        })
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.wake();
+        });
+      this.inFlight.add(p);
+      return p;
+    });
+  }
+
+  private async attempt(c: ClaimedDelivery): Promise<AttemptOutcome | undefined> {
+    const ctx = this.ctx;
+    const attempt = c.attempts + 1;
+    let secrets: string[];
+    try {
+      secrets = await this.secretsOf(c.endpointId);
+    } catch (e) {
+      // Without its secret nothing can be signed; keep the delivery and say so loudly.
+      ctx.log.error('webhook signing secret unreadable', { endpointId: c.endpointId, error: String(e) });
+      this.deliveries.release(c);
+      return undefined;
+    }
+    const policy: TargetPolicy = {
+      environment: c.environment,
+      allowLocalhostInSandbox: ctx.config.webhooks.allow_localhost_in_sandbox,
+    };
+    // Signed at the moment of sending: a retry carries a fresh timestamp and signature.
+    const t = unix(ctx.clock);
+    const started = performance.now();
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | undefined;
+    let cause = 'network';
+    const problem = urlProblem(c.url, policy);
+    if (problem) {
+      error = `refused target: url ${problem}`;
+      cause = 'refused_address';
+    } else if (secrets.length === 0) {
+      error = 'no valid signing secret';
+      cause = 'no_secret';
+    } else {
+      try {
+        const res = await postOnce({
+          url: c.url,
+          body: c.body,
+          timeoutMs: ctx.config.webhooks.timeout,
+          checkAddress: (address) => addressProblem(address, policy),
+          headers: {
+            'Content-Type': 'application/json',
+            'User-Agent': USER_AGENT,
+            'service-event-id': c.eventId,
+            'service-event-type': c.eventType,
+            'service-signature': await signatureHeader(t, c.body, secrets),
+          },
+        });
+        responseStatus = res.status;
+        if (res.status >= 200 && res.status < 300) cause = 'none';
+        else if (res.status >= 300 && res.status < 400) {
+          // Following a redirect would send the signed event somewhere nobody registered.
+          error = `redirect (${res.status}) not followed${res.headers.location ? ` to ${res.headers.location}` : ''}`;
+          cause = 'redirect';
+        } else {
+          error = `HTTP ${res.status}`;
+          cause = 'status';
+          if (res.status === 429 || res.status === 503)
+            retryAfter = parseRetryAfter(res.headers['retry-after'], ctx.clock.now());
+        }
+      } catch (e) {
+        if (e instanceof OutboundError) {
+          cause = e.kind;
+          error =
+            e.kind === 'timeout'
+              ? `timed out: ${e.message}`
+              : e.kind === 'refused_address'
+                ? `refused target: ${e.message}`
+                : `network error: ${e.message}`;
+        } else {
+          error = `network error: ${String((e as Error)?.message ?? e)}`;
+        }
+      }
+    }
+    const durationMs = Math.round(performance.now() - started);
+    this.metrics.duration.observe({}, durationMs / 1000);
+
+    // Times are recorded at the end of the attempt, from the same clock that schedules the next one.
+    const end = unix(ctx.clock);
+    let status: AttemptStatus;
+    let nextAttemptAt: number | null = null;
+    if (error === null) {
+      status = 'delivered';
+      this.metrics.delivered.inc();
+    } else {
+      const delay = nextDelay(attempt, retryAfter);
+      if (delay === undefined || attempt >= MAX_ATTEMPTS) {
+        status = 'failed';
+        this.metrics.failed.inc();
+      } else {
+        status = 'retrying';
+        nextAttemptAt = end + delay;
+        this.metrics.retried.inc({ cause });
+      }
+    }
+    this.deliveries.recordAttempt(c, {
+      id: randomId('wa_'),
+      attempt,
+      status,
+      responseStatus,
+      error,
+      durationMs,
+      attemptedAt: t,
+      nextAttemptAt,
+    });
+    if (status === 'failed')
+      ctx.log.warn('webhook delivery failed', { eventId: c.eventId, endpointId: c.endpointId, error });
+    return {
+      deliveryId: c.id,
+      eventId: c.eventId,
+      endpointId: c.endpointId,
+      attempt,
+      status,
+      responseStatus,
+      error,
+    };
+  }
+
+  private async secretsOf(endpointId: string): Promise<string[]> {
+    const rows = this.endpoints.validSecrets(endpointId, unix(this.ctx.clock));
+    return Promise.all(rows.map((r) => openSecret(this.ctx, r.id, r.ciphertext)));
+  }
+}
+
+/** A lease outlives the longest attempt, so a live attempt is never taken over. */
+export function leaseSeconds(leaseMs: number, timeoutMs: number): number {
+  return Math.ceil(Math.max(leaseMs, timeoutMs + 5000) / 1000);
+}
+
+const dispatchers = new WeakMap<AppContext, Dispatcher>();
+const started = new WeakSet<AppContext>();
+
+export function dispatcherFor(ctx: AppContext): Dispatcher {
+  let d = dispatchers.get(ctx);
+  if (!d) {
+    d = new Dispatcher(ctx);
+    dispatchers.set(ctx, d);
+  }
+  return d;
+}
+
+/** Everything due now, attempted and recorded; what the scheduled job does and what tests call. */
+export function dispatchDue(ctx: AppContext): Promise<AttemptOutcome[]> {
+  return dispatcherFor(ctx).drain();
+}
+
+/**
+ * The serving process's dispatcher: woken at once when this process queues deliveries (or anything
+ * emits the `webhooks` signal), and by the scheduled job for retries and for events queued by other
+ * processes such as the CLI.
+ */
+export function startDispatcher(ctx: AppContext): Dispatcher {
+  const d = dispatcherFor(ctx);
+  if (!started.has(ctx)) {
+    started.add(ctx);
+    onEnqueued(ctx.db, (n) => {
+      d.countQueued(n);
+      d.wake();
+    });
+    ctx.signals.on('webhooks', () => d.wake());
+  }
+  return d;
+}

@@ -1,0 +1,153 @@
+import type { Db } from '../db/open.ts';
+import type { Environment, EventType } from './events.ts';
+
+export interface WebhookEndpoint {
+  id: string;
+  applicationId: string;
+  environment: Environment;
+  url: string;
+  events: EventType[];
+  description: string;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface EndpointRow {
+  id: string;
+  application_id: string;
+  environment: Environment;
+  url: string;
+  events: string;
+  description: string;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SecretRow {
+  id: string;
+  endpoint_id: string;
+  ciphertext: string;
+  created_at: number;
+  expires_at: number | null;
+}
+
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+  id: r.id,
+  applicationId: r.application_id,
+  environment: r.environment,
+  url: r.url,
+  events: JSON.parse(r.events) as EventType[],
+  description: r.description,
+  enabled: r.enabled === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** Webhook endpoints and their (sealed) signing secrets. */
+export function createEndpointStore(db: Db) {
+  const sql = db.sql;
+  return {
+    insert(e: WebhookEndpoint): void {
+      sql
+        .prepare(
+          `INSERT INTO webhook_endpoints (id, application_id, environment, url, events, description, enabled, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          e.id,
+          e.applicationId,
+          e.environment,
+          e.url,
+          JSON.stringify(e.events),
+          e.description,
+          e.enabled ? 1 : 0,
+          e.createdAt,
+          e.updatedAt,
+        );
+    },
+
+    find(id: string): WebhookEndpoint | undefined {
+      const row = sql.prepare<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id);
+      return row && toEndpoint(row);
+    },
+
+    /** The endpoint only if it belongs to this application environment. */
+    findIn(applicationId: string, environment: Environment, id: string): WebhookEndpoint | undefined {
+      const row = sql
+        .prepare<EndpointRow>(
+          'SELECT * FROM webhook_endpoints WHERE id = ? AND application_id = ? AND environment = ?',
+        )
+        .get(id, applicationId, environment);
+      return row && toEndpoint(row);
+    },
+
+    list(applicationId: string, environment: Environment): WebhookEndpoint[] {
+      return sql
+        .prepare<EndpointRow>(
+          'SELECT * FROM webhook_endpoints WHERE application_id = ? AND environment = ? ORDER BY created_at, id',
+        )
+        .all(applicationId, environment)
+        .map(toEndpoint);
+    },
+
+    count(applicationId: string, environment: Environment): number {
+      return sql
+        .prepare<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM webhook_endpoints WHERE application_id = ? AND environment = ?',
+        )
+        .get(applicationId, environment)!.n;
+    },
+
+    update(e: WebhookEndpoint): void {
+      sql
+        .prepare(
+          'UPDATE webhook_endpoints SET url = ?, events = ?, description = ?, enabled = ?, updated_at = ? WHERE id = ?',
+        )
+        .run(e.url, JSON.stringify(e.events), e.description, e.enabled ? 1 : 0, e.updatedAt, e.id);
+    },
+
+    /** Deliveries and history of the endpoint go with it (foreign keys cascade). */
+    delete(id: string): boolean {
+      return sql.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0;
+    },
+
+    insertSecret(row: SecretRow): void {
+      sql
+        .prepare(
+          'INSERT INTO webhook_secrets (id, endpoint_id, ciphertext, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run(row.id, row.endpoint_id, row.ciphertext, row.created_at, row.expires_at);
+    },
+
+    /** Secrets that still sign at `now`, newest first. */
+    validSecrets(endpointId: string, now: number): SecretRow[] {
+      return sql
+        .prepare<SecretRow>(
+          `SELECT * FROM webhook_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
+           ORDER BY created_at DESC, id`,
+        )
+        .all(endpointId, now);
+    },
+
+    /** Makes every secret still valid expire no later than `at`. */
+    expireSecrets(endpointId: string, now: number, at: number): void {
+      sql
+        .prepare(
+          `UPDATE webhook_secrets SET expires_at = MIN(COALESCE(expires_at, ?), ?)
+           WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
+        )
+        .run(at, at, endpointId, now);
+    },
+
+    /** Expired secrets are destroyed rather than kept sealed forever. */
+    deleteExpiredSecrets(now: number): number {
+      return sql
+        .prepare('DELETE FROM webhook_secrets WHERE expires_at IS NOT NULL AND expires_at <= ?')
+        .run(now).changes;
+    },
+  };
+}
+
+export type EndpointStore = ReturnType<typeof createEndpointStore>;

@@ -1,0 +1,79 @@
+import ipaddr from 'ipaddr.js';
+import type { Environment } from './events.ts';
+
+/**
+ * Which webhook targets Verity will call (DESIGN.md §5 "Webhook targets"). A webhook URL is chosen by a
+ * developer but fetched by the server, so it must never become a way to reach the server's own
+ * network: loopback, private, link-local, unique-local, carrier-grade NAT, cloud metadata and every
+ * other non-unicast range are refused. The rule runs at registration and again on the address each
+ * connection actually uses, so a name that later resolves elsewhere (DNS rebinding) is still refused.
+ */
+export interface TargetPolicy {
+  environment: Environment;
+  /** `[webhooks] allow_localhost_in_sandbox`: sandbox endpoints may then call this machine. */
+  allowLocalhostInSandbox: boolean;
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+const LOCALHOST_NAMES = new Set(['localhost', 'localhost.']);
+
+/** The URL as written, minus the brackets around an IPv6 literal. */
+export const urlHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+function localhostAllowed(policy: TargetPolicy): boolean {
+  return policy.environment === 'sandbox' && policy.allowLocalhostInSandbox;
+}
+
+/**
+ * Problems with the URL itself (scheme, shape, literal addresses); names are resolved separately.
+ * Returns a message for the `url` field, or undefined when the URL is acceptable.
+ */
+export function urlProblem(raw: string, policy: TargetPolicy): string | undefined {
+  if (raw.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.hash || raw.includes('#')) return 'must not contain a fragment';
+  const host = urlHost(url);
+  const isLocalName = LOCALHOST_NAMES.has(host.toLowerCase());
+  const literal = ipaddr.isValid(host) ? ipaddr.parse(host) : undefined;
+  const isLoopback = isLocalName || (literal !== undefined && rangeOf(literal) === 'loopback');
+  if (url.protocol === 'http:') {
+    if (!(isLoopback && localhostAllowed(policy)))
+      return localhostAllowed(policy)
+        ? 'must use https (plain http is allowed only for localhost)'
+        : 'must use https';
+  } else if (url.protocol !== 'https:') {
+    return 'must use https';
+  }
+  if (isLocalName) return localhostAllowed(policy) ? undefined : refusedMessage('loopback');
+  if (literal) return addressProblem(host, policy);
+  return undefined;
+}
+
+/** Why an address may not be called (undefined = it may). */
+export function addressProblem(address: string, policy: TargetPolicy): string | undefined {
+  if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
+  const range = rangeOf(ipaddr.parse(address));
+  if (range === 'unicast') return undefined;
+  if (range === 'loopback' && localhostAllowed(policy)) return undefined;
+  return refusedMessage(range);
+}
+
+function refusedMessage(range: string): string {
+  return `must not point at a ${range} address`;
+}
+
+/** ipaddr.js range names; an IPv4-mapped IPv6 address is judged as the IPv4 address it carries. */
+function rangeOf(addr: ipaddr.IPv4 | ipaddr.IPv6): string {
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+  }
+  return addr.range();
+}

@@ -1,0 +1,123 @@
+import type { AppContext } from '../../src/context.ts';
+import { createApiKey } from '../../src/developer/api-key.store.ts';
+import { createDeveloper } from '../../src/developer/developer.store.ts';
+import type { DeveloperPrincipal } from '../../src/webhooks/access.ts';
+import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
+import type { EventType } from '../../src/webhooks/events.ts';
+import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { createTestApp } from '../helpers/apps.ts';
+
+export interface Owner {
+  developerId: string;
+  applicationId: string;
+  sandboxKey: string;
+  productionKey: string;
+  sandbox: DeveloperPrincipal;
+  production: DeveloperPrincipal;
+}
+
+let n = 0;
+
+/** A developer owning an application with both environments, and an API key for each. */
+export async function owner(ctx: AppContext, opts: { production?: boolean } = {}): Promise<Owner> {
+  const { developerId } = createDeveloper(ctx.db, ctx.clock, {
+    email: `dev${++n}-${crypto.randomUUID()}@example.com`,
+  });
+  const app = await createTestApp(ctx, {
+    type: 'confidential',
+    redirectUris: ['https://app.example/callback'],
+    scopes: 'openid',
+  });
+  if (opts.production !== false)
+    await createTestApp(ctx, {
+      type: 'confidential',
+      redirectUris: ['https://app.example/callback'],
+      scopes: 'openid',
+      environment: 'production',
+      applicationId: app.applicationId,
+    });
+  ctx.db.sql
+    .prepare('UPDATE applications SET owner_developer_id = ? WHERE id = ?')
+    .run(developerId, app.applicationId);
+  const sandboxKey = (await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox')).key;
+  const productionKey = (await createApiKey(ctx.db, ctx.clock, developerId, 'production')).key;
+  return {
+    developerId,
+    applicationId: app.applicationId,
+    sandboxKey,
+    productionKey,
+    sandbox: { developerId, environment: 'sandbox' },
+    production: { developerId, environment: 'production' },
+  };
+}
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type Responder = (req: Received) => Response | Promise<Response>;
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  respond: Responder;
+  stop(): Promise<void>;
+}
+
+/** A real HTTP receiver on a loopback port that records every request and answers with `respond`. */
+export function receiver(respond: Responder = () => new Response('ok')): Receiver {
+  const r: Receiver = {
+    url: '',
+    port: 0,
+    received: [],
+    respond,
+    stop: async () => {},
+  };
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    idleTimeout: 30,
+    async fetch(req) {
+      const rec: Received = {
+        method: req.method,
+        path: new URL(req.url).pathname,
+        headers: Object.fromEntries(req.headers),
+        body: await req.text(),
+      };
+      r.received.push(rec);
+      return r.respond(rec);
+    },
+  });
+  r.port = server.port!;
+  r.url = `http://localhost:${server.port}/hook`;
+  r.stop = async () => {
+    await server.stop(true);
+  };
+  return r;
+}
+
+/** An endpoint of the owner's sandbox (the config must allow localhost) with its secret. */
+export async function sandboxEndpoint(
+  ctx: AppContext,
+  o: Owner,
+  url: string,
+  events: EventType[] = ['consent.granted', 'consent.revoked'],
+) {
+  return createEndpoint(ctx, o.sandbox, o.applicationId, { url, events });
+}
+
+/** Verifies one received request as an integrator would, with the secrets it knows. */
+export function verify(rec: Received, secrets: string[], now: Date) {
+  return verifyWebhook({
+    rawBody: rec.body,
+    signatureHeader: rec.headers['service-signature'],
+    secrets,
+    now,
+  });
+}
+
+export const LOCALHOST_OK = '[webhooks]\nallow_localhost_in_sandbox = true';
