@@ -1,0 +1,157 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { generateKeyPair, SignJWT } from 'jose';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { createJwksCache, IdTokenError, validateIdToken } from '../../src/sdk/index.ts';
+import {
+  type FakeKey,
+  type FakeVerity,
+  newKey,
+  signIdToken,
+  startFakeVerity,
+  unsignedToken,
+} from './fake-verity.ts';
+
+const CLIENT = 'cid_test_client';
+const NONCE = 'n'.repeat(43);
+
+let fake: FakeVerity;
+let key: FakeKey;
+let next: FakeKey;
+let rogue: FakeKey;
+const clock = fixedClock(Date.UTC(2026, 5, 1, 12));
+
+// RSA key generation is slow; three keys serve every test.
+beforeAll(async () => {
+  [key, next, rogue] = await Promise.all([newKey('k1'), newKey('k2'), newKey('k3')]);
+});
+
+beforeEach(async () => {
+  clock.set(Date.UTC(2026, 5, 1, 12));
+  fake = await startFakeVerity();
+  fake.published = [key];
+});
+afterEach(() => fake.stop());
+
+const jwks = () => createJwksCache({ jwksUri: `${fake.url}/.well-known/jwks.json`, clock });
+const opts = (cache = jwks()) => ({ issuer: fake.url, clientId: CLIENT, nonce: NONCE, jwks: cache, clock });
+const token = (over: Partial<Parameters<typeof signIdToken>[0]> = {}) =>
+  signIdToken({ key, iss: fake.url, aud: CLIENT, nonce: NONCE, now: clock.now(), ...over });
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(IdTokenError);
+    return (e as IdTokenError).code;
+  }
+  throw new Error('the token was accepted');
+}
+
+describe('validateIdToken', () => {
+  test('accepts a token of the right issuer, audience and nonce and returns its claims', async () => {
+    const claims = await validateIdToken(await token(), opts());
+    expect(claims.sub).toBe('pairwise-sub-1');
+    expect(claims.nonce).toBe(NONCE);
+    expect(claims.acr).toBe('high');
+  });
+
+  test('refuses a wrong iss', async () => {
+    expect(await refusal(validateIdToken(await token({ iss: 'https://evil.example' }), opts()))).toBe(
+      'id_token_iss',
+    );
+  });
+
+  test('refuses a wrong aud, and several audiences without azp = this client', async () => {
+    expect(await refusal(validateIdToken(await token({ aud: 'cid_test_other' }), opts()))).toBe(
+      'id_token_aud',
+    );
+    const multi = await token({ aud: [CLIENT, 'cid_test_other'], extra: { azp: 'cid_test_other' } });
+    expect(await refusal(validateIdToken(multi, opts()))).toBe('id_token_azp');
+  });
+
+  test('refuses a nonce other than the transaction nonce', async () => {
+    expect(await refusal(validateIdToken(await token({ nonce: 'm'.repeat(43) }), opts()))).toBe(
+      'id_token_nonce',
+    );
+  });
+
+  test('tolerates at most 60 s of skew on exp, iat and auth_time', async () => {
+    const t = await token({ expIn: 900 });
+    clock.advance(900_000 + 59_000);
+    expect((await validateIdToken(t, opts())).sub).toBe('pairwise-sub-1');
+    clock.advance(2_000); // 61 s past exp
+    expect(await refusal(validateIdToken(t, opts()))).toBe('id_token_expired');
+
+    clock.set(Date.UTC(2026, 5, 1, 12));
+    expect(
+      (await validateIdToken(await token({ iatOffset: 59, authTimeOffset: 59 }), opts())).sub,
+    ).toBeDefined();
+    expect(await refusal(validateIdToken(await token({ iatOffset: 61 }), opts()))).toBe('id_token_iat');
+    expect(await refusal(validateIdToken(await token({ authTimeOffset: 61 }), opts()))).toBe(
+      'id_token_auth_time',
+    );
+  });
+
+  test('refuses any alg other than RS256: none, HS256 keyed with the public key, RS512', async () => {
+    const claims = { iss: fake.url, aud: CLIENT, sub: 's', nonce: NONCE, iat: 1, exp: 9e9, auth_time: 1 };
+    expect(await refusal(validateIdToken(unsignedToken(claims, { alg: 'none', kid: 'k1' }), opts()))).toBe(
+      'id_token_alg',
+    );
+    const hs = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .sign(new TextEncoder().encode(key.jwk.n));
+    expect(await refusal(validateIdToken(hs, opts()))).toBe('id_token_alg');
+    const rs512Key = (await generateKeyPair('RS512')).privateKey;
+    const rs512 = await new SignJWT(claims).setProtectedHeader({ alg: 'RS512', kid: 'k1' }).sign(rs512Key);
+    expect(await refusal(validateIdToken(rs512, opts()))).toBe('id_token_alg');
+  });
+
+  test('refuses a token signed by a key that is not the published one with that kid', async () => {
+    const impostor = { ...rogue, kid: 'k1' };
+    expect(await refusal(validateIdToken(await token({ key: impostor }), opts()))).toBe('id_token_signature');
+  });
+
+  test('refetches the JWKS once after a key rotation, and not again for made-up kids', async () => {
+    const cache = jwks();
+    await validateIdToken(await token(), opts(cache));
+    expect(fake.count('/.well-known/jwks.json')).toBe(1);
+
+    // The server rotates: the new key signs tokens the cached set does not know yet.
+    fake.published = [key, next];
+    const claims = await validateIdToken(await token({ key: next }), opts(cache));
+    expect(claims.sub).toBe('pairwise-sub-1');
+    expect(fake.count('/.well-known/jwks.json')).toBe(2);
+
+    // Both keys are now cached: no more fetches.
+    await validateIdToken(await token(), opts(cache));
+    await validateIdToken(await token({ key: next }), opts(cache));
+    expect(fake.count('/.well-known/jwks.json')).toBe(2);
+
+    // A kid nobody published, a minute later: refetched once...
+    clock.advance(61_000);
+    expect(await refusal(validateIdToken(await token({ key: rogue }), opts(cache)))).toBe('id_token_kid');
+    expect(fake.count('/.well-known/jwks.json')).toBe(3);
+    // ...and further unknown kids do not make every validation fetch again.
+    for (let i = 0; i < 5; i++)
+      expect(await refusal(validateIdToken(await token({ key: rogue }), opts(cache)))).toBe('id_token_kid');
+    expect(fake.count('/.well-known/jwks.json')).toBe(3);
+  });
+
+  test('honours Cache-Control max-age of the JWKS response', async () => {
+    fake.jwksCacheControl = 'public, max-age=120';
+    const cache = jwks();
+    await validateIdToken(await token(), opts(cache));
+    clock.advance(119_000);
+    await validateIdToken(await token(), opts(cache));
+    expect(fake.count('/.well-known/jwks.json')).toBe(1);
+    clock.advance(2_000);
+    await validateIdToken(await token(), opts(cache));
+    expect(fake.count('/.well-known/jwks.json')).toBe(2);
+
+    fake.jwksCacheControl = 'no-store';
+    clock.advance(121_000);
+    await validateIdToken(await token(), opts(cache));
+    await validateIdToken(await token(), opts(cache));
+    expect(fake.count('/.well-known/jwks.json')).toBe(4);
+  });
+});
