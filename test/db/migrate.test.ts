@@ -1,0 +1,139 @@
+import { describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { migrate, pendingMigrations } from '../../src/db/migrate.ts';
+import { migrations } from '../../src/db/migrations.gen.ts';
+import { type Db, openDb } from '../../src/db/open.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { tempDir } from '../helpers/context.ts';
+
+async function withDb(fn: (db: Db, dir: string) => Promise<void> | void): Promise<void> {
+  const { dir, cleanup } = tempDir();
+  const db = await openDb(join(dir, 'verity.db'));
+  try {
+    await fn(db, dir);
+  } finally {
+    db.close();
+    cleanup();
+  }
+}
+
+const schemaOf = (db: Db) =>
+  db.sql
+    .prepare<{ type: string; name: string; sql: string | null }>(
+      "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+    )
+    .all();
+
+const tablesOf = (db: Db) =>
+  db.sql
+    .prepare<{ name: string; strict: number }>(
+      "SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .all();
+
+describe('migrations', () => {
+  test('an empty database is migrated to the full schema, and a re-run is a no-op', async () => {
+    await withDb(async (db) => {
+      const clock = fixedClock(Date.UTC(2026, 2, 3, 4, 5, 6));
+      expect(pendingMigrations(db)).toEqual(migrations.map((m) => m.name));
+      expect(migrate(db, clock)).toEqual(migrations.map((m) => m.name));
+      expect(pendingMigrations(db)).toEqual([]);
+      const schema = schemaOf(db);
+      expect(schema.filter((s) => s.type === 'table').length).toBeGreaterThan(10);
+
+      clock.advance(60_000);
+      expect(migrate(db, clock)).toEqual([]);
+      expect(schemaOf(db)).toEqual(schema);
+      // Each migration is recorded once, at the time it ran, in unix seconds.
+      const recorded = db.sql
+        .prepare<{ name: string; applied_at: number }>('SELECT name, applied_at FROM _migrations')
+        .all();
+      expect(recorded).toEqual(
+        migrations.map((m) => ({ name: m.name, applied_at: Date.UTC(2026, 2, 3, 4, 5, 6) / 1000 })),
+      );
+    });
+  });
+
+  test('reopening a migrated file (a restart) finds nothing to apply', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'verity.db');
+      const first = await openDb(path);
+      migrate(first, fixedClock());
+      const schema = schemaOf(first);
+      first.close();
+      const second = await openDb(path);
+      expect(pendingMigrations(second)).toEqual([]);
+      expect(migrate(second, fixedClock())).toEqual([]);
+      expect(schemaOf(second)).toEqual(schema);
+      second.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('a failing migration leaves the database at the previous migration boundary', async () => {
+    await withDb((db) => {
+      const clock = fixedClock();
+      const good = { name: '0001_good', sql: 'CREATE TABLE good (id INTEGER PRIMARY KEY) STRICT;' };
+      const bad = {
+        name: '0002_bad',
+        sql: 'CREATE TABLE half (id INTEGER PRIMARY KEY) STRICT;\n--> statement-breakpoint\nCREATE TABLE oops (',
+      };
+      expect(() => migrate(db, clock, [good, bad])).toThrow();
+      const names = schemaOf(db).map((s) => s.name);
+      expect(names).toContain('good');
+      expect(names).not.toContain('half');
+      expect(pendingMigrations(db, [good, bad])).toEqual(['0002_bad']);
+    });
+  });
+
+  test('every table is STRICT', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock());
+      const tables = tablesOf(db);
+      expect(tables.length).toBeGreaterThan(10);
+      expect(tables.filter((t) => t.strict !== 1).map((t) => t.name)).toEqual([]);
+    });
+  });
+
+  test('STRICT tables refuse a value of the wrong type', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock());
+      db.sql.exec('CREATE TABLE typed (at INTEGER NOT NULL) STRICT');
+      expect(() => db.sql.prepare('INSERT INTO typed (at) VALUES (?)').run('2026-01-01T00:00:00Z')).toThrow();
+    });
+  });
+
+  test('times are stored as unix seconds: every *_at column is an INTEGER', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock());
+      const wrong: string[] = [];
+      let seen = 0;
+      for (const { name } of tablesOf(db)) {
+        const cols = db.sql
+          .prepare<{ name: string; type: string }>('SELECT name, type FROM pragma_table_info(?)')
+          .all(name);
+        for (const c of cols) {
+          if (c.name !== 'at' && !c.name.endsWith('_at')) continue;
+          seen++;
+          if (c.type !== 'INTEGER') wrong.push(`${name}.${c.name} ${c.type}`);
+        }
+      }
+      expect(seen).toBeGreaterThan(10);
+      expect(wrong).toEqual([]);
+    });
+  });
+
+  // Enforcement itself is shown by the seam probe (sqlite-seam.test.ts) under both drivers.
+  test('foreign keys are declared and the migrated schema satisfies them', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock());
+      const withForeignKeys = tablesOf(db).filter(
+        (t) => db.sql.prepare('SELECT 1 AS x FROM pragma_foreign_key_list(?)').all(t.name).length > 0,
+      );
+      expect(withForeignKeys.length).toBeGreaterThan(0);
+      expect(db.sql.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+    });
+  });
+});
