@@ -1,0 +1,231 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { unix } from '../../src/platform/clock.ts';
+import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
+import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
+import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
+import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { freePort } from '../helpers/server.ts';
+import {
+  LOCALHOST_OK,
+  type Owner,
+  owner,
+  type Receiver,
+  receiver,
+  sandboxEndpoint,
+  verify,
+} from './fixtures.ts';
+
+let ctx: TestContext;
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.stop();
+  ctx?.cleanup();
+});
+
+function rx(respond?: Parameters<typeof receiver>[0]): Receiver {
+  const r = receiver(respond);
+  receivers.push(r);
+  return r;
+}
+
+function consentEvent(o: Owner) {
+  return ctx.db.sql.transaction(() =>
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'consent.revoked',
+      applicationId: o.applicationId,
+      environment: 'sandbox',
+      data: {
+        consentId: 'cns_1',
+        applicationId: o.applicationId,
+        environment: 'sandbox',
+        sub: 'sub-1',
+        scopes: ['openid'],
+        purpose: 'Sign in',
+        at: ctx.clock.now().toISOString(),
+        reason: 'revoked_by_person',
+      },
+    }),
+  );
+}
+
+/**
+ * Walks the whole schedule under the fixed clock: one second before each step nothing is sent, at
+ * the step exactly one attempt is; after the seventh failure the delivery is failed for good.
+ * Returns the unix time of each attempt.
+ */
+async function walkSchedule(): Promise<number[]> {
+  const times: number[] = [];
+  const first = await dispatchDue(ctx);
+  expect(first.map((o) => o.attempt)).toEqual([1]);
+  expect(first[0]!.status).toBe('retrying');
+  times.push(unix(ctx.clock));
+  for (const [i, delay] of RETRY_DELAYS_SECONDS.entries()) {
+    ctx.clock.advance((delay - 1) * 1000);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(1000);
+    const out = await dispatchDue(ctx);
+    expect(out.map((o) => o.attempt)).toEqual([i + 2]);
+    expect(out[0]!.status).toBe(i + 2 === 7 ? 'failed' : 'retrying');
+    times.push(unix(ctx.clock));
+  }
+  ctx.clock.advance(30 * 86_400_000);
+  expect(await dispatchDue(ctx)).toEqual([]);
+  return times;
+}
+
+/** Same event id and body on every attempt, each signed afresh at its own time. */
+async function expectSameEventFreshSignatures(r: Receiver, eventId: string, secret: string, times: number[]) {
+  expect(r.received).toHaveLength(times.length);
+  const bodies = new Set(r.received.map((x) => x.body));
+  expect(bodies.size).toBe(1);
+  const signatures = new Set<string>();
+  for (const [i, req] of r.received.entries()) {
+    expect(req.headers['service-event-id']).toBe(eventId);
+    expect(JSON.parse(req.body).id).toBe(eventId);
+    const at = new Date(times[i]! * 1000);
+    expect(await verify(req, [secret], at)).toEqual({ ok: true, timestamp: times[i]! });
+    signatures.add(req.headers['service-signature']!);
+  }
+  expect(signatures.size).toBe(times.length);
+}
+
+describe('webhook retries', () => {
+  test('a refused connection is retried on the schedule, then the delivery fails', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    const port = await freePort();
+    await sandboxEndpoint(ctx, o, `http://localhost:${port}/hook`);
+    const ev = consentEvent(o);
+    const times = await walkSchedule();
+    const expected = [0, ...RETRY_DELAYS_SECONDS].reduce<number[]>(
+      (acc, d) => [...acc, (acc.at(-1) ?? times[0]!) + d],
+      [],
+    );
+    expect(times).toEqual(expected);
+    const history = listAllAttempts(ctx, { eventId: ev.id }).deliveries;
+    expect(history.map((h) => h.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(history[0]!.status).toBe('failed');
+    expect(history[0]!.nextAttemptAt).toBeNull();
+    expect(history.slice(1).every((h) => h.status === 'retrying' && h.responseStatus === null)).toBe(true);
+    expect(history[1]!.error).toMatch(/network error/i);
+    expect(history[6]!.nextAttemptAt).toBe(new Date((times[0]! + 60) * 1000).toISOString());
+  });
+
+  test('a 500 is retried on the schedule with the same event id and a fresh signature each time', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    const r = rx(() => new Response('boom', { status: 500 }));
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    const ev = consentEvent(o);
+    const times = await walkSchedule();
+    await expectSameEventFreshSignatures(r, ev.id, ep.secret, times);
+    const history = listAllAttempts(ctx, { eventId: ev.id }).deliveries;
+    expect(history.every((h) => h.responseStatus === 500 && h.error === 'HTTP 500')).toBe(true);
+  });
+
+  test('a redirect is never followed and counts as a failure', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    const elsewhere = rx();
+    const r = rx(() => new Response(null, { status: 302, headers: { Location: elsewhere.url } }));
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    const ev = consentEvent(o);
+    const times = await walkSchedule();
+    await expectSameEventFreshSignatures(r, ev.id, ep.secret, times);
+    expect(elsewhere.received).toHaveLength(0);
+    const last = listAllAttempts(ctx, { eventId: ev.id, limit: 1 }).deliveries[0]!;
+    expect(last).toMatchObject({ status: 'failed', responseStatus: 302 });
+    expect(last.error).toContain('redirect (302) not followed');
+  });
+
+  test('Retry-After on 429 and 503 is honoured when later than the schedule, ignored when earlier', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    const answers = [
+      () => new Response('slow down', { status: 429, headers: { 'Retry-After': '600' } }),
+      () => new Response('busy', { status: 503, headers: { 'Retry-After': '5' } }),
+      // An HTTP date three hours ahead: later than the 5-minute step.
+      () =>
+        new Response('busy', {
+          status: 503,
+          headers: { 'Retry-After': new Date(ctx.clock.now().getTime() + 3 * 3600_000).toUTCString() },
+        }),
+      () => new Response('ok'),
+    ];
+    let i = 0;
+    const r = rx(() => answers[i++]!());
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    const ev = consentEvent(o);
+    const t0 = unix(ctx.clock);
+
+    expect((await dispatchDue(ctx))[0]).toMatchObject({
+      attempt: 1,
+      status: 'retrying',
+      responseStatus: 429,
+    });
+    ctx.clock.advance(599_000);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(1000);
+    // 503 with Retry-After 5 s: the schedule's 5 minutes win.
+    expect((await dispatchDue(ctx))[0]).toMatchObject({
+      attempt: 2,
+      status: 'retrying',
+      responseStatus: 503,
+    });
+    ctx.clock.advance(299_000);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(1000);
+    expect((await dispatchDue(ctx))[0]).toMatchObject({
+      attempt: 3,
+      status: 'retrying',
+      responseStatus: 503,
+    });
+    // The date wins over the 30-minute step.
+    ctx.clock.advance(3 * 3600_000 - 1000);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(1000);
+    expect((await dispatchDue(ctx))[0]).toMatchObject({
+      attempt: 4,
+      status: 'delivered',
+      responseStatus: 200,
+    });
+
+    const times = [t0, t0 + 600, t0 + 900, t0 + 900 + 3 * 3600];
+    await expectSameEventFreshSignatures(r, ev.id, ep.secret, times);
+    const history = listAllAttempts(ctx, { eventId: ev.id }).deliveries.reverse();
+    expect(history.map((h) => h.nextAttemptAt)).toEqual([
+      new Date((t0 + 600) * 1000).toISOString(),
+      new Date((t0 + 900) * 1000).toISOString(),
+      new Date((t0 + 900 + 3 * 3600) * 1000).toISOString(),
+      null,
+    ]);
+  });
+
+  test('a receiver that hangs is cut off after 5 seconds and retried a minute later', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    let hang = true;
+    const r = rx(async () => {
+      if (hang) await new Promise((res) => setTimeout(res, 6000));
+      return new Response('ok');
+    });
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    const ev = consentEvent(o);
+    const t0 = unix(ctx.clock);
+    const started = performance.now();
+    const [first] = await dispatchDue(ctx);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(4900);
+    expect(elapsed).toBeLessThan(5900);
+    expect(first).toMatchObject({ attempt: 1, status: 'retrying', responseStatus: null });
+    expect(first!.error).toMatch(/timed out/);
+    const [row] = listAllAttempts(ctx, { eventId: ev.id }).deliveries;
+    expect(row!.durationMs).toBeGreaterThanOrEqual(4900);
+
+    hang = false;
+    ctx.clock.advance(60_000);
+    expect((await dispatchDue(ctx))[0]).toMatchObject({ attempt: 2, status: 'delivered' });
+    await expectSameEventFreshSignatures(r, ev.id, ep.secret, [t0, t0 + 60]);
+  }, 15_000);
+});
