@@ -29,6 +29,14 @@ export function createApp(ctx: AppContext) {
   app.use(requestId({ headerName: 'X-Request-Id', generator: () => crypto.randomUUID() }));
   app.use(requestContext(ctx));
   app.use(observe(ctx));
+  // Hono passes only Error instances to onError; anything else thrown is wrapped so it gets the same 500.
+  app.use(async (_c, next) => {
+    try {
+      await next();
+    } catch (e) {
+      throw e instanceof Error ? e : new Error(String(e));
+    }
+  });
 
   app.route('/', opsRouter(ctx));
   app.route('/', jwksRouter(ctx));
