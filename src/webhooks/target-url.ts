@@ -51,7 +51,8 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   } else if (url.protocol !== 'https:') {
     return 'must use https';
   }
-  if (isLocalName) return localhostAllowed(policy) ? undefined : refusedMessage('loopback');
+  // A name (localhost included) is judged by the addresses it resolves to, at registration and on
+  // every connection; only a literal can be judged here.
   if (literal) return addressProblem(host, policy);
   return undefined;
 }

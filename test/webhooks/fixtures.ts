@@ -1,6 +1,7 @@
 import type { AppContext } from '../../src/context.ts';
 import { createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
+import { createApp } from '../../src/http/app.ts';
 import type { DeveloperPrincipal } from '../../src/webhooks/access.ts';
 import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
 import type { EventType } from '../../src/webhooks/events.ts';
@@ -121,3 +122,37 @@ export function verify(rec: Received, secrets: string[], now: Date) {
 }
 
 export const LOCALHOST_OK = '[webhooks]\nallow_localhost_in_sandbox = true';
+
+export interface ApiResult {
+  status: number;
+  headers: Headers;
+  json: any;
+}
+
+/** Calls the developer API in process (no socket) with a Bearer key. */
+export function developerApi(ctx: AppContext) {
+  const app = createApp(ctx);
+  return async (
+    method: string,
+    path: string,
+    key: string | undefined,
+    body?: unknown,
+  ): Promise<ApiResult> => {
+    const headers: Record<string, string> = {};
+    if (key !== undefined) headers.Authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await app.request(
+      `http://localhost${path}`,
+      {
+        method,
+        headers,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      },
+      { ip: '127.0.0.1' },
+    );
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  };
+}
+
+export const hooksPath = (applicationId: string) => `/v1/developer/applications/${applicationId}/webhooks`;
