@@ -283,7 +283,9 @@ test('cleanup removes expired requests and tokens, and keeps used codes while th
     ctx.db.sql.prepare<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
   const t0 = now();
   deleteExpiredOAuthState(ctx, t0 + 899);
-  XX;
+  expect([count('authorization_requests'), count('authorization_codes'), count('access_tokens')]).toEqual([
+    2, 1, 1,
+  ]);
   deleteExpiredOAuthState(ctx, t0 + 900);
   expect([count('authorization_requests'), count('access_tokens')]).toEqual([0, 0]);
   expect(count('authorization_codes')).toBe(1);
