@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+describe('operations endpoints', () => {
+  test('/healthz answers while the process is up', async () => {
+    server = await startTestServer();
+    const res = await fetch(`${server.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  test('/readyz is ready with a writable database and an active key, 503 without an active key', async () => {
+    server = await startTestServer();
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+
+    server.ctx.db.sql.prepare("DELETE FROM signing_keys WHERE state = 'active'").run();
+    const notReady = await fetch(`${server.url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.headers.get('x-request-id')).toMatch(UUID);
+    expect(await notReady.json()).toEqual({ status: 'unavailable', problems: ['no active signing key'] });
+    // Liveness does not depend on readiness.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  test('/metrics is Prometheus text with request counters by route pattern, never the raw path', async () => {
+    server = await startTestServer();
+    for (let i = 0; i < 3; i++) await fetch(`${server.url}/healthz`);
+    await fetch(`${server.url}/nothing-here/raw-secret-value`);
+    await fetch(`${server.url}/v1/oauth/authorize?client_id=cid_test_x&code=raw-code-value`);
+
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toStartWith('text/plain; version=0.0.4');
+    const text = await res.text();
+    expect(text).toContain('# TYPE verity_http_requests_total counter');
+    expect(text).toContain('verity_http_requests_total{method="GET",route="/healthz",status="200"} 3');
+    expect(text).toMatch(/verity_http_requests_total\{method="GET",route="[^"]*",status="404"\} 1/);
+    expect(text).toContain('# TYPE verity_http_request_duration_seconds histogram');
+    expect(text).toMatch(/verity_http_request_duration_seconds_count\{route="\/healthz"\} 3/);
+    expect(text).not.toContain('raw-secret-value');
+    expect(text).not.toContain('raw-code-value');
+    expect(text).not.toContain('cid_test_x');
+    // Every sample line is `name{labels} value` or `name value`.
+    for (const line of text.trim().split('\n')) {
+      if (line.startsWith('#')) expect(line).toMatch(/^# (HELP|TYPE) [a-z_:][a-z0-9_:]* .+$/);
+      else expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? -?[0-9.e+-]+$/);
+    }
+  });
+
+  test('every response carries X-Request-Id, whatever its status or surface', async () => {
+    server = await startTestServer();
+    const requests: [string, RequestInit?][] = [
+      ['/healthz'],
+      ['/readyz'],
+      ['/metrics'],
+      ['/.well-known/jwks.json'],
+      ['/.well-known/openid-configuration'],
+      ['/v1/capabilities/scopes'],
+      ['/v1/oauth/authorize'],
+      ['/v1/oauth/token', { method: 'POST' }],
+      ['/v1/userinfo'],
+      ['/identity/'],
+      ['/developer/'],
+      ['/does-not-exist'],
+      ['/healthz', { method: 'HEAD' }],
+      ['/healthz', { method: 'DELETE' }],
+    ];
+    const seen = new Set<string>();
+    for (const [path, init] of requests) {
+      const res = await fetch(`${server.url}${path}`, { redirect: 'manual', ...init });
+      await res.arrayBuffer();
+      const id = res.headers.get('x-request-id');
+      expect({ path, status: res.status, id }).toEqual({
+        path,
+        status: res.status,
+        id: expect.stringMatching(UUID),
+      });
+      seen.add(id!);
+    }
+    expect(seen.size).toBe(requests.length);
+  });
+
+  test('a caller-supplied request id is kept when well-formed and replaced when not', async () => {
+    server = await startTestServer();
+    const kept = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': 'trace-abc_123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-abc_123');
+    for (const bad of ['a b', 'x'.repeat(300), 'id"><script>', 'id\tinjected']) {
+      const res = await fetch(`${server.url}/does-not-exist`, { headers: { 'X-Request-Id': bad } });
+      const id = res.headers.get('x-request-id')!;
+      expect(id).toMatch(UUID);
+      expect((await res.json()).error.requestId).toBe(id);
+    }
+  });
+});
