@@ -106,15 +106,20 @@ export const CSRF_FIELD = 'csrf_token';
 
 /**
  * Refuses every state-changing request that does not carry the session's CSRF token in the form, and
- * any whose `Origin` (when the browser sends one) is not one of ours. Runs after `sessionMiddleware`.
+ * any the browser says came from elsewhere. Runs after `sessionMiddleware`. Browsers send
+ * `Origin: null` on our own forms because the pages use `Referrer-Policy: no-referrer`, so a `null`
+ * origin is accepted only when Fetch Metadata (`Sec-Fetch-Site: same-origin`) vouches for it.
  */
 export function csrfProtection(allowedOrigins: string[]): MiddlewareHandler<Env> {
   const origins = new Set(allowedOrigins.map((o) => new URL(o).origin));
   return async function csrf(c, next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
+    const site = c.req.header('sec-fetch-site');
     const origin = c.req.header('origin');
-    if (origin !== undefined && !origins.has(origin))
-      throw new ApiError('CSRF_FAILED', 'This form was sent from another site.', 403);
+    const foreign =
+      (site !== undefined && site !== 'same-origin') ||
+      (origin !== undefined && (origin === 'null' ? site !== 'same-origin' : !origins.has(origin)));
+    if (foreign) throw new ApiError('CSRF_FAILED', 'This form was sent from another site.', 403);
     const type = c.req.header('content-type') ?? '';
     let sent = '';
     if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {

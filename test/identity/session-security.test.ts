@@ -128,10 +128,43 @@ describe('CSRF', () => {
     for (const origin of ['https://evil.example', 'null', 'http://localhost:8081']) {
       const res = await f.browser.post(`${path}/signin`, { csrf_token: csrf, persona: 'ada' }, { origin });
       expect(res.status).toBe(403);
+      const html = await res.text();
+      const nonce = /style-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy')!)![1];
+      expect(html).toContain(`<style nonce="${nonce}">`);
+    }
+    expect(status(path)).toBe('pending');
+    // Fetch Metadata saying the request came from another site.
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      const res = await f.browser.request(`${path}/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': site },
+        body: new URLSearchParams({ csrf_token: csrf, persona: 'ada' }).toString(),
+      });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('sent from another site');
     }
     expect(status(path)).toBe('pending');
     // Same origin, or no Origin header at all, with the token: accepted.
     const ok = await f.browser.post(`${path}/signin`, { csrf_token: csrf, persona: 'ada' }, { origin: null });
+    expect(ok.status).toBe(303);
+  });
+
+  test('Origin: null (sent under Referrer-Policy: no-referrer) is accepted only from the same origin', async () => {
+    f = await flow();
+    const path = await f.authorize();
+    const { csrf } = await open(f.browser, path);
+    const post = (site: string) =>
+      f.browser.request(`${path}/signin`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'null',
+          'sec-fetch-site': site,
+        },
+        body: new URLSearchParams({ csrf_token: csrf, persona: 'ada' }).toString(),
+      });
+    expect((await post('cross-site')).status).toBe(403);
+    const ok = await post('same-origin');
     expect(ok.status).toBe(303);
   });
 

@@ -20,6 +20,7 @@ export function Layout(props: PageProps & { title: string; children?: Child }) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
+        <link rel="icon" href="data:," />
         <title>{`${props.title} · ${m.productName}`}</title>
         <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
