@@ -1,3 +1,426 @@
-import type { Command } from './command.ts';
+import {
+  type ApplicationView,
+  type EnvironmentView,
+  getApplication,
+  listApplications,
+  listReviews,
+  type ReviewStatus,
+  type ReviewView,
+} from '../apps/application.store.ts';
+import { rotateClientSecret } from '../apps/client-secret.ts';
+import { ALL_COUNTRIES } from '../apps/document-policy-rules.ts';
+import { approveReview, rejectReview, requestProductionReview } from '../apps/production-review.ts';
+import {
+  createApplication,
+  deleteApplication,
+  type IssuedCredentials,
+  updateApplication,
+} from '../apps/registration.ts';
+import { type Environment, parseScopeList } from '../apps/scope-rules.ts';
+import { type Command, list, type ParsedArgs, positional, required, str, UsageError } from './command.ts';
 
-export const appsCommands: Command[] = [];
+const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
+
+function environmentFlag(args: ParsedArgs, fallback?: Environment): Environment {
+  const env = str(args, 'env') ?? fallback;
+  if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
+  if (env !== 'sandbox' && env !== 'production')
+    throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
+  return env;
+}
+
+const environmentJson = (e: EnvironmentView) => ({
+  environment: e.environment,
+  clientId: e.clientId,
+  scopes: e.scopes,
+  redirectUris: e.redirectUris,
+  documentTypes: e.documentTypes,
+  documentCountries: e.documentCountries,
+  activeSecrets: e.activeSecrets,
+  createdAt: iso(e.createdAt),
+});
+
+const reviewJson = (r: ReviewView) => ({
+  reviewId: r.reviewId,
+  applicationId: r.applicationId,
+  status: r.status,
+  justification: r.justification,
+  scopes: r.scopes,
+  fullNumberJustification: r.fullNumberJustification,
+  decisionReason: r.decisionReason,
+  requestedBy: r.requestedBy,
+  createdAt: iso(r.createdAt),
+  decidedAt: iso(r.decidedAt),
+});
+
+/** The application without any secret: secrets are shown only when issued. */
+const applicationJson = (a: ApplicationView) => ({
+  applicationId: a.applicationId,
+  name: a.name,
+  type: a.type,
+  ownerDeveloperId: a.ownerDeveloperId,
+  pkce: a.pkce,
+  plan: a.plan,
+  fullNumberApproved: a.fullNumberApproved,
+  createdAt: iso(a.createdAt),
+  updatedAt: iso(a.updatedAt),
+  environments: a.environments.map(environmentJson),
+  latestReview: a.latestReview && reviewJson(a.latestReview),
+});
+
+const countries = (list: string[]) =>
+  list.length === ALL_COUNTRIES.length ? 'all' : list.length ? list.join(' ') : 'none';
+
+function applicationText(a: ApplicationView): string {
+  const lines = [
+    `${a.applicationId}  ${a.name}`,
+    `  type: ${a.type}   pkce: ${a.pkce}   plan: ${a.plan}   owner: ${a.ownerDeveloperId ?? '-'}`,
+    `  document_number_full approved: ${a.fullNumberApproved ? 'yes' : 'no'}`,
+  ];
+  for (const e of a.environments) {
+    lines.push(
+      `  ${e.environment}:`,
+      `    client ID:      ${e.clientId}`,
+      `    secrets:        ${a.type === 'public' ? 'none (public client)' : `${e.activeSecrets} active`}`,
+      `    scopes:         ${e.scopes.join(' ')}`,
+      `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
+      `    document types: ${e.documentTypes.join(' ') || 'none'}`,
+      `    countries:      ${countries(e.documentCountries)}`,
+    );
+  }
+  if (!a.environments.some((e) => e.environment === 'production'))
+    lines.push('  production: not yet (after "verity apps review approve")');
+  if (a.latestReview)
+    lines.push(
+      `  review: ${a.latestReview.status} (${iso(a.latestReview.createdAt)})` +
+        (a.latestReview.decisionReason ? `: ${a.latestReview.decisionReason}` : ''),
+    );
+  return lines.join('\n');
+}
+
+function credentialsText(
+  c: IssuedCredentials,
+  heading: string,
+  noSecret = '  no client secret (public client)',
+): string {
+  return [
+    heading,
+    `  client ID:     ${c.clientId}`,
+    c.clientSecret
+      ? `  client secret: ${c.clientSecret}\n  The secret is shown only now: store it in a secret manager.`
+      : noSecret,
+  ].join('\n');
+}
+
+/** "--owner none" clears the owner. */
+const ownerFlag = (args: ParsedArgs): string | null | undefined => {
+  const v = str(args, 'owner');
+  return v === 'none' ? null : v;
+};
+
+const policyFlags = {
+  'document-types': { type: 'string' },
+  'document-countries': { type: 'string' },
+  pkce: { type: 'string' },
+  plan: { type: 'string' },
+} as const;
+
+export const appsCommands: Command[] = [
+  {
+    name: 'apps create',
+    summary:
+      'Register an application with its sandbox environment. Prints the client ID and, for confidential ' +
+      'clients, the client secret (shown once). Document types and countries default to all ("none" allows none).',
+    usage:
+      '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
+      '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
+      '[--pkce required|public-only] [--plan P]',
+    options: {
+      name: { type: 'string' },
+      type: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      scopes: { type: 'string' },
+      owner: { type: 'string' },
+      ...policyFlags,
+    },
+    async run(cli, args) {
+      const name = required(args, 'name');
+      const type = required(args, 'type');
+      const redirectUris = list(args, 'redirect-uri');
+      if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required (repeat it for more)');
+      const scopes = parseScopeList(required(args, 'scopes'));
+      const ctx = await cli.open();
+      try {
+        const created = await createApplication(ctx.db, ctx.clock, {
+          name,
+          type,
+          redirectUris,
+          scopes,
+          ownerDeveloperId: str(args, 'owner'),
+          documentTypes: str(args, 'document-types'),
+          documentCountries: str(args, 'document-countries'),
+          pkce: str(args, 'pkce'),
+          plan: str(args, 'plan'),
+          actor: 'cli',
+        });
+        cli.print(
+          credentialsText(created, `Created application ${created.applicationId} (sandbox)`),
+          created,
+        );
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps list',
+    summary: 'List applications (optionally of one developer).',
+    usage: '[--owner DEVELOPER_ID]',
+    options: { owner: { type: 'string' } },
+    async run(cli, args) {
+      const ctx = await cli.open();
+      try {
+        const apps = listApplications(ctx.db, { ownerDeveloperId: str(args, 'owner') });
+        const human = apps
+          .map(
+            (a) =>
+              `${a.applicationId}  ${a.type.padEnd(12)}  ${a.environments
+                .map((e) => e.environment)
+                .join('+')
+                .padEnd(18)}  ${a.name}`,
+          )
+          .join('\n');
+        cli.print(human || 'no applications', {
+          applications: apps.map((a) => ({
+            applicationId: a.applicationId,
+            name: a.name,
+            type: a.type,
+            ownerDeveloperId: a.ownerDeveloperId,
+            environments: a.environments.map((e) => ({ environment: e.environment, clientId: e.clientId })),
+            reviewStatus: a.latestReview?.status ?? null,
+            createdAt: iso(a.createdAt),
+          })),
+        });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps show',
+    summary: 'Show an application: both environments, scopes, redirect URIs, document policy. Never secrets.',
+    usage: 'APP_ID',
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const ctx = await cli.open();
+      try {
+        const app = getApplication(ctx.db, id);
+        cli.print(applicationText(app), applicationJson(app));
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps update',
+    summary:
+      'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes and document ' +
+      'policy belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
+    usage:
+      'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
+      '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
+      '[--scopes "s1 s2"] [--document-types T] [--document-countries C]',
+    options: {
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      env: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      'add-redirect-uri': { type: 'string', multiple: true },
+      'remove-redirect-uri': { type: 'string', multiple: true },
+      scopes: { type: 'string' },
+      ...policyFlags,
+    },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const environment = environmentFlag(args, 'sandbox');
+      const set = list(args, 'redirect-uri');
+      const scopes = str(args, 'scopes');
+      const ctx = await cli.open();
+      try {
+        const app = updateApplication(ctx.db, ctx.clock, id, {
+          name: str(args, 'name'),
+          ownerDeveloperId: ownerFlag(args),
+          pkce: str(args, 'pkce'),
+          plan: str(args, 'plan'),
+          environment,
+          redirectUris: set.length ? set : undefined,
+          addRedirectUris: list(args, 'add-redirect-uri'),
+          removeRedirectUris: list(args, 'remove-redirect-uri'),
+          scopes: scopes === undefined ? undefined : parseScopeList(scopes),
+          documentTypes: str(args, 'document-types'),
+          documentCountries: str(args, 'document-countries'),
+          actor: 'cli',
+        });
+        cli.print(`Updated\n${applicationText(app)}`, applicationJson(app));
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps delete',
+    summary:
+      'Delete an application with both environments, credentials, consents and webhook endpoints. Needs --yes.',
+    usage: 'APP_ID --yes',
+    options: { yes: { type: 'boolean' } },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      if (args.values.yes !== true)
+        throw new UsageError(`deleting ${id} cannot be undone: add --yes to confirm`);
+      const ctx = await cli.open();
+      try {
+        deleteApplication(ctx.db, ctx.clock, id, { actor: 'cli' });
+        cli.print(`Deleted application ${id}`, { applicationId: id, deleted: true });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps secret rotate',
+    summary:
+      'Issue a new client secret for one environment; the previous secret stops working at once. Shown once.',
+    usage: 'APP_ID --env sandbox|production',
+    options: { env: { type: 'string' } },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const environment = environmentFlag(args);
+      const ctx = await cli.open();
+      try {
+        const r = await rotateClientSecret(ctx.db, ctx.clock, id, environment, { actor: 'cli' });
+        cli.print(
+          `New ${environment} client secret for ${r.clientId}:\n  ${r.clientSecret}\nThe previous secret no longer works. The secret is shown only now.`,
+          r,
+        );
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps review list',
+    summary: 'List production reviews (all, or only those with --status).',
+    usage: '[--status pending|approved|rejected] [--app APP_ID]',
+    options: { status: { type: 'string' }, app: { type: 'string' } },
+    async run(cli, args) {
+      const status = str(args, 'status');
+      if (status !== undefined && !['pending', 'approved', 'rejected'].includes(status))
+        throw new UsageError(`--status must be pending, approved or rejected, not "${status}"`);
+      const ctx = await cli.open();
+      try {
+        const reviews = listReviews(ctx.db, {
+          status: status as ReviewStatus | undefined,
+          applicationId: str(args, 'app'),
+        });
+        const human = reviews
+          .map(
+            (r) =>
+              `${r.reviewId}  ${r.applicationId}  ${r.status.padEnd(8)}  ${iso(r.createdAt)}  scopes: ${r.scopes.join(' ')}\n` +
+              `    justification: ${r.justification}` +
+              (r.fullNumberJustification ? `\n    document_number_full: ${r.fullNumberJustification}` : '') +
+              (r.decisionReason ? `\n    decision: ${r.decisionReason}` : ''),
+          )
+          .join('\n');
+        cli.print(human || 'no reviews', { reviews: reviews.map(reviewJson) });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps review request',
+    summary:
+      'File a production review for an application (normally done by its developer in the portal). ' +
+      'Scopes default to the sandbox scopes; document_number_full needs --full-number-justification.',
+    usage: 'APP_ID --justification TEXT [--scopes "s1 s2"] [--full-number-justification TEXT]',
+    options: {
+      justification: { type: 'string' },
+      scopes: { type: 'string' },
+      'full-number-justification': { type: 'string' },
+    },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const justification = required(args, 'justification');
+      const scopes = str(args, 'scopes');
+      const ctx = await cli.open();
+      try {
+        const review = requestProductionReview(ctx.db, ctx.clock, id, {
+          justification,
+          scopes: scopes === undefined ? undefined : parseScopeList(scopes),
+          fullNumberJustification: str(args, 'full-number-justification'),
+          actor: 'cli',
+        });
+        cli.print(`Filed production review ${review.reviewId} for ${id} (pending)`, reviewJson(review));
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps review approve',
+    summary:
+      'Approve the pending production review (or approve the sandbox scopes directly when none is pending). ' +
+      'The first approval creates the production environment and prints its credentials once.',
+    usage: 'APP_ID [--reason TEXT]',
+    options: { reason: { type: 'string' } },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const ctx = await cli.open();
+      try {
+        const hadProduction = getApplication(ctx.db, id).environments.some(
+          (e) => e.environment === 'production',
+        );
+        const r = await approveReview(ctx.db, ctx.clock, id, { actor: 'cli', reason: str(args, 'reason') });
+        cli.print(
+          credentialsText(
+            r,
+            !hadProduction
+              ? `Approved: ${id} now has a production environment`
+              : `Approved: production scopes of ${id} updated`,
+            hadProduction ? '  existing credentials unchanged' : undefined,
+          ),
+          r,
+        );
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'apps review reject',
+    summary: 'Reject the pending production review with a reason the developer will see.',
+    usage: 'APP_ID --reason TEXT',
+    options: { reason: { type: 'string' } },
+    async run(cli, args) {
+      const id = positional(args, 0, 'APP_ID');
+      const reason = required(args, 'reason');
+      const ctx = await cli.open();
+      try {
+        const review = rejectReview(ctx.db, ctx.clock, id, { reason, actor: 'cli' });
+        cli.print(`Rejected production review ${review.reviewId} for ${id}`, reviewJson(review));
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+];

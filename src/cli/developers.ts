@@ -1,3 +1,165 @@
-import type { Command } from './command.ts';
+import { createApiKey, type KeyEnvironment, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
+import {
+  createDeveloper,
+  createInvitation,
+  getDeveloper,
+  listDevelopers,
+} from '../developer/developer.store.ts';
+import { type Command, type ParsedArgs, positional, required, str, UsageError } from './command.ts';
 
-export const developersCommands: Command[] = [];
+const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
+
+function environmentFlag(args: ParsedArgs): KeyEnvironment {
+  const env = str(args, 'env');
+  if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
+  if (env !== 'sandbox' && env !== 'production')
+    throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
+  return env;
+}
+
+export const developersCommands: Command[] = [
+  {
+    name: 'developers create',
+    summary: 'Create a developer account (it gets a password by accepting an invitation).',
+    usage: '--email E [--name N]',
+    options: { email: { type: 'string' }, name: { type: 'string' } },
+    async run(cli, args) {
+      const email = required(args, 'email');
+      const ctx = await cli.open();
+      try {
+        const r = createDeveloper(ctx.db, ctx.clock, { email, name: str(args, 'name'), actor: 'cli' });
+        cli.print(`Created developer ${r.developerId} (${email.trim().toLowerCase()})`, r);
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'developers invite',
+    summary:
+      'Invite a developer to the portal: prints a one-time invitation link (shown once, valid 7 days) to send them.',
+    usage: '--email E',
+    options: { email: { type: 'string' } },
+    async run(cli, args) {
+      const email = required(args, 'email');
+      const ctx = await cli.open();
+      try {
+        const inv = await createInvitation(ctx.db, ctx.clock, { email, actor: 'cli' });
+        const url = `${ctx.config.server.developer_url}/invitations/${inv.token}`;
+        cli.print(
+          `Invitation for ${inv.email} (valid until ${iso(inv.expiresAt)}); send this link, it is shown only now:\n  ${url}`,
+          {
+            invitationId: inv.invitationId,
+            email: inv.email,
+            token: inv.token,
+            url,
+            expiresAt: iso(inv.expiresAt),
+          },
+        );
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'developers list',
+    summary: 'List developer accounts.',
+    async run(cli) {
+      const ctx = await cli.open();
+      try {
+        const devs = listDevelopers(ctx.db).map((d) => ({
+          developerId: d.developerId,
+          email: d.email,
+          name: d.name,
+          status: d.status,
+          activated: d.hasPassword,
+          createdAt: iso(d.createdAt),
+          activeKeys: listApiKeys(ctx.db, d.developerId).filter((k) => k.revokedAt === null).length,
+        }));
+        const human = devs
+          .map(
+            (d) =>
+              `${d.developerId}  ${d.status.padEnd(8)}  ${(d.activated ? 'activated' : 'invited').padEnd(9)}  keys: ${d.activeKeys}  ${d.email}`,
+          )
+          .join('\n');
+        cli.print(human || 'no developers', { developers: devs });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'developers keys create',
+    summary: 'Issue a developer API key (dk_test_… or dk_live_…) for one environment. Shown once.',
+    usage: 'DEVELOPER_ID --env sandbox|production [--label TEXT]',
+    options: { env: { type: 'string' }, label: { type: 'string' } },
+    async run(cli, args) {
+      const developerId = positional(args, 0, 'DEVELOPER_ID');
+      const environment = environmentFlag(args);
+      const ctx = await cli.open();
+      try {
+        getDeveloper(ctx.db, developerId);
+        const r = await createApiKey(ctx.db, ctx.clock, developerId, environment, {
+          label: str(args, 'label'),
+          actor: 'cli',
+        });
+        cli.print(
+          `New ${environment} API key ${r.keyId} for ${developerId}:\n  ${r.key}\nThe key is shown only now: store it in a secret manager.`,
+          r,
+        );
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'developers keys list',
+    summary: "List a developer's API keys (never the keys themselves).",
+    usage: 'DEVELOPER_ID',
+    async run(cli, args) {
+      const developerId = positional(args, 0, 'DEVELOPER_ID');
+      const ctx = await cli.open();
+      try {
+        getDeveloper(ctx.db, developerId);
+        const keys = listApiKeys(ctx.db, developerId).map((k) => ({
+          keyId: k.keyId,
+          environment: k.environment,
+          label: k.label,
+          createdAt: iso(k.createdAt),
+          lastUsedAt: iso(k.lastUsedAt),
+          revokedAt: iso(k.revokedAt),
+        }));
+        const human = keys
+          .map(
+            (k) =>
+              `${k.keyId}  ${k.environment.padEnd(10)}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}  last used ${k.lastUsedAt ?? 'never'}  ${k.label}`,
+          )
+          .join('\n');
+        cli.print(human || 'no API keys', { keys });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+  {
+    name: 'developers keys revoke',
+    summary: 'Revoke a developer API key; it stops working at once.',
+    usage: 'KEY_ID',
+    async run(cli, args) {
+      const keyId = positional(args, 0, 'KEY_ID');
+      const ctx = await cli.open();
+      try {
+        const k = revokeApiKey(ctx.db, ctx.clock, keyId, { actor: 'cli' });
+        cli.print(`Revoked API key ${keyId}`, { keyId, revokedAt: iso(k.revokedAt) });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+];
