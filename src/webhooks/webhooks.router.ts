@@ -76,8 +76,8 @@ export function webhooksRouter(ctx: AppContext) {
   const app = new Hono<DeveloperApiEnv>();
   const base = '/v1/developer/applications/:applicationId/webhooks';
   app.onError((err, c) => apiErrorResponse(err, c as unknown as Context<AppEnv>));
+  // `${base}/*` also matches `${base}` itself.
   app.use(`${base}/*`, developerAuth(ctx));
-  app.use(`${base}`, developerAuth(ctx));
   const limit = rateLimit(
     ctx,
     'developer',
@@ -89,7 +89,6 @@ export function webhooksRouter(ctx: AppContext) {
     },
   ) as unknown as Parameters<typeof app.use>[1];
   app.use(`${base}/*`, limit);
-  app.use(`${base}`, limit);
 
   const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
   const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;
