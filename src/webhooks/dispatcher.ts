@@ -237,9 +237,12 @@ export class Dispatcher {
   }
 }
 
-/** A lease outlives the longest attempt, so a live attempt is never taken over. */
+/**
+ * A lease outlives the longest attempt (the request timeout plus time to sign and record it), so a
+ * live attempt is never taken over by another process.
+ */
 export function leaseSeconds(leaseMs: number, timeoutMs: number): number {
-  return Math.ceil(Math.max(leaseMs, timeoutMs + 5000) / 1000);
+  return Math.ceil(Math.max(leaseMs, timeoutMs + 2000) / 1000);
 }
 
 const dispatchers = new WeakMap<AppContext, Dispatcher>();

@@ -1,0 +1,219 @@
+import { Database } from 'bun:sqlite';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cli } from '../helpers/cli.ts';
+import { tempDir, testToml } from '../helpers/context.ts';
+import { freePort } from '../helpers/server.ts';
+import { type Receiver, receiver, verify } from './fixtures.ts';
+
+const root = join(import.meta.dir, '..', '..');
+const BURST = 240;
+
+let cleanup: (() => void) | undefined;
+let rx: Receiver | undefined;
+let child: ReturnType<typeof Bun.spawn> | undefined;
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  await child?.exited;
+  child = undefined;
+  await rx?.stop();
+  rx = undefined;
+  cleanup?.();
+});
+
+async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms: number) {
+  const deadline = performance.now() + ms;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+function spawnServer(configPath: string) {
+  return Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
+    cwd: root,
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+}
+
+describe('webhook outbox under a crash', () => {
+  test('SIGKILL in the middle of a burst: every event delivered at least once, one body per id, database intact', async () => {
+    const tmp = tempDir('verity-crash');
+    cleanup = tmp.cleanup;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const configPath = join(tmp.dir, 'verity.toml');
+    writeFileSync(
+      configPath,
+      `${testToml(tmp.dir)}
+[server]
+listen = "127.0.0.1:${port}"
+base_url = "${base}"
+[webhooks]
+allow_localhost_in_sandbox = true
+timeout = "2s"
+lease = "2s"
+[rate_limits.developer]
+requests = 100000
+`,
+    );
+    // The receiver takes a little while per request, so deliveries are in flight when the server dies.
+    rx = receiver(async () => {
+      await Bun.sleep(15);
+      return new Response(null, { status: 204 });
+    });
+
+    expect((await cli('migrate', '--config', configPath)).code).toBe(0);
+    const { developerId } = (
+      await cli('developers', 'create', '--email', 'crash@example.com', '--config', configPath, '--json')
+    ).json;
+    const { key } = (
+      await cli(
+        'developers',
+        'keys',
+        'create',
+        developerId,
+        '--env',
+        'sandbox',
+        '--config',
+        configPath,
+        '--json',
+      )
+    ).json;
+    const app = await cli(
+      'apps',
+      'create',
+      '--name',
+      'Crash',
+      '--type',
+      'public',
+      '--redirect-uri',
+      'https://app.example/cb',
+      '--scopes',
+      'openid',
+      '--owner',
+      developerId,
+      '--config',
+      configPath,
+      '--json',
+    );
+    expect(app.code).toBe(0);
+    const hooks = `${base}/v1/developer/applications/${app.json.applicationId}/webhooks`;
+    const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+
+    child = spawnServer(configPath);
+    await waitFor(
+      'the server',
+      () =>
+        fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      20_000,
+    );
+    const created = await fetch(hooks, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: rx.url, events: ['consent.granted'] }),
+    });
+    expect(created.status).toBe(201);
+    const endpoint = (await created.json()).data;
+
+    // The burst: test events through the real API, a few at a time; the server dies half-way through.
+    const acknowledged = new Set<string>();
+    let sent = 0;
+    let killed = false;
+    const sendOne = async (): Promise<boolean> => {
+      try {
+        const r = await fetch(`${hooks}/${endpoint.id}/test`, { method: 'POST', headers: auth });
+        if (r.status !== 202) return false;
+        acknowledged.add((await r.json()).data.eventId);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const worker = async () => {
+      while (!killed && sent < BURST) {
+        sent++;
+        await sendOne();
+        if (!killed && acknowledged.size >= BURST / 2 && rx!.received.length > 0) {
+          killed = true;
+          child!.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    await child.exited;
+    expect(killed).toBe(true);
+    const receivedAtKill = rx.received.length;
+    expect(receivedAtKill).toBeLessThan(acknowledged.size);
+
+    // Restart on the same database and finish the burst.
+    child = spawnServer(configPath);
+    await waitFor(
+      'the restarted server',
+      () =>
+        fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      20_000,
+    );
+    while (acknowledged.size < BURST) expect(await sendOne()).toBe(true);
+
+    // Every committed event (acknowledged or not) reaches the receiver.
+    const db = new Database(join(tmp.dir, 'verity.db'), { readonly: true });
+    const committed = () =>
+      (db.prepare("SELECT id FROM webhook_events WHERE type = 'webhook.test'").all() as { id: string }[]).map(
+        (r) => r.id,
+      );
+    const receivedIds = () => new Set(rx!.received.map((r) => r.headers['service-event-id']!));
+    await waitFor(
+      'every event to be delivered',
+      () => {
+        const got = receivedIds();
+        return committed().every((id) => got.has(id));
+      },
+      60_000,
+    );
+    const ids = committed();
+    expect(ids.length).toBeGreaterThanOrEqual(BURST);
+    const got = receivedIds();
+    for (const id of acknowledged) expect(got.has(id)).toBe(true);
+    await waitFor(
+      'the outbox to settle',
+      () =>
+        (
+          db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'").get() as {
+            n: number;
+          }
+        ).n === 0,
+      20_000,
+    );
+    db.close();
+
+    // At least once, never two bodies for one id, each signed correctly at its own time.
+    const bodies = new Map<string, Set<string>>();
+    for (const r of rx.received) {
+      const id = r.headers['service-event-id']!;
+      if (!bodies.has(id)) bodies.set(id, new Set());
+      bodies.get(id)!.add(r.body);
+      expect(JSON.parse(r.body).id).toBe(id);
+    }
+    for (const [, set] of bodies) expect(set.size).toBe(1);
+    for (const r of rx.received.slice(0, 20)) {
+      const t = Number(/t=(\d+)/.exec(r.headers['service-signature']!)![1]);
+      expect((await verify(r, [endpoint.secret], new Date(t * 1000))).ok).toBe(true);
+    }
+
+    child.kill('SIGTERM');
+    await child.exited;
+    child = undefined;
+    const check = new Database(join(tmp.dir, 'verity.db'));
+    expect(check.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    check.close();
+  }, 90_000);
+});
