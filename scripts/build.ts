@@ -10,62 +10,76 @@
  * driver is never loaded. Bundling drizzle's bun-sqlite adapter into the Node build would hoist its
  * `import "bun:sqlite"` to the top of the file, which Node refuses to load.
  *
- * Usage: bun scripts/build.ts [--binary-only | --node-only]
+ * Usage: bun scripts/build.ts [--binary-only | --node-only] [--out DIR]   (DIR defaults to dist)
  */
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import type { BunPlugin } from 'bun';
 
 const root = join(import.meta.dir, '..');
 const args = process.argv.slice(2);
 const wantBinary = !args.includes('--node-only');
 const wantNode = !args.includes('--binary-only');
+const outIndex = args.indexOf('--out');
+const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
 
 const BUN_ONLY = ['bun:sqlite', 'drizzle-orm/bun-sqlite'];
 const NODE_ONLY = ['better-sqlite3', 'drizzle-orm/better-sqlite3'];
-const externals = (names: string[]) => names.flatMap((n) => ['--external', n]);
 
-function bunBuild(label: string, argv: string[]): void {
+/**
+ * Packages whose Node entry point reads files by computed path at load time, which no bundle can carry
+ * (i18n-iso-countries' entry-node.js requires every `langs/*.json`). Their file-free entry is used
+ * instead; the code registers the one locale it needs with a static import.
+ */
+const FILE_FREE_ENTRY: Record<string, string> = {
+  'i18n-iso-countries': 'i18n-iso-countries/index.js',
+};
+
+const fileFreeEntries: BunPlugin = {
+  name: 'file-free-entries',
+  setup(build) {
+    for (const [name, entry] of Object.entries(FILE_FREE_ENTRY)) {
+      const filter = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`);
+      build.onResolve({ filter }, () => ({ path: Bun.resolveSync(entry, root) }));
+    }
+  },
+};
+
+async function build(label: string, options: Parameters<typeof Bun.build>[0]): Promise<void> {
   const started = performance.now();
-  const run = Bun.spawnSync([process.execPath, 'build', ...argv], {
-    cwd: root,
-    stdout: 'pipe',
-    stderr: 'inherit',
-  });
-  if (run.exitCode !== 0) {
-    process.stdout.write(run.stdout.toString());
+  const result = await Bun.build({ ...options, plugins: [fileFreeEntries] });
+  for (const log of result.logs) console.error(String(log));
+  if (!result.success) {
     console.error(`build: ${label} failed`);
-    process.exit(run.exitCode ?? 1);
+    process.exit(1);
   }
   console.log(`build: ${label} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 }
 
+const entrypoints = [join(root, 'src/main.ts')];
+
 if (wantBinary) {
-  rmSync(join(root, 'dist/verity'), { force: true });
-  bunBuild('dist/verity', [
-    'src/main.ts',
-    '--compile',
-    '--minify',
-    ...externals(NODE_ONLY),
-    '--outfile',
-    'dist/verity',
-  ]);
+  rmSync(join(out, 'verity'), { force: true });
+  await build(relative(root, join(out, 'verity')), {
+    entrypoints,
+    compile: { outfile: join(out, 'verity') },
+    minify: true,
+    external: NODE_ONLY,
+  } as Parameters<typeof Bun.build>[0]);
 }
 
 if (wantNode) {
-  rmSync(join(root, 'dist/node'), { recursive: true, force: true });
-  bunBuild('dist/node/verity.mjs', [
-    'src/main.ts',
-    '--target',
-    'node',
-    '--format',
-    'esm',
-    ...externals(BUN_ONLY),
-    ...externals(NODE_ONLY),
-    '--outfile',
-    'dist/node/verity.mjs',
-  ]);
+  rmSync(join(out, 'node'), { recursive: true, force: true });
+  await build(relative(root, join(out, 'node/verity.mjs')), {
+    entrypoints,
+    target: 'node',
+    format: 'esm',
+    outdir: join(out, 'node'),
+    naming: 'verity.mjs',
+    external: [...BUN_ONLY, ...NODE_ONLY],
+  });
   // The entry point's `#!/usr/bin/env bun` line is carried over; this file is for Node.
-  const out = join(root, 'dist/node/verity.mjs');
-  const text = await Bun.file(out).text();
-  await Bun.write(out, text.replace(/^#!.*\n(\/\/ @bun\n)?/, '#!/usr/bin/env node\n'));
+  const file = join(out, 'node/verity.mjs');
+  const text = await Bun.file(file).text();
+  await Bun.write(file, text.replace(/^#!.*\n(\/\/ @bun\n)?/, '#!/usr/bin/env node\n'));
 }

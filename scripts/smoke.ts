@@ -1,0 +1,179 @@
+/**
+ * Starts the server each way it ships and checks it from the outside:
+ *   bun    `bun src/main.ts serve --config F`
+ *   node   `node dist/node/verity.mjs serve --config F` (Node 20, better-sqlite3)
+ *   binary `dist/verity serve --config F`
+ * Each start gets a fresh directory holding its config file, database and keys. The built artifacts run
+ * with that directory as their working directory, so nothing is read from the source tree at run time;
+ * the source runs from the checkout, as `npm start` does (Bun reads tsconfig.json from there). The checks:
+ * /healthz answers, /readyz is ready, the JWKS holds an RS256 signing key with a kid, discovery names
+ * the configured issuer, and SIGTERM stops the process with exit code 0.
+ *
+ * Usage: bun scripts/smoke.ts [bun] [node] [binary]   (all three when none is named; run `npm run
+ * build` first for node and binary)
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Way = 'bun' | 'node' | 'binary';
+export const WAYS: Way[] = ['bun', 'node', 'binary'];
+
+const root = join(import.meta.dir, '..');
+
+/** The file a way needs before it can start (the build's output in `dist`), if any. */
+export function artifactFor(way: Way, dist = join(root, 'dist')): string | undefined {
+  if (way === 'node') return join(dist, 'node/verity.mjs');
+  if (way === 'binary') return join(dist, 'verity');
+  return undefined;
+}
+
+export function commandFor(way: Way, dist?: string): string[] {
+  if (way === 'bun') return [process.execPath, join(root, 'src/main.ts')];
+  if (way === 'node') return ['node', artifactFor(way, dist)!];
+  return [artifactFor(way, dist)!];
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface SmokeResult {
+  way: Way;
+  startedInMs: number;
+  kid: string;
+  exitCode: number | null;
+}
+
+class SmokeError extends Error {}
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new SmokeError(message);
+}
+
+async function getJson(url: string): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(url);
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new SmokeError(`${url} answered ${res.status} with non-JSON: ${text.slice(0, 200)}`);
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Starts one way with a config file in a fresh directory, checks it, stops it. Throws on any failure. */
+export async function smoke(
+  way: Way,
+  opts: { dist?: string; startTimeoutMs?: number } = {},
+): Promise<SmokeResult> {
+  const artifact = artifactFor(way, opts.dist);
+  if (artifact && !existsSync(artifact)) throw new SmokeError(`${artifact} is missing: run "npm run build"`);
+  const dir = mkdtempSync(join(tmpdir(), `verity-smoke-${way}-`));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const configPath = join(dir, 'verity.toml');
+  writeFileSync(
+    configPath,
+    [
+      '[server]',
+      `listen = "127.0.0.1:${port}"`,
+      `base_url = "${baseUrl}"`,
+      '[database]',
+      `path = "${join(dir, 'state/verity.db')}"`,
+      '[keys]',
+      `dir = "${join(dir, 'state/keys')}"`,
+      '',
+    ].join('\n'),
+  );
+  const child = Bun.spawn([...commandFor(way, opts.dist), 'serve', '--config', configPath], {
+    cwd: way === 'bun' ? root : dir,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const output: string[] = [];
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) output.push(decoder.decode(chunk));
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const started = performance.now();
+  try {
+    const deadline = started + (opts.startTimeoutMs ?? 30_000);
+    let up = false;
+    while (!up) {
+      if (child.exitCode !== null) throw new SmokeError(`exited with code ${child.exitCode} before serving`);
+      if (performance.now() > deadline) throw new SmokeError('/healthz did not answer in time');
+      try {
+        const res = await fetch(`${baseUrl}/healthz`);
+        up = res.status === 200 && (await res.json()).status === 'ok';
+        check(res.headers.get('x-request-id'), '/healthz has no X-Request-Id');
+      } catch (e) {
+        if (e instanceof SmokeError) throw e;
+        await Bun.sleep(100);
+      }
+    }
+    const startedInMs = Math.round(performance.now() - started);
+
+    const ready = await getJson(`${baseUrl}/readyz`);
+    check(ready.status === 200 && ready.body.status === 'ready', `/readyz: ${JSON.stringify(ready.body)}`);
+
+    const jwks = await getJson(`${baseUrl}/.well-known/jwks.json`);
+    check(jwks.status === 200, `/.well-known/jwks.json answered ${jwks.status}`);
+    const keys: any[] = Array.isArray(jwks.body.keys) ? jwks.body.keys : [];
+    const key = keys.find((k) => k.kty === 'RSA' && k.alg === 'RS256' && k.use === 'sig');
+    check(key, `no RS256 signing key in the JWKS: ${JSON.stringify(jwks.body).slice(0, 300)}`);
+    check(typeof key.kid === 'string' && key.kid.length > 0, 'the RS256 key has no kid');
+    check(key.n && key.e, 'the RS256 key has no modulus or exponent');
+    check(!('d' in key), 'the JWKS exposes a private key');
+
+    const discovery = await getJson(`${baseUrl}/.well-known/openid-configuration`);
+    check(discovery.status === 200, `discovery answered ${discovery.status}`);
+    check(discovery.body.issuer === baseUrl, `discovery issuer ${discovery.body.issuer} is not ${baseUrl}`);
+
+    child.kill('SIGTERM');
+    const exitCode = await Promise.race([child.exited, Bun.sleep(10_000).then(() => null)]);
+    check(exitCode !== null, 'did not stop within 10 s of SIGTERM');
+    check(exitCode === 0, `SIGTERM ended it with exit code ${exitCode}`);
+    check(existsSync(join(dir, 'state/verity.db')), 'the database is not where the config put it');
+    return { way, startedInMs, kid: key.kid, exitCode };
+  } catch (e) {
+    child.kill('SIGKILL');
+    await child.exited;
+    await drained;
+    const log = output.join('').trim().split('\n').slice(-20).join('\n');
+    throw new Error(`smoke (${way}): ${(e as Error).message}\n--- output ---\n${log}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const named = process.argv.slice(2) as Way[];
+  const unknown = named.filter((w) => !WAYS.includes(w));
+  if (unknown.length) {
+    console.error(`usage: bun scripts/smoke.ts [${WAYS.join('] [')}]`);
+    process.exit(2);
+  }
+  let failed = false;
+  for (const way of named.length ? named : WAYS) {
+    try {
+      const r = await smoke(way);
+      console.log(`smoke ${way.padEnd(6)} ok: up in ${r.startedInMs} ms, RS256 kid ${r.kid}, clean exit`);
+    } catch (e) {
+      failed = true;
+      console.error((e as Error).message);
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}

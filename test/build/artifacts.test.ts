@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { smoke } from '../../scripts/smoke.ts';
+import { tempDir } from '../helpers/context.ts';
+
+const root = join(import.meta.dir, '../..');
+// Inside the checkout, so the Node bundle resolves better-sqlite3 from node_modules as dist/ does.
+const dist = join(root, '.tmp', `build-${crypto.randomUUID()}`);
+
+beforeAll(() => {
+  mkdirSync(dist, { recursive: true });
+  const run = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--out', dist], {
+    cwd: root,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  if (run.exitCode !== 0) throw new Error(`build failed:\n${run.stdout}\n${run.stderr}`);
+}, 120_000);
+
+afterAll(() => rmSync(dist, { recursive: true, force: true }));
+
+describe('release artifacts', () => {
+  test('the compiled dist/verity, started with a config file, serves /healthz, /readyz and the JWKS', async () => {
+    expect(statSync(join(dist, 'verity')).mode & 0o111).not.toBe(0);
+    const result = await smoke('binary', { dist });
+    expect(result.kid.length).toBeGreaterThan(0);
+    expect(result.exitCode).toBe(0);
+  }, 60_000);
+
+  test('the Node 20 bundle serves the same way under node', async () => {
+    const result = await smoke('node', { dist });
+    expect(result.exitCode).toBe(0);
+  }, 60_000);
+
+  test('the source runs under Bun through `verity serve --config`', async () => {
+    const result = await smoke('bun');
+    expect(result.exitCode).toBe(0);
+  }, 60_000);
+
+  test('the binary runs the CLI from any directory, with migrations embedded', async () => {
+    const { dir, cleanup } = tempDir('verity-bin');
+    try {
+      writeFileSync(
+        join(dir, 'verity.toml'),
+        `[database]\npath = "${join(dir, 'v.db')}"\n[keys]\ndir = "${join(dir, 'keys')}"\n`,
+      );
+      const run = (...argv: string[]) =>
+        Bun.spawnSync([join(dist, 'verity'), ...argv], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
+      const help = run('--help');
+      expect(help.exitCode).toBe(0);
+      expect(help.stdout.toString()).toContain('verity serve');
+      const check = run('config', 'check', '--config', 'verity.toml', '--json');
+      expect(check.exitCode).toBe(0);
+      expect(JSON.parse(check.stdout.toString()).valid).toBe(true);
+      const migrate = run('migrate', '--config', 'verity.toml', '--json');
+      expect(migrate.stderr.toString()).toBe('');
+      expect(migrate.exitCode).toBe(0);
+      const again = run('migrate', '--config', 'verity.toml', '--json');
+      expect(again.exitCode).toBe(0);
+      expect(run('frobnicate').exitCode).toBe(2);
+    } finally {
+      cleanup();
+    }
+  }, 60_000);
+
+  test('nothing under src/ locates files relative to the source, so the binary needs no source tree', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.(ts|tsx)$/.test(name) && !path.includes('/src/platform/')) {
+          const text = readFileSync(path, 'utf8');
+          if (/import\.meta\.(url|dir|dirname|path|file)|__dirname|__filename|\brequire\(|node:fs/.test(text))
+            offenders.push(path.slice(root.length + 1));
+        }
+      }
+    };
+    walk(join(root, 'src'));
+    expect(offenders).toEqual([]);
+  });
+});
