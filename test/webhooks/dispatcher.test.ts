@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { unix } from '../../src/platform/clock.ts';
+import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
+import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { LOCALHOST_OK, type Owner, owner, type Receiver, receiver, sandboxEndpoint } from './fixtures.ts';
+
+let ctx: TestContext;
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.stop();
+  ctx?.cleanup();
+});
+
+function rx(respond?: Parameters<typeof receiver>[0]): Receiver {
+  const r = receiver(respond);
+  receivers.push(r);
+  return r;
+}
+
+function granted(o: Owner) {
+  return ctx.db.sql.transaction(() =>
+    enqueueEvent(ctx.db, ctx.clock, {
+      type: 'consent.granted',
+      applicationId: o.applicationId,
+      environment: 'sandbox',
+      data: {
+        consentId: crypto.randomUUID(),
+        applicationId: o.applicationId,
+        environment: 'sandbox',
+        sub: 's',
+        scopes: ['openid'],
+        purpose: 'p',
+        at: ctx.clock.now().toISOString(),
+      },
+    }),
+  );
+}
+
+async function until(cond: () => boolean, ms = 5000) {
+  const deadline = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error('condition not reached');
+    await Bun.sleep(10);
+  }
+}
+
+describe('webhook dispatcher', () => {
+  test('a slow receiver holds at most its own slots and never delays another endpoint', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slow = rx(async () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await gate;
+      inFlight--;
+      return new Response('ok');
+    });
+    const fast = rx();
+    await sandboxEndpoint(ctx, o, slow.url, ['consent.granted']);
+    await sandboxEndpoint(ctx, o, fast.url, ['consent.granted']);
+    for (let i = 0; i < 6; i++) granted(o);
+
+    const drained = dispatchDue(ctx);
+    await until(() => fast.received.length === 6);
+    expect(slow.received).toHaveLength(2);
+    release();
+    const outcomes = await drained;
+    expect(outcomes).toHaveLength(12);
+    expect(outcomes.every((x) => x.status === 'delivered')).toBe(true);
+    expect(slow.received).toHaveLength(6);
+    expect(maxInFlight).toBe(2);
+  });
+
+  test('a delivery leased by a process that died is attempted again once the lease expires', async () => {
+    ctx = await testContext({ extra: `${LOCALHOST_OK}\nlease = "30s"\ntimeout = "5s"` });
+    const r = rx();
+    const o = await owner(ctx);
+    await sandboxEndpoint(ctx, o, r.url);
+    const ev = granted(o);
+    const store = createDeliveryStore(ctx.db);
+    // The other process: leases the row, then is gone before recording anything.
+    const [stale] = store.claimDue({ now: unix(ctx.clock), leaseSeconds: 30, perEndpoint: 2, limit: 10 });
+    expect(stale!.eventId).toBe(ev.id);
+
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(29_000);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.clock.advance(1000);
+    const [out] = await dispatchDue(ctx);
+    expect(out).toMatchObject({ eventId: ev.id, attempt: 1, status: 'delivered' });
+    expect(r.received.map((x) => x.headers['service-event-id'])).toEqual([ev.id]);
+
+    // The dead process's late write cannot undo the delivery.
+    const changed = store.recordAttempt(stale!, {
+      id: 'wa_late',
+      attempt: 1,
+      status: 'retrying',
+      responseStatus: null,
+      error: 'late',
+      durationMs: 1,
+      attemptedAt: unix(ctx.clock),
+      nextAttemptAt: unix(ctx.clock) + 60,
+    });
+    expect(changed).toBe(false);
+    const row = ctx.db.sql
+      .prepare<{ status: string }>('SELECT status FROM webhook_deliveries WHERE event_id = ?')
+      .get(ev.id);
+    expect(row!.status).toBe('delivered');
+  });
+
+  test('a disabled endpoint gets no new deliveries and its queued ones wait until it is enabled again', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const r = rx();
+    const o = await owner(ctx);
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    granted(o);
+    ctx.db.sql.prepare('UPDATE webhook_endpoints SET enabled = 0 WHERE id = ?').run(ep.id);
+    granted(o);
+    expect(await dispatchDue(ctx)).toEqual([]);
+    ctx.db.sql.prepare('UPDATE webhook_endpoints SET enabled = 1 WHERE id = ?').run(ep.id);
+    expect(await dispatchDue(ctx)).toHaveLength(1);
+    expect(r.received).toHaveLength(1);
+  });
+
+  test('the serving dispatcher wakes as soon as an event commits, and counts it in the metrics', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const r = rx();
+    const failing = rx(() => new Response(null, { status: 500 }));
+    const o = await owner(ctx);
+    await sandboxEndpoint(ctx, o, r.url);
+    await sandboxEndpoint(ctx, o, failing.url);
+    startDispatcher(ctx);
+    const ev = granted(o);
+    // No dispatchDue and no scheduled job: the commit alone wakes the dispatcher.
+    await until(() => r.received.length === 1 && failing.received.length === 1);
+    expect(r.received[0]!.headers['service-event-id']).toBe(ev.id);
+    await until(() =>
+      ctx.metrics.render().includes('verity_webhook_deliveries_retried_total{cause="status"} 1'),
+    );
+    const text = ctx.metrics.render();
+    expect(text).toContain('verity_webhook_deliveries_queued_total 2');
+    expect(text).toContain('verity_webhook_deliveries_delivered_total 1');
+    expect(text).toContain('verity_webhook_deliveries_pending 1');
+
+    // A rolled-back change leaves no event and nothing to deliver.
+    expect(() =>
+      ctx.db.sql.transaction(() => {
+        granted(o);
+        throw new Error('the change failed');
+      }),
+    ).toThrow('the change failed');
+    expect(ctx.db.sql.prepare<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_events').get()!.n).toBe(1);
+  });
+});
