@@ -127,7 +127,7 @@ describe('a standard OpenID Connect client (openid-client)', () => {
       { execute: [oidc.allowInsecureRequests] },
     );
     // openid-client checks the ID token times against the real clock.
-    ctx.clock.set(Date.now());
+    server.clock.set(Date.now());
     const fresh = await mintCode(ctx, a, { scopes: ['openid', 'profile'] });
     const tokens = await oidc.authorizationCodeGrant(config, fresh.callback, {
       pkceCodeVerifier: fresh.verifier,
