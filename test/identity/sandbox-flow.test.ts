@@ -258,11 +258,12 @@ describe('consent reuse', () => {
     await throughFace(first);
     await decide(f.browser, first, 'allow');
 
-    for (const params of [
+    const variants: Record<string, string>[] = [
       { purpose: 'Something else' },
       { scope: 'openid profile' },
       { prompt: 'consent' },
-    ]) {
+    ];
+    for (const params of variants) {
       const path = await f.authorize(params);
       await f.browser.get(path);
       expect(location(await passFace(f.browser, path))).toBe(`${path}/consent`);
