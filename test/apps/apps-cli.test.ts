@@ -1,0 +1,303 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { cli } from '../helpers/cli.ts';
+import { tempDir, testToml } from '../helpers/context.ts';
+
+// One database for the file: each test creates its own applications, so they do not interfere.
+let dir: { dir: string; cleanup(): void };
+let config: string;
+beforeAll(async () => {
+  dir = tempDir('verity-apps-cli');
+  config = join(dir.dir, 'verity.toml');
+  writeFileSync(config, testToml(dir.dir, '[server]\nbase_url = "https://id.example.com"'));
+  expect((await cli('migrate', '--config', config)).code).toBe(0);
+});
+afterAll(() => dir.cleanup());
+
+const run = (...argv: string[]) => cli(...argv, '--config', config);
+
+const CREATE = [
+  'apps',
+  'create',
+  '--name',
+  'Shop',
+  '--type',
+  'confidential',
+  '--redirect-uri',
+  'https://shop.example.com/cb',
+  '--redirect-uri',
+  'http://localhost:3000/cb',
+  '--scopes',
+  'openid email age_over_18',
+];
+
+async function create(...extra: string[]) {
+  const r = await run(...CREATE, ...extra, '--json');
+  expect(r.code).toBe(0);
+  return r.json as { applicationId: string; environment: string; clientId: string; clientSecret?: string };
+}
+
+function dbBytes(): string {
+  // The CLI closes its connection after each command, which checkpoints the WAL into the file.
+  let raw = readFileSync(join(dir.dir, 'verity.db')).toString('latin1');
+  try {
+    raw += readFileSync(join(dir.dir, 'verity.db-wal')).toString('latin1');
+  } catch {}
+  return raw;
+}
+
+describe('verity apps', () => {
+  test('create --json prints exactly the documented shape; the secret is stored only as its hash', async () => {
+    const r = await run(...CREATE, '--json');
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.json).sort()).toEqual(['applicationId', 'clientId', 'clientSecret', 'environment']);
+    expect(r.json.environment).toBe('sandbox');
+    expect(r.json.clientId).toMatch(/^cid_test_/);
+    expect(r.json.clientSecret).toMatch(/^cs_test_/);
+    const raw = dbBytes();
+    expect(raw).not.toContain(r.json.clientSecret);
+    expect(raw).toContain(await sha256Hex(r.json.clientSecret));
+  });
+
+  test('a public client gets no clientSecret key at all', async () => {
+    const r = await run(...CREATE.map((a) => (a === 'confidential' ? 'public' : a)), '--json');
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.json).sort()).toEqual(['applicationId', 'clientId', 'environment']);
+  });
+
+  test('human output shows the secret once with a warning', async () => {
+    const r = await run(...CREATE);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/client secret: cs_test_/);
+    expect(r.stdout).toContain('shown only now');
+  });
+
+  test('a rule violation exits 1 naming the rule; a usage error exits 2', async () => {
+    const bad = await run(
+      ...CREATE.map((a) => (a === 'https://shop.example.com/cb' ? 'https://*.example.com/cb' : a)),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('redirect URI "https://*.example.com/cb": wildcards are not allowed');
+    const badJson = await run(...CREATE, '--scopes', 'openid document_number_full', '--json');
+    expect(badJson.code).toBe(1);
+    expect(badJson.json.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'document_number_full is never granted in sandbox (production only, after review)',
+      fields: [{ path: 'scopes' }],
+    });
+    const unknown = await run(...CREATE.slice(0, -1), 'openid wizardry', '--json');
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.message).toContain('unknown scope "wizardry"');
+    const http = await run(
+      ...CREATE.map((a) => (a === 'https://shop.example.com/cb' ? 'http://example.com' : a)),
+    );
+    expect(http.code).toBe(1);
+    expect(http.stderr).toContain('must use https');
+
+    const missing = await run('apps', 'create', '--name', 'X', '--type', 'public', '--scopes', 'openid');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--redirect-uri is required');
+    expect((await run(...CREATE, '--colour', 'blue')).code).toBe(2);
+    expect((await run('apps', 'show')).code).toBe(2);
+  });
+
+  test('show and list never print secrets; flags may come before positionals', async () => {
+    const app = await create();
+    const show = await run('apps', 'show', '--json', app.applicationId);
+    expect(show.code).toBe(0);
+    expect(show.json).toMatchObject({
+      applicationId: app.applicationId,
+      name: 'Shop',
+      type: 'confidential',
+      environments: [
+        {
+          environment: 'sandbox',
+          clientId: app.clientId,
+          scopes: ['openid', 'email', 'age_over_18'],
+          redirectUris: ['https://shop.example.com/cb', 'http://localhost:3000/cb'],
+          activeSecrets: 1,
+        },
+      ],
+      latestReview: null,
+    });
+    expect(show.stdout).not.toContain(app.clientSecret!);
+    const human = await run('apps', 'show', app.applicationId);
+    expect(human.stdout).toContain(app.clientId);
+    expect(human.stdout).toContain('production: not yet');
+    expect(human.stdout).not.toContain('cs_test_');
+    const list = await run('apps', 'list', '--json');
+    expect(
+      list.json.applications.some((a: { applicationId: string }) => a.applicationId === app.applicationId),
+    ).toBe(true);
+    expect(list.stdout).not.toContain('cs_test_');
+    const missing = await run('apps', 'show', 'app_nope', '--json');
+    expect(missing.code).toBe(1);
+    expect(missing.json.error.message).toContain('not found');
+  });
+
+  test('update changes URIs, scopes and policy, and refuses rule violations', async () => {
+    const app = await create();
+    const r = await run(
+      'apps',
+      'update',
+      app.applicationId,
+      '--add-redirect-uri',
+      'https://shop.example.com/cb2',
+      '--remove-redirect-uri',
+      'http://localhost:3000/cb',
+      '--scopes',
+      'openid profile',
+      '--document-types',
+      'passport',
+      '--document-countries',
+      'DE',
+      '--name',
+      'Shop Two',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({
+      name: 'Shop Two',
+      environments: [
+        {
+          redirectUris: ['https://shop.example.com/cb', 'https://shop.example.com/cb2'],
+          scopes: ['openid', 'profile'],
+          documentTypes: ['passport'],
+          documentCountries: ['DE'],
+        },
+      ],
+    });
+    const bad = await run(
+      'apps',
+      'update',
+      app.applicationId,
+      '--add-redirect-uri',
+      'https://u:p@example.com/cb',
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('userinfo');
+    const prod = await run('apps', 'update', app.applicationId, '--env', 'production', '--scopes', 'openid');
+    expect(prod.code).toBe(1);
+    expect(prod.stderr).toContain('exists only after "apps review approve"');
+    expect(
+      (await run('apps', 'update', app.applicationId, '--env', 'staging', '--scopes', 'openid')).code,
+    ).toBe(2);
+  });
+
+  test('secret rotate --json gives { clientId, clientSecret }', async () => {
+    const app = await create();
+    const r = await run('apps', 'secret', 'rotate', app.applicationId, '--env', 'sandbox', '--json');
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.json).sort()).toEqual(['clientId', 'clientSecret']);
+    expect(r.json.clientId).toBe(app.clientId);
+    expect(r.json.clientSecret).toMatch(/^cs_test_/);
+    expect(r.json.clientSecret).not.toBe(app.clientSecret);
+    expect((await run('apps', 'secret', 'rotate', app.applicationId)).code).toBe(2);
+    const noProd = await run('apps', 'secret', 'rotate', app.applicationId, '--env', 'production', '--json');
+    expect(noProd.code).toBe(1);
+  });
+
+  test('production review: request, list, reject, approve with the documented JSON', async () => {
+    const app = await create();
+    const req = await run(
+      'apps',
+      'review',
+      'request',
+      app.applicationId,
+      '--justification',
+      'Age-gated shop',
+      '--json',
+    );
+    expect(req.code).toBe(0);
+    expect(req.json).toMatchObject({ status: 'pending', scopes: ['openid', 'email', 'age_over_18'] });
+    const pending = await run('apps', 'review', 'list', '--status', 'pending', '--json');
+    expect(pending.json.reviews.map((r: { applicationId: string }) => r.applicationId)).toContain(
+      app.applicationId,
+    );
+    expect((await run('apps', 'review', 'list', '--status', 'maybe')).code).toBe(2);
+    expect((await run('apps', 'review', 'reject', app.applicationId)).code).toBe(2);
+    const rej = await run(
+      'apps',
+      'review',
+      'reject',
+      app.applicationId,
+      '--reason',
+      'No privacy policy',
+      '--json',
+    );
+    expect(rej.json).toMatchObject({ status: 'rejected', decisionReason: 'No privacy policy' });
+    expect((await run('apps', 'show', app.applicationId, '--json')).json.environments.length).toBe(1);
+
+    const ok = await run('apps', 'review', 'approve', app.applicationId, '--json');
+    expect(ok.code).toBe(0);
+    expect(Object.keys(ok.json).sort()).toEqual(['applicationId', 'clientId', 'clientSecret', 'environment']);
+    expect(ok.json).toMatchObject({ applicationId: app.applicationId, environment: 'production' });
+    expect(ok.json.clientId).toMatch(/^cid_live_/);
+    expect(ok.json.clientSecret).toMatch(/^cs_live_/);
+    const show = await run('apps', 'show', app.applicationId, '--json');
+    expect(show.json.environments.map((e: { environment: string }) => e.environment)).toEqual([
+      'sandbox',
+      'production',
+    ]);
+    const rotated = await run('apps', 'secret', 'rotate', app.applicationId, '--env', 'production', '--json');
+    expect(rotated.json.clientSecret).toMatch(/^cs_live_/);
+    expect(dbBytes()).not.toContain(ok.json.clientSecret);
+  });
+
+  test('document_number_full needs its own justification in the review', async () => {
+    const app = await create();
+    const r = await run(
+      'apps',
+      'review',
+      'request',
+      app.applicationId,
+      '--justification',
+      'KYC',
+      '--scopes',
+      'openid document_number_full',
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('justification for document_number_full');
+  });
+
+  test('delete needs --yes', async () => {
+    const app = await create();
+    const refused = await run('apps', 'delete', app.applicationId);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--yes');
+    const r = await run('apps', 'delete', app.applicationId, '--yes', '--json');
+    expect(r.json).toEqual({ applicationId: app.applicationId, deleted: true });
+    expect((await run('apps', 'show', app.applicationId)).code).toBe(1);
+  });
+
+  test('--help describes each command and exits 0', async () => {
+    const r = await cli('apps', 'create', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--redirect-uri');
+    expect(r.stdout).toContain('confidential|public');
+    const group = await cli('apps', '--help');
+    expect(group.stdout).toContain('apps review approve');
+    expect(group.stdout).toContain('apps secret rotate');
+  });
+
+  test('operator actions are in the audit log', async () => {
+    const app = await create();
+    await run('apps', 'secret', 'rotate', app.applicationId, '--env', 'sandbox');
+    await run('apps', 'review', 'approve', app.applicationId);
+    const { openDb } = await import('../../src/db/open.ts');
+    const { listAudit } = await import('../../src/audit/audit.store.ts');
+    const db = await openDb(join(dir.dir, 'verity.db'));
+    try {
+      const rows = listAudit(db, { target: app.applicationId }).reverse();
+      expect(rows.map((r) => [r.actor, r.action])).toEqual([
+        ['cli', 'application.create'],
+        ['cli', 'client_secret.rotate'],
+        ['cli', 'review.approve'],
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
