@@ -101,12 +101,7 @@ export async function smoke(
     stderr: 'pipe',
     env: { ...process.env, NODE_ENV: 'production' },
   });
-  const output: string[] = [];
-  const drain = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) output.push(decoder.decode(chunk));
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const output = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   const started = performance.now();
   try {
     const deadline = started + (opts.startTimeoutMs ?? 30_000);
@@ -150,8 +145,7 @@ export async function smoke(
   } catch (e) {
     child.kill('SIGKILL');
     await child.exited;
-    await drained;
-    const log = output.join('').trim().split('\n').slice(-20).join('\n');
+    const log = (await output).join('').trim().split('\n').slice(-20).join('\n');
     throw new Error(`smoke (${way}): ${(e as Error).message}\n--- output ---\n${log}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
