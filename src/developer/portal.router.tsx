@@ -1,9 +1,75 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import type { AppEnv } from '../http/env.ts';
+import { ApiError, NotFoundError } from '../errors.ts';
+import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
+import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
+import { appsRoutes } from './portal/apps.routes.tsx';
+import { authRoutes } from './portal/auth.routes.tsx';
+import { createPortal, type PC, type PortalEnv } from './portal/env.ts';
+import { keysRoutes } from './portal/keys.routes.tsx';
+import { portalMessages } from './portal/messages/index.ts';
+import { MessagePage } from './portal/pages/layout.tsx';
+import { webhooksRoutes } from './portal/webhooks.routes.tsx';
+
+export const DEVELOPER_COOKIE = '__Host-verity_dev';
+
+/** First path segments of the portal. Middleware is scoped to them: with its own host the portal is
+ * mounted at "/", beside the API, whose routes must not get sessions or HTML errors. */
+const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
+const PRIVATE = ['apps', 'keys', 'account'];
 
 /** The developer portal, mounted at the path of `[server] developer_url`. */
-export function portalRouter(_ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+export function portalRouter(ctx: AppContext) {
+  const app = new Hono<PortalEnv & SecurityHeadersEnv>();
+  const base = new URL(ctx.config.server.developer_url).pathname.replace(/\/+$/, '');
+  const portal = createPortal(ctx, base);
+
+  const paths = ['/', ...[...PUBLIC, ...PRIVATE].flatMap((s) => [`/${s}`, `/${s}/*`])];
+  for (const path of paths) {
+    app.use(path, securityHeaders());
+    app.use(path, sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE }));
+    app.use(path, csrfProtection([ctx.config.server.developer_url]));
+  }
+  // Pages behind sign-in: without a live session the browser goes to the sign-in page.
+  for (const s of PRIVATE)
+    for (const path of [`/${s}`, `/${s}/*`])
+      app.use(path, async (c, next) => {
+        if (!portal.developer(c)) return c.redirect(`${base}/signin`, 303);
+        await next();
+      });
+
+  app.route('/', authRoutes(portal));
+  app.route('/', appsRoutes(portal));
+  app.route('/', keysRoutes(portal));
+  app.route('/', webhooksRoutes(portal));
+
+  const page = (c: PC, status: number, title: string, message: string) => {
+    let props: ReturnType<typeof portal.props>;
+    try {
+      props = portal.props(c);
+    } catch {
+      // The session itself failed: a page without navigation or forms.
+      props = { m: portalMessages(), nonce: c.get('cspNonce') ?? '', csrf: '', base };
+    }
+    return c.html(
+      <MessagePage {...props} title={title} message={message} requestId={c.get('requestId')} />,
+      status as 400,
+    );
+  };
+
+  app.onError((err, c) => {
+    const m = portalMessages();
+    if (err instanceof NotFoundError) return page(c, 404, m.notFoundTitle, m.notFound);
+    if (err instanceof ApiError && err.code === 'CSRF_FAILED')
+      return page(c, 403, m.forbiddenTitle, m.errorCsrf);
+    if (err instanceof ApiError && err.status < 500) return page(c, err.status, m.errorTitle, err.message);
+    c.get('log')?.error('unhandled error', {
+      requestId: c.get('requestId'),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return page(c, 500, m.errorTitle, m.errorInternal);
+  });
+
   return app;
 }

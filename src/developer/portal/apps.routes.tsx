@@ -1,0 +1,388 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  type ApplicationView,
+  type EnvironmentView,
+  listApplications,
+} from '../../apps/application.store.ts';
+import { rotateClientSecret } from '../../apps/client-secret.ts';
+import { ALL_COUNTRIES, DOCUMENT_TYPES } from '../../apps/document-policy-rules.ts';
+import { requestProductionReview } from '../../apps/production-review.ts';
+import { createApplication, deleteApplication, updateApplication } from '../../apps/registration.ts';
+import { base64url } from '../../crypto/encoding.ts';
+import { randomToken, sha256 } from '../../crypto/tokens.ts';
+import { NotFoundError } from '../../errors.ts';
+import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import {
+  AppFormPage,
+  type AppFormValues,
+  AppPage,
+  AppsListPage,
+  ReviewPage,
+  SecretShownPage,
+} from './pages/apps.tsx';
+import { ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+
+const multi = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform(many);
+
+const appForm = z.object({
+  name: z.string().max(1000),
+  type: z.string().max(40).optional(),
+  redirect_uris: z.string().max(50_000).default(''),
+  scopes: multi,
+  document_types: multi,
+  document_countries: z.string().max(5000).default(''),
+});
+
+const reviewForm = z.object({
+  justification: z.string().max(10_000).default(''),
+  scopes: multi,
+  full_number_justification: z.string().max(10_000).default(''),
+});
+
+/** Domain rule paths → form field ids. */
+function fieldOf(path: string): string {
+  if (path.startsWith('redirectUris')) return 'redirect_uris';
+  if (path === 'documentTypes') return 'document_types';
+  if (path === 'documentCountries') return 'document_countries';
+  if (path === 'fullNumberJustification') return 'full_number_justification';
+  if (['name', 'type', 'scopes', 'justification'].includes(path)) return path;
+  return '';
+}
+
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+const countriesText = (codes: readonly string[]) =>
+  codes.length === ALL_COUNTRIES.length ? 'all' : codes.length === 0 ? 'none' : codes.join(' ');
+
+const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => ({
+  name: app.name,
+  type: app.type,
+  redirectUris: env.redirectUris.join('\n'),
+  scopes: env.scopes,
+  documentTypes: env.documentTypes,
+  documentCountries: countriesText(env.documentCountries),
+});
+
+/** Applications: list, create, show, edit, delete, client secret rotation, production review. */
+export function appsRoutes(p: Portal) {
+  const { ctx, base } = p;
+  const app = new Hono<PortalEnv>();
+  const appHref = (id: string, env: Env = 'sandbox') =>
+    `${base}/apps/${id}${env === 'sandbox' ? '' : `?env=${env}`}`;
+  const actor = (c: PC) => `developer:${p.me(c).developerId}` as const;
+
+  /** The environment named by `?env=` (sandbox by default); one the application lacks is a 404. */
+  const envOf = (c: PC, a: ApplicationView): EnvironmentView => {
+    const name = c.req.query('env') ?? 'sandbox';
+    const env = isEnv(name) ? a.environments.find((e) => e.environment === name) : undefined;
+    if (!env) throw new NotFoundError();
+    return env;
+  };
+
+  app.get('/apps', (c) => {
+    const apps = listApplications(ctx.db, { ownerDeveloperId: p.me(c).developerId });
+    const notice = c.req.query('deleted') ? p.props(c).m.appDeleted : undefined;
+    return c.html(<AppsListPage {...p.props(c, 'apps')} apps={apps} notice={notice} />);
+  });
+
+  const createForm = (c: PC, values: AppFormValues, errors?: FieldErrors, status = 200) =>
+    c.html(
+      <AppFormPage
+        {...p.props(c, 'apps')}
+        mode="create"
+        environment="sandbox"
+        action={`${base}/apps`}
+        cancelHref={`${base}/apps`}
+        values={values}
+        errors={errors}
+      />,
+      status as 200,
+    );
+
+  app.get('/apps/new', (c) =>
+    createForm(c, {
+      name: '',
+      type: 'confidential',
+      redirectUris: '',
+      scopes: ['openid'],
+      documentTypes: [...DOCUMENT_TYPES],
+      documentCountries: 'all',
+    }),
+  );
+
+  app.post('/apps', async (c) => {
+    const f = await readForm(c, appForm);
+    const dev = p.me(c);
+    const result = await attempt(
+      () =>
+        createApplication(ctx.db, ctx.clock, {
+          name: f.name,
+          type: f.type ?? '',
+          redirectUris: lines(f.redirect_uris),
+          scopes: f.scopes,
+          documentTypes: f.document_types.length ? f.document_types : 'none',
+          documentCountries: f.document_countries.trim() || 'none',
+          ownerDeveloperId: dev.developerId,
+          actor: actor(c),
+        }),
+      fieldOf,
+      'name',
+    );
+    if (!result.ok)
+      return createForm(
+        c,
+        {
+          name: f.name,
+          type: f.type === 'public' ? 'public' : 'confidential',
+          redirectUris: f.redirect_uris,
+          scopes: f.scopes,
+          documentTypes: f.document_types,
+          documentCountries: f.document_countries,
+        },
+        result.errors,
+        400,
+      );
+    const m = p.props(c).m;
+    // Rendered in the response itself, never stored: the secret exists nowhere else in clear.
+    return c.html(
+      <SecretShownPage
+        {...p.props(c, 'apps')}
+        title={m.appCreatedTitle}
+        intro={m.appCreated}
+        appHref={appHref(result.value.applicationId)}
+        clientId={result.value.clientId}
+        clientSecret={result.value.clientSecret}
+      />,
+      201,
+    );
+  });
+
+  app.get('/apps/:id', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    const m = p.props(c).m;
+    const issuer = ctx.config.server.base_url;
+    const redirectUri = env.redirectUris[0];
+    let authorizationUrl: string | undefined;
+    let codeVerifier: string | undefined;
+    if (redirectUri) {
+      codeVerifier = randomToken('', 32);
+      const q = new URLSearchParams({
+        response_type: 'code',
+        client_id: env.clientId,
+        redirect_uri: redirectUri,
+        scope: env.scopes.join(' '),
+        state: randomToken('', 32),
+        nonce: randomToken('', 32),
+        code_challenge: base64url(await sha256(codeVerifier)),
+        code_challenge_method: 'S256',
+      });
+      authorizationUrl = `${issuer}/v1/oauth/authorize?${q}`;
+    }
+    const notice = c.req.query('updated')
+      ? m.appUpdated
+      : c.req.query('review')
+        ? m.reviewSubmitted
+        : undefined;
+    return c.html(
+      <AppPage
+        {...p.props(c, 'apps')}
+        app={a}
+        env={env}
+        notice={notice}
+        integration={{
+          issuer,
+          discoveryUrl: `${issuer}/.well-known/openid-configuration`,
+          authorizationUrl,
+          codeVerifier,
+        }}
+      />,
+    );
+  });
+
+  const editForm = (
+    c: PC,
+    a: ApplicationView,
+    env: Env,
+    values: AppFormValues,
+    errors?: FieldErrors,
+    status = 200,
+  ) =>
+    c.html(
+      <AppFormPage
+        {...p.props(c, 'apps')}
+        mode="edit"
+        environment={env}
+        action={`${base}/apps/${a.applicationId}/edit?env=${env}`}
+        cancelHref={appHref(a.applicationId, env)}
+        values={values}
+        errors={errors}
+      />,
+      status as 200,
+    );
+
+  app.get('/apps/:id/edit', (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    return editForm(c, a, env.environment, valuesOf(env, a));
+  });
+
+  app.post('/apps/:id/edit', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    const f = await readForm(c, appForm);
+    const result = await attempt(
+      () =>
+        updateApplication(ctx.db, ctx.clock, a.applicationId, {
+          name: f.name,
+          environment: env.environment,
+          redirectUris: lines(f.redirect_uris),
+          scopes: f.scopes,
+          documentTypes: f.document_types.length ? f.document_types : 'none',
+          documentCountries: f.document_countries.trim() || 'none',
+          actor: actor(c),
+        }),
+      fieldOf,
+      'name',
+    );
+    if (!result.ok)
+      return editForm(
+        c,
+        a,
+        env.environment,
+        {
+          name: f.name,
+          type: a.type,
+          redirectUris: f.redirect_uris,
+          scopes: f.scopes,
+          documentTypes: f.document_types,
+          documentCountries: f.document_countries,
+        },
+        result.errors,
+        400,
+      );
+    return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&updated=1`, 303);
+  });
+
+  app.get('/apps/:id/delete', (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const props = p.props(c, 'apps');
+    return c.html(
+      <ConfirmPage
+        {...props}
+        title={props.m.deleteAppTitle}
+        warning={props.m.deleteAppWarning(a.name)}
+        action={`${base}/apps/${a.applicationId}/delete`}
+        confirm={props.m.deleteConfirm}
+        cancelHref={appHref(a.applicationId)}
+        danger
+      />,
+    );
+  });
+
+  app.post('/apps/:id/delete', (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    deleteApplication(ctx.db, ctx.clock, a.applicationId, { actor: actor(c) });
+    return c.redirect(`${base}/apps?deleted=1`, 303);
+  });
+
+  app.get('/apps/:id/secret/rotate', (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    if (a.type === 'public') throw new NotFoundError();
+    const props = p.props(c, 'apps');
+    return c.html(
+      <ConfirmPage
+        {...props}
+        title={props.m.rotateSecretTitle}
+        warning={props.m.rotateSecretWarning(props.m.envNames[env.environment]!)}
+        action={`${base}/apps/${a.applicationId}/secret/rotate?env=${env.environment}`}
+        confirm={props.m.rotateConfirm}
+        cancelHref={appHref(a.applicationId, env.environment)}
+        danger
+      />,
+    );
+  });
+
+  app.post('/apps/:id/secret/rotate', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    if (a.type === 'public') throw new NotFoundError();
+    const issued = await rotateClientSecret(ctx.db, ctx.clock, a.applicationId, env.environment, {
+      actor: actor(c),
+    });
+    const m = p.props(c).m;
+    return c.html(
+      <SecretShownPage
+        {...p.props(c, 'apps')}
+        title={m.secretRotatedTitle}
+        appHref={appHref(a.applicationId, env.environment)}
+        clientId={issued.clientId}
+        clientSecret={issued.clientSecret}
+      />,
+    );
+  });
+
+  const reviewPage = (
+    c: PC,
+    a: ApplicationView,
+    values: { justification: string; scopes: string[]; fullNumberJustification: string },
+    errors?: FieldErrors,
+    status = 200,
+  ) =>
+    c.html(
+      <ReviewPage
+        {...p.props(c, 'apps')}
+        app={a}
+        action={`${base}/apps/${a.applicationId}/review`}
+        values={values}
+        errors={errors}
+      />,
+      status as 200,
+    );
+
+  app.get('/apps/:id/review', (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const sandbox = a.environments.find((e) => e.environment === 'sandbox')!;
+    return reviewPage(c, a, { justification: '', scopes: sandbox.scopes, fullNumberJustification: '' });
+  });
+
+  app.post('/apps/:id/review', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const f = await readForm(c, reviewForm);
+    const result = await attempt(
+      () =>
+        requestProductionReview(ctx.db, ctx.clock, a.applicationId, {
+          justification: f.justification,
+          scopes: f.scopes,
+          fullNumberJustification: f.full_number_justification,
+          actor: actor(c),
+        }),
+      fieldOf,
+      'justification',
+    );
+    if (!result.ok)
+      return reviewPage(
+        c,
+        a,
+        {
+          justification: f.justification,
+          scopes: f.scopes,
+          fullNumberJustification: f.full_number_justification,
+        },
+        result.errors,
+        400,
+      );
+    return c.redirect(`${base}/apps/${a.applicationId}?review=1`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,177 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ValidationError } from '../../errors.ts';
+import { signInSession, signOutSession } from '../../identity/session.middleware.ts';
+import { unix } from '../../platform/clock.ts';
+import { findInvitation } from '../developer.store.ts';
+import { acceptInvite, changePassword, developerSignIn, signUp } from './account.service.ts';
+import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import type { Messages } from './messages/index.ts';
+import { AccountPage, InvitationPage, SigninPage, SignupPage } from './pages/auth.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
+
+const signinForm = z.object({ email: z.string().max(320), password: z.string().max(4096) });
+const passwordFields = { password: z.string().max(4096), confirm: z.string().max(4096) };
+const signupForm = z.object({
+  email: z.string().max(320),
+  name: z.string().max(1000).default(''),
+  ...passwordFields,
+});
+const inviteForm = z.object({ name: z.string().max(1000).default(''), ...passwordFields });
+const changeForm = z.object({ current: z.string().max(4096), ...passwordFields });
+
+/** Account rule violations in the catalogue's words, keyed by field id. */
+function accountErrors(err: ValidationError, m: Messages): FieldErrors {
+  const out: FieldErrors = {};
+  for (const f of err.fields) {
+    const field = f.path || 'email';
+    out[field] ??=
+      field === 'email'
+        ? f.message === 'already registered'
+          ? m.emailTaken
+          : m.emailInvalid
+        : field === 'name'
+          ? m.nameTooLong
+          : field === 'confirm'
+            ? m.passwordsDiffer
+            : field === 'current'
+              ? m.currentPasswordWrong
+              : f.message === 'too_long'
+                ? m.passwordTooLong
+                : m.passwordTooShort;
+  }
+  return out;
+}
+
+/** Sign-in, sign-up, invitations, sign-out and password change. */
+export function authRoutes(p: Portal) {
+  const { ctx, base } = p;
+  const app = new Hono<PortalEnv>();
+  const signupOpen = () => ctx.config.developer.signup === 'open';
+
+  const startSession = (c: PC, developerId: string) =>
+    signInSession(c, ctx, { subjectId: developerId, authTime: unix(ctx.clock), amr: ['pwd'] });
+
+  app.get('/', (c) => c.redirect(`${base}/${p.developer(c) ? 'apps' : 'signin'}`, 303));
+
+  app.get('/signin', (c) => {
+    if (p.developer(c)) return c.redirect(`${base}/apps`, 303);
+    return c.html(<SigninPage {...p.props(c)} signupOpen={signupOpen()} />);
+  });
+
+  app.post('/signin', async (c) => {
+    const f = await readForm(c, signinForm);
+    const m = p.props(c).m;
+    const result = await developerSignIn(ctx, {
+      email: f.email,
+      password: f.password,
+      ip: c.get('clientIp'),
+    });
+    if (!result.ok) {
+      const throttled = result.reason === 'throttled';
+      return c.html(
+        <SigninPage
+          {...p.props(c)}
+          signupOpen={signupOpen()}
+          email={f.email}
+          error={throttled ? m.signinThrottled : m.signinFailed}
+        />,
+        throttled ? 429 : 401,
+      );
+    }
+    await startSession(c, result.developer.developerId);
+    return c.redirect(`${base}/apps`, 303);
+  });
+
+  app.get('/signup', (c) => c.html(<SignupPage {...p.props(c)} open={signupOpen()} />));
+
+  app.post('/signup', async (c) => {
+    if (!signupOpen()) return c.html(<SignupPage {...p.props(c)} open={false} />, 403);
+    const f = await readForm(c, signupForm);
+    try {
+      const { developerId } = await signUp(ctx, f);
+      await startSession(c, developerId);
+      return c.redirect(`${base}/apps`, 303);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      const props = p.props(c);
+      return c.html(
+        <SignupPage {...props} open email={f.email} name={f.name} errors={accountErrors(err, props.m)} />,
+        400,
+      );
+    }
+  });
+
+  app.get('/invitations/:token', async (c) => {
+    const invitation = await findInvitation(ctx.db, ctx.clock, c.req.param('token'));
+    return c.html(
+      <InvitationPage {...p.props(c)} action={c.req.path} invitedEmail={invitation?.email} />,
+      invitation ? 200 : 404,
+    );
+  });
+
+  app.post('/invitations/:token', async (c) => {
+    const token = c.req.param('token');
+    const invitation = await findInvitation(ctx.db, ctx.clock, token);
+    if (!invitation) return c.html(<InvitationPage {...p.props(c)} action={c.req.path} />, 404);
+    const f = await readForm(c, inviteForm);
+    try {
+      const { developerId } = await acceptInvite(ctx, token, f);
+      await startSession(c, developerId);
+      return c.redirect(`${base}/apps`, 303);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      const props = p.props(c);
+      // A race lost to another redemption has no field: the invitation is simply gone.
+      if (!err.fields.length) return c.html(<InvitationPage {...props} action={c.req.path} />, 404);
+      return c.html(
+        <InvitationPage
+          {...props}
+          action={c.req.path}
+          invitedEmail={invitation.email}
+          name={f.name}
+          errors={accountErrors(err, props.m)}
+        />,
+        400,
+      );
+    }
+  });
+
+  app.post('/signout', (c) => {
+    signOutSession(c, ctx);
+    return c.redirect(`${base}/signin`, 303);
+  });
+
+  const accountPage = (c: PC, extra: { errors?: FieldErrors; notice?: string } = {}, status = 200) => {
+    const dev = p.me(c);
+    return c.html(
+      <AccountPage
+        {...p.props(c, 'account')}
+        developerEmail={dev.email}
+        developerName={dev.name}
+        {...extra}
+      />,
+      status as 200,
+    );
+  };
+
+  app.get('/account', (c) =>
+    accountPage(c, { notice: c.req.query('changed') ? p.props(c).m.passwordChanged : undefined }),
+  );
+
+  app.post('/account/password', async (c) => {
+    const dev = p.me(c);
+    const f = await readForm(c, changeForm);
+    try {
+      await changePassword(ctx, dev.developerId, c.get('session').idHash, f);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      return accountPage(c, { errors: accountErrors(err, p.props(c).m) }, 400);
+    }
+    // A fresh session id after a credential change.
+    await startSession(c, dev.developerId);
+    return c.redirect(`${base}/account?changed=1`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,104 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { type ApplicationView, findApplication } from '../../apps/application.store.ts';
+import type { AppContext } from '../../context.ts';
+import { ApiError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { AppEnv } from '../../http/env.ts';
+import type { SecurityHeadersEnv } from '../../http/security-headers.ts';
+import { csrfToken, type SessionEnv } from '../../identity/session.middleware.ts';
+import { type Developer, findDeveloper } from '../developer.store.ts';
+import { portalMessages } from './messages/index.ts';
+import type { FieldErrors, PortalProps } from './pages/layout.tsx';
+
+export type PortalEnv = AppEnv & SessionEnv & SecurityHeadersEnv;
+export type PC = Context<PortalEnv>;
+export type Env = 'sandbox' | 'production';
+
+/** Base path and the routing helpers every portal route file shares. */
+export interface Portal {
+  ctx: AppContext;
+  base: string;
+  props(c: PC, section?: PortalProps['section']): PortalProps;
+  /** The signed-in, active developer, or undefined. */
+  developer(c: PC): Developer | undefined;
+  /** The signed-in developer; pages behind sign-in are only routed after `requireSignIn`. */
+  me(c: PC): Developer;
+  /** The developer's own application; anything else is the same 404. */
+  ownApp(c: PC, applicationId: string): ApplicationView;
+}
+
+export function createPortal(ctx: AppContext, base: string): Portal {
+  const developer = (c: PC) => {
+    const id = c.get('session').subjectId;
+    const dev = id ? findDeveloper(ctx.db, id) : undefined;
+    return dev?.status === 'active' ? dev : undefined;
+  };
+  const me = (c: PC) => {
+    const dev = developer(c);
+    if (!dev) throw new NotFoundError();
+    return dev;
+  };
+  return {
+    ctx,
+    base,
+    developer,
+    me,
+    props: (c, section) => ({
+      m: portalMessages(),
+      nonce: c.get('cspNonce'),
+      csrf: csrfToken(c),
+      base,
+      signedInEmail: developer(c)?.email,
+      section,
+    }),
+    ownApp(c, applicationId) {
+      const app = findApplication(ctx.db, applicationId);
+      if (!app || app.ownerDeveloperId !== me(c).developerId) throw new NotFoundError();
+      return app;
+    },
+  };
+}
+
+/** The form body, validated; a malformed form (not a rule broken by a value) is a 400. */
+export async function readForm<T extends z.ZodType>(c: PC, schema: T): Promise<z.output<T>> {
+  const body = await c.req.parseBody({ all: true });
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError('INVALID_REQUEST', portalMessages().errorForm, 400);
+  return parsed.data;
+}
+
+/** A form field that may come once or several times (checkbox groups), as an array. */
+export const many = (v: unknown): string[] =>
+  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
+
+/** Field errors of a domain ValidationError, keyed by form field id through `fieldOf(path)`. */
+export function fieldErrors(
+  err: ValidationError,
+  fieldOf: (path: string) => string,
+  fallback: string,
+): FieldErrors {
+  const out: FieldErrors = {};
+  for (const f of err.fields.length ? err.fields : [{ path: '', message: err.message }]) {
+    const id = fieldOf(f.path) || fallback;
+    out[id] ??= capitalise(f.message);
+  }
+  return out;
+}
+
+const capitalise = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+/** Runs a domain call; a ValidationError comes back as field errors for re-rendering the form. */
+export async function attempt<T>(
+  fn: () => T | Promise<T>,
+  fieldOf: (path: string) => string,
+  fallback: string,
+): Promise<{ ok: true; value: T } | { ok: false; errors: FieldErrors }> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (err) {
+    if (err instanceof ValidationError) return { ok: false, errors: fieldErrors(err, fieldOf, fallback) };
+    throw err;
+  }
+}
+
+export const isEnv = (v: string | undefined): v is Env => v === 'sandbox' || v === 'production';

@@ -1,0 +1,80 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { NotFoundError } from '../../errors.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
+import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import { KeysPage } from './pages/keys.tsx';
+import { ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+
+const MAX_LABEL = 100;
+const keyForm = z.object({
+  label: z.string().max(10_000).default(''),
+  environment: z.enum(['sandbox', 'production']),
+});
+
+/** Developer API keys: create (shown once), list with last use, revoke. */
+export function keysRoutes(p: Portal) {
+  const { ctx, base } = p;
+  const app = new Hono<PortalEnv>();
+
+  const page = (
+    c: PC,
+    extra: {
+      created?: { key: string; keyId: string };
+      notice?: string;
+      errors?: FieldErrors;
+      label?: string;
+    } = {},
+    status = 200,
+  ) =>
+    c.html(
+      <KeysPage {...p.props(c, 'keys')} keys={listApiKeys(ctx.db, p.me(c).developerId)} {...extra} />,
+      status as 200,
+    );
+
+  /** One of the developer's own keys; another developer's is the same 404 as an unknown one. */
+  const ownKey = (c: PC) => {
+    const key = listApiKeys(ctx.db, p.me(c).developerId).find((k) => k.keyId === c.req.param('keyId'));
+    if (!key) throw new NotFoundError();
+    return key;
+  };
+
+  app.get('/keys', (c) => page(c, { notice: c.req.query('revoked') ? p.props(c).m.keyRevoked : undefined }));
+
+  app.post('/keys', async (c) => {
+    const f = await readForm(c, keyForm);
+    const label = f.label.trim();
+    if (label.length > MAX_LABEL)
+      return page(c, { errors: { label: p.props(c).m.labelTooLong }, label }, 400);
+    const dev = p.me(c);
+    const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
+      label,
+      actor: `developer:${dev.developerId}`,
+    });
+    return page(c, { created }, 201);
+  });
+
+  app.get('/keys/:keyId/revoke', (c) => {
+    const key = ownKey(c);
+    const props = p.props(c, 'keys');
+    return c.html(
+      <ConfirmPage
+        {...props}
+        title={props.m.revokeKeyTitle}
+        warning={`${key.label || key.keyId}: ${props.m.revokeKeyWarning}`}
+        action={`${base}/keys/${key.keyId}/revoke`}
+        confirm={props.m.revokeConfirm}
+        cancelHref={`${base}/keys`}
+        danger
+      />,
+    );
+  });
+
+  app.post('/keys/:keyId/revoke', (c) => {
+    const key = ownKey(c);
+    revokeApiKey(ctx.db, ctx.clock, key.keyId, { actor: `developer:${p.me(c).developerId}` });
+    return c.redirect(`${base}/keys?revoked=1`, 303);
+  });
+
+  return app;
+}

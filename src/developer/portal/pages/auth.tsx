@@ -1,0 +1,187 @@
+import {
+  CsrfField,
+  ErrorSummary,
+  type FieldErrors,
+  Notice,
+  PortalLayout,
+  type PortalProps,
+  TextField,
+} from './layout.tsx';
+
+export function SigninPage(props: PortalProps & { error?: string; email?: string; signupOpen: boolean }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.signinTitle}>
+      <section class="card">
+        <h1>{m.signinTitle}</h1>
+        {props.error ? (
+          <p class="alert" role="alert" id="signin-error">
+            {props.error}
+          </p>
+        ) : null}
+        <form method="post" action={`${props.base}/signin`}>
+          <CsrfField token={props.csrf} />
+          <label for="email">{m.email}</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={props.email ?? ''}
+            aria-describedby={props.error ? 'signin-error' : undefined}
+          />
+          <label for="password">{m.password}</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+          <button type="submit">{m.signIn}</button>
+        </form>
+        {props.signupOpen ? (
+          <p>
+            {`${m.noAccount} `}
+            <a href={`${props.base}/signup`}>{m.createAccount}</a>
+          </p>
+        ) : null}
+      </section>
+    </PortalLayout>
+  );
+}
+
+interface PasswordFormProps extends PortalProps {
+  errors?: FieldErrors;
+  name?: string;
+}
+
+function NewPasswordFields(props: { m: PortalProps['m']; errors?: FieldErrors; label?: string }) {
+  return (
+    <>
+      <TextField
+        id="password"
+        label={props.label ?? props.m.password}
+        type="password"
+        hint={props.m.passwordHint}
+        autocomplete="new-password"
+        required
+        errors={props.errors}
+      />
+      <TextField
+        id="confirm"
+        label={props.m.confirmPassword}
+        type="password"
+        autocomplete="new-password"
+        required
+        errors={props.errors}
+      />
+    </>
+  );
+}
+
+export function SignupPage(props: PasswordFormProps & { open: boolean; email?: string }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.signupTitle}>
+      <section class="card">
+        <h1>{m.signupTitle}</h1>
+        {props.open ? (
+          <form method="post" action={`${props.base}/signup`} novalidate>
+            <CsrfField token={props.csrf} />
+            <ErrorSummary m={m} errors={props.errors} />
+            <TextField
+              id="email"
+              label={m.email}
+              type="email"
+              autocomplete="username"
+              required
+              value={props.email}
+              errors={props.errors}
+            />
+            <TextField
+              id="name"
+              label={`${m.name} ${m.optional}`}
+              autocomplete="name"
+              value={props.name}
+              errors={props.errors}
+            />
+            <NewPasswordFields m={m} errors={props.errors} />
+            <button type="submit">{m.signUp}</button>
+          </form>
+        ) : (
+          <p>{m.signupInviteOnly}</p>
+        )}
+        <p>
+          {`${m.haveAccount} `}
+          <a href={`${props.base}/signin`}>{m.signIn}</a>
+        </p>
+      </section>
+    </PortalLayout>
+  );
+}
+
+export function InvitationPage(props: PasswordFormProps & { action: string; invitedEmail?: string }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.invitationTitle}>
+      <section class="card">
+        <h1>{m.invitationTitle}</h1>
+        {props.invitedEmail ? (
+          <form method="post" action={props.action} novalidate>
+            <CsrfField token={props.csrf} />
+            <ErrorSummary m={m} errors={props.errors} />
+            <p>{m.invitationFor(props.invitedEmail)}</p>
+            <TextField
+              id="name"
+              label={`${m.name} ${m.optional}`}
+              autocomplete="name"
+              value={props.name}
+              errors={props.errors}
+            />
+            <NewPasswordFields m={m} errors={props.errors} />
+            <button type="submit">{m.acceptInvitation}</button>
+          </form>
+        ) : (
+          <p role="alert">{m.invitationInvalid}</p>
+        )}
+      </section>
+    </PortalLayout>
+  );
+}
+
+export function AccountPage(
+  props: PasswordFormProps & { notice?: string; developerName: string; developerEmail: string },
+) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.accountTitle}>
+      <section class="card">
+        <h1>{m.accountTitle}</h1>
+        <Notice text={props.notice} />
+        <dl>
+          <dt>{m.email}</dt>
+          <dd>{props.developerEmail}</dd>
+          {props.developerName ? (
+            <>
+              <dt>{m.name}</dt>
+              <dd>{props.developerName}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="pw-title">
+        <h2 id="pw-title">{m.changePasswordTitle}</h2>
+        <form method="post" action={`${props.base}/account/password`} novalidate>
+          <CsrfField token={props.csrf} />
+          <ErrorSummary m={m} errors={props.errors} />
+          <TextField
+            id="current"
+            label={m.currentPassword}
+            type="password"
+            autocomplete="current-password"
+            required
+            errors={props.errors}
+          />
+          <NewPasswordFields m={m} errors={props.errors} label={m.newPassword} />
+          <button type="submit">{m.changePassword}</button>
+        </form>
+      </section>
+    </PortalLayout>
+  );
+}

@@ -1,0 +1,75 @@
+import { createApp } from '../../src/http/app.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { Browser, csrfOf, location } from '../identity/flow-helpers.ts';
+
+export const P = '/developer';
+export const PASSWORD = 'correct horse battery staple';
+export { Browser, csrfOf, location };
+
+export interface Portal {
+  ctx: TestContext;
+  app: ReturnType<typeof createApp>;
+  cleanup(): void;
+}
+
+export async function portal(opts: { signup?: 'open' | 'invite'; extra?: string } = {}): Promise<Portal> {
+  const ctx = await testContext({
+    extra: `[developer]\nsignup = "${opts.signup ?? 'open'}"\n${opts.extra ?? ''}`,
+  });
+  const app = createApp(ctx);
+  return { ctx, app, cleanup: () => ctx.cleanup() };
+}
+
+/** GET a page and return its HTML and CSRF token. */
+export async function page(b: Browser, path: string) {
+  const res = await b.get(path);
+  const html = await res.text();
+  return { res, html, csrf: csrfOf(html) };
+}
+
+/** GET the form page, then POST it with its CSRF token. */
+export async function submit(
+  b: Browser,
+  formPath: string,
+  action: string,
+  fields: Record<string, string | string[]>,
+): Promise<Response> {
+  const { csrf } = await page(b, formPath);
+  const body = new URLSearchParams({ csrf_token: csrf });
+  for (const [k, v] of Object.entries(fields)) for (const x of [v].flat()) body.append(k, x);
+  return b.request(action, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
+    body: body.toString(),
+  });
+}
+
+export async function signUp(p: Portal, email: string): Promise<Browser> {
+  const b = new Browser(p.app);
+  const res = await submit(b, `${P}/signup`, `${P}/signup`, {
+    email,
+    name: email.split('@')[0]!,
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  if (res.status !== 303) throw new Error(`sign-up answered ${res.status}: ${await res.text()}`);
+  return b;
+}
+
+export async function createApp_(
+  b: Browser,
+  fields: Partial<Record<string, string | string[]>> = {},
+): Promise<{ res: Response; html: string; applicationId: string }> {
+  const res = await submit(b, `${P}/apps/new`, `${P}/apps`, {
+    name: 'Acme Shop',
+    type: 'confidential',
+    redirect_uris: 'https://rp.example/callback',
+    scopes: ['openid', 'profile', 'age_over_18'],
+    document_types: ['passport', 'id_card'],
+    document_countries: 'all',
+    ...(fields as Record<string, string | string[]>),
+  });
+  const html = await res.text();
+  const applicationId = /\/apps\/(app_[\w-]+)/.exec(html)?.[1] ?? '';
+  return { res, html, applicationId };
+}

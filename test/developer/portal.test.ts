@@ -1,0 +1,299 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { approveReview, rejectReview } from '../../src/apps/production-review.ts';
+import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { createInvitation, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
+import {
+  Browser,
+  createApp_,
+  location,
+  P,
+  PASSWORD,
+  type Portal,
+  page,
+  portal,
+  signUp,
+  submit,
+} from './portal-helpers.ts';
+
+let p: Portal;
+afterEach(() => p?.cleanup());
+
+describe('accounts', () => {
+  test('open sign-up creates an account with an argon2id password and signs it in', async () => {
+    p = await portal();
+    const b = await signUp(p, 'Dev@Example.com');
+    const { res, html } = await page(b, `${P}/apps`);
+    expect(res.status).toBe(200);
+    expect(html).toContain('Signed in as dev@example.com');
+    const row = p.ctx.db.sql
+      .prepare<{ password_hash: string }>('SELECT password_hash FROM developers WHERE email = ?')
+      .get('dev@example.com')!;
+    expect(row.password_hash).toStartWith('$argon2id$');
+    expect(row.password_hash).not.toContain(PASSWORD);
+  });
+
+  test('sign-up errors are summarised and linked to their fields', async () => {
+    p = await portal();
+    const b = new Browser(p.app);
+    const res = await submit(b, `${P}/signup`, `${P}/signup`, {
+      email: 'not-an-email',
+      password: 'short',
+      confirm: 'short',
+    });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('href="#email"');
+    expect(html).toContain('href="#password"');
+    expect(html).toContain('id="password-error"');
+    expect(html).toMatch(/id="password"[^>]*aria-invalid="true"/);
+  });
+
+  test('invite-only servers refuse sign-up; an invitation creates the account once', async () => {
+    p = await portal({ signup: 'invite' });
+    const ctx = p.ctx;
+    const b = new Browser(p.app);
+    expect(await (await b.get(`${P}/signup`)).text()).toContain('by invitation only');
+    const refused = await submit(b, `${P}/signup`, `${P}/signup`, {
+      email: 'x@example.com',
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
+    expect(refused.status).toBe(403);
+    expect(findDeveloperByEmail(ctx.db, 'x@example.com')).toBeUndefined();
+
+    const inv = await createInvitation(ctx.db, ctx.clock, { email: 'invited@example.com' });
+    const url = `${P}/invitations/${inv.token}`;
+    expect(await (await b.get(url)).text()).toContain('invited@example.com');
+    const accepted = await submit(b, url, url, { name: 'Ivy', password: PASSWORD, confirm: PASSWORD });
+    expect(accepted.status).toBe(303);
+    expect(location(accepted)).toBe(`${P}/apps`);
+    // Single use.
+    const again = new Browser(p.app);
+    expect((await again.get(url)).status).toBe(404);
+  });
+
+  test('sign-in: same answer for unknown email and wrong password, throttled per account', async () => {
+    p = await portal();
+    await signUp(p, 'dev@example.com');
+    const b = new Browser(p.app);
+    const unknown = await submit(b, `${P}/signin`, `${P}/signin`, {
+      email: 'nobody@example.com',
+      password: 'x',
+    });
+    const wrong = await submit(b, `${P}/signin`, `${P}/signin`, { email: 'dev@example.com', password: 'x' });
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(await unknown.text()).toContain('The email or password is not correct.');
+    for (let i = 0; i < 4; i++)
+      await submit(b, `${P}/signin`, `${P}/signin`, { email: 'dev@example.com', password: 'x' });
+    const blocked = await submit(b, `${P}/signin`, `${P}/signin`, {
+      email: 'dev@example.com',
+      password: PASSWORD,
+    });
+    expect(blocked.status).toBe(429);
+    p.ctx.clock.advance(16 * 60_000);
+    const ok = await submit(b, `${P}/signin`, `${P}/signin`, {
+      email: 'dev@example.com',
+      password: PASSWORD,
+    });
+    expect(ok.status).toBe(303);
+  });
+
+  test('password change needs the current password and ends other sessions; sign-out ends this one', async () => {
+    p = await portal();
+    const a = await signUp(p, 'dev@example.com');
+    const other = new Browser(p.app);
+    await submit(other, `${P}/signin`, `${P}/signin`, { email: 'dev@example.com', password: PASSWORD });
+    expect((await other.get(`${P}/apps`)).status).toBe(200);
+
+    const wrong = await submit(a, `${P}/account`, `${P}/account/password`, {
+      current: 'nope',
+      password: 'another long password',
+      confirm: 'another long password',
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('The current password is not correct.');
+    const ok = await submit(a, `${P}/account`, `${P}/account/password`, {
+      current: PASSWORD,
+      password: 'another long password',
+      confirm: 'another long password',
+    });
+    expect(ok.status).toBe(303);
+    expect((await a.get(`${P}/apps`)).status).toBe(200);
+    expect(location(await other.get(`${P}/apps`))).toBe(`${P}/signin`);
+
+    const out = await submit(a, `${P}/apps`, `${P}/signout`, {});
+    expect(out.status).toBe(303);
+    expect(location(await a.get(`${P}/apps`))).toBe(`${P}/signin`);
+  });
+
+  test('pages behind sign-in send an anonymous browser to the sign-in page', async () => {
+    p = await portal();
+    const b = new Browser(p.app);
+    for (const path of ['/apps', '/apps/new', '/keys', '/account']) {
+      const res = await b.get(`${P}${path}`);
+      expect(res.status).toBe(303);
+      expect(location(res)).toBe(`${P}/signin`);
+    }
+  });
+});
+
+describe('applications', () => {
+  test('registration rules are shown next to their field; the secret is shown once and stored hashed', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    const bad = await createApp_(b, { redirect_uris: 'http://rp.example/cb' });
+    expect(bad.res.status).toBe(400);
+    expect(bad.html).toContain('href="#redirect_uris"');
+    expect(bad.html).toMatch(/id="redirect_uris-error">[^<]*must use https/);
+    expect(bad.html).toContain('http://rp.example/cb'); // the input is kept
+
+    const frag = await createApp_(b, { redirect_uris: 'https://rp.example/cb#x' });
+    expect(frag.html).toContain('fragments are not allowed');
+    const noScope = await createApp_(b, { scopes: [] });
+    expect(noScope.html).toMatch(/id="scopes-error">At least one scope is required/);
+
+    const ok = await createApp_(b);
+    expect(ok.res.status).toBe(201);
+    const secret = /(cs_test_[\w-]+)/.exec(ok.html)![1]!;
+    const clientId = /(cid_test_[\w-]+)/.exec(ok.html)![1]!;
+    expect(ok.html).toContain('shown only this once');
+    const row = p.ctx.db.sql
+      .prepare<{ secret_hash: string }>('SELECT secret_hash FROM client_secrets')
+      .get()!;
+    expect(row.secret_hash).toBe(await sha256Hex(secret));
+
+    const { html } = await page(b, `${P}/apps/${ok.applicationId}`);
+    expect(html).not.toContain(secret);
+    expect(html).toContain(clientId);
+    expect(html).toContain('http://localhost:8080/.well-known/openid-configuration');
+    const authUrl = new URL(
+      /(http:\/\/localhost:8080\/v1\/oauth\/authorize\?[^<"]+)/.exec(html)![1]!.replaceAll('&amp;', '&'),
+    );
+    expect(authUrl.searchParams.get('client_id')).toBe(clientId);
+    expect(authUrl.searchParams.get('redirect_uri')).toBe('https://rp.example/callback');
+    expect(authUrl.searchParams.get('scope')).toBe('openid profile age_over_18');
+    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+  });
+
+  test('scopes come from the catalogue with description and sensitivity; sandbox never offers document_number_full', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    const { html } = await page(b, `${P}/apps/new`);
+    expect(html).toContain('value="age_over_18"');
+    expect(html).toContain('Sensitive');
+    expect(html).not.toContain('value="document_number_full"');
+    const forced = await createApp_(b, { scopes: ['openid', 'document_number_full'] });
+    expect(forced.res.status).toBe(400);
+    expect(forced.html).toContain('never granted in sandbox');
+  });
+
+  test('edit, rotate with confirmation (old secret revoked), delete with confirmation', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    const { applicationId, html } = await createApp_(b);
+    const first = /(cs_test_[\w-]+)/.exec(html)![1]!;
+    const base = `${P}/apps/${applicationId}`;
+
+    const edited = await submit(b, `${base}/edit?env=sandbox`, `${base}/edit?env=sandbox`, {
+      name: 'Acme Shop 2',
+      redirect_uris: 'https://rp.example/callback\nhttp://localhost:3000/cb',
+      scopes: ['openid', 'email'],
+      document_types: 'passport',
+      document_countries: 'DE FR',
+    });
+    expect(edited.status).toBe(303);
+    const shown = await (await b.get(`${base}`)).text();
+    expect(shown).toContain('Acme Shop 2');
+    expect(shown).toContain('http://localhost:3000/cb');
+    expect(shown).toContain('DE FR');
+
+    expect(await (await b.get(`${base}/secret/rotate?env=sandbox`)).text()).toContain(
+      'Rotate the client secret?',
+    );
+    const rotated = await submit(
+      b,
+      `${base}/secret/rotate?env=sandbox`,
+      `${base}/secret/rotate?env=sandbox`,
+      {},
+    );
+    const second = /(cs_test_[\w-]+)/.exec(await rotated.text())![1]!;
+    expect(second).not.toBe(first);
+    const active = p.ctx.db.sql
+      .prepare<{ secret_hash: string }>('SELECT secret_hash FROM client_secrets WHERE revoked_at IS NULL')
+      .all();
+    expect(active.map((r) => r.secret_hash)).toEqual([await sha256Hex(second)]);
+
+    expect(await (await b.get(`${base}/delete`)).text()).toContain('Delete this application?');
+    const del = await submit(b, `${base}/delete`, `${base}/delete`, {});
+    expect(location(del)).toBe(`${P}/apps?deleted=1`);
+    expect((await b.get(base)).status).toBe(404);
+  });
+
+  test('production review: own justification for document_number_full, rejection reason shown, approval shows production', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    const { applicationId } = await createApp_(b);
+    const base = `${P}/apps/${applicationId}`;
+    const missing = await submit(b, `${base}/review`, `${base}/review`, {
+      justification: 'We check ages for deliveries.',
+      scopes: ['openid', 'document_number_full', 'identity_documents'],
+    });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('href="#full_number_justification"');
+
+    const filed = await submit(b, `${base}/review`, `${base}/review`, {
+      justification: 'We check ages for deliveries.',
+      scopes: ['openid', 'age_over_18'],
+    });
+    expect(filed.status).toBe(303);
+    let html = await (await b.get(base)).text();
+    expect(html).toContain('waiting for the operator');
+
+    p.ctx.clock.advance(60_000);
+    rejectReview(p.ctx.db, p.ctx.clock, applicationId, {
+      reason: 'Explain the delivery use case.',
+      actor: 'cli',
+    });
+    html = await (await b.get(base)).text();
+    expect(html).toContain('Rejected');
+    expect(html).toContain('Explain the delivery use case.');
+
+    p.ctx.clock.advance(60_000);
+    await submit(b, `${base}/review`, `${base}/review`, {
+      justification: 'Alcohol deliveries need an age check at the door.',
+      scopes: ['openid', 'age_over_18'],
+    });
+    const issued = await approveReview(p.ctx.db, p.ctx.clock, applicationId, { actor: 'cli' });
+    html = await (await b.get(`${base}?env=production`)).text();
+    expect(html).toContain(issued.clientId);
+    expect(html).toContain('Approved');
+  });
+});
+
+describe('API keys', () => {
+  test('created once, listed with last use, revoked', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    const res = await submit(b, `${P}/keys`, `${P}/keys`, { label: 'CI', environment: 'sandbox' });
+    expect(res.status).toBe(201);
+    const html = await res.text();
+    const key = /(dk_test_[\w-]+)/.exec(html)![1]!;
+    const keyId = /(key_[\w-]+)/.exec(html)![1]!;
+    const list = await (await b.get(`${P}/keys`)).text();
+    expect(list).not.toContain(key);
+    expect(list).toContain('CI');
+    expect(list).toContain('Never');
+    // Using the key shows its last use.
+    await p.app.request('/v1/developer/applications/app_x/webhooks', {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await (await b.get(`${P}/keys`)).text()).toContain('2026-06-01 12:00 UTC');
+    const revoked = await submit(b, `${P}/keys/${keyId}/revoke`, `${P}/keys/${keyId}/revoke`, {});
+    expect(revoked.status).toBe(303);
+    const after = await p.app.request('/v1/developer/applications/app_x/webhooks', {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(after.status).toBe(401);
+  });
+});
