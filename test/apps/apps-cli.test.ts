@@ -39,13 +39,13 @@ async function create(...extra: string[]) {
   return r.json as { applicationId: string; environment: string; clientId: string; clientSecret?: string };
 }
 
-function dbBytes(): string {
-  // The CLI closes its connection after each command, which checkpoints the WAL into the file.
-  let raw = readFileSync(join(dir.dir, 'verity.db')).toString('latin1');
-  try {
-    raw += readFileSync(join(dir.dir, 'verity.db-wal')).toString('latin1');
-  } catch {}
-  return raw;
+/** The database file's bytes after folding the WAL in, to look for clear-text secrets. */
+async function dbBytes(): Promise<string> {
+  const { openDb } = await import('../../src/db/open.ts');
+  const db = await openDb(join(dir.dir, 'verity.db'));
+  db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.close();
+  return readFileSync(join(dir.dir, 'verity.db')).toString('latin1');
 }
 
 describe('verity apps', () => {
@@ -56,9 +56,9 @@ describe('verity apps', () => {
     expect(r.json.environment).toBe('sandbox');
     expect(r.json.clientId).toMatch(/^cid_test_/);
     expect(r.json.clientSecret).toMatch(/^cs_test_/);
-    const raw = dbBytes();
-    expect(raw).not.toContain(r.json.clientSecret);
-    expect(raw).toContain(await sha256Hex(r.json.clientSecret));
+    const raw = await dbBytes();
+    expect(raw.includes(r.json.clientSecret)).toBe(false);
+    expect(raw.includes(await sha256Hex(r.json.clientSecret))).toBe(true);
   });
 
   test('a public client gets no clientSecret key at all', async () => {
@@ -243,7 +243,10 @@ describe('verity apps', () => {
     ]);
     const rotated = await run('apps', 'secret', 'rotate', app.applicationId, '--env', 'production', '--json');
     expect(rotated.json.clientSecret).toMatch(/^cs_live_/);
-    expect(dbBytes()).not.toContain(ok.json.clientSecret);
+    const raw = await dbBytes();
+    expect(raw.includes(ok.json.clientSecret)).toBe(false);
+    expect(raw.includes(rotated.json.clientSecret)).toBe(false);
+    expect(raw.includes(await sha256Hex(rotated.json.clientSecret))).toBe(true);
   });
 
   test('document_number_full needs its own justification in the review', async () => {
