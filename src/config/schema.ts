@@ -125,6 +125,20 @@ export const developerSchema = z
   })
   .prefault({});
 
+/** The demo relying party (`verity demo`, and `npm start` next to the server). */
+export const demoSchema = z
+  .strictObject({
+    /** Whether `npm start` (`verity demo --with-server`) starts the demo beside the server. */
+    enabled: z.boolean().default(true),
+    listen: z
+      .string()
+      .default('127.0.0.1:8081')
+      .refine((v) => /^(\[[^\]]+\]|[^:]+):\d{1,5}$/.test(v), 'must be host:port'),
+    /** The demo's own address as the browser sees it; default http://localhost:<listen port>. */
+    url: url(''),
+  })
+  .prefault({});
+
 export const logSchema = z
   .strictObject({
     level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -144,6 +158,7 @@ export const configSchema = z
     consent: consentSchema,
     identity: identitySchema,
     developer: developerSchema,
+    demo: demoSchema,
     log: logSchema,
   })
   .transform((c) => ({
