@@ -11,7 +11,7 @@ import {
 } from './delivery.store.ts';
 import { iso } from './endpoint.service.ts';
 import { createEndpointStore } from './endpoint.store.ts';
-import type { Environment } from './events.ts';
+import { type Environment, EVENT_TYPES } from './events.ts';
 import { requeueEvent } from './outbox.store.ts';
 
 export const ATTEMPT_STATUSES: AttemptStatus[] = ['delivered', 'retrying', 'failed'];
@@ -50,6 +50,8 @@ export const attemptView = (a: DeliveryAttempt): AttemptView => ({
 export interface HistoryQuery {
   endpointId?: string;
   eventId?: string;
+  /** One event kind (the portal's filter). */
+  eventType?: string;
   status?: string;
   limit?: number;
   cursor?: string;
@@ -86,9 +88,14 @@ function buildFilter(q: HistoryQuery): Omit<AttemptFilter, 'applicationId' | 'en
     throw new ValidationError('invalid status', [
       { path: 'status', message: `must be one of ${ATTEMPT_STATUSES.join(', ')}` },
     ]);
+  if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType))
+    throw new ValidationError('invalid event type', [
+      { path: 'eventType', message: `must be one of ${EVENT_TYPES.join(', ')}` },
+    ]);
   return {
     endpointId: q.endpointId,
     eventId: q.eventId,
+    eventType: q.eventType,
     status: q.status as AttemptStatus | undefined,
     before: q.cursor ? decodeCursor(q.cursor) : undefined,
     limit,

@@ -38,6 +38,7 @@ export interface AttemptFilter {
   environment?: Environment;
   endpointId?: string;
   eventId?: string;
+  eventType?: string;
   status?: AttemptStatus;
   /** Rows strictly older than this position (newest first). */
   before?: { attemptedAt: number; id: string };
@@ -74,25 +75,35 @@ const toAttempt = (r: AttemptRow): DeliveryAttempt => ({
   nextAttemptAt: r.next_attempt_at,
 });
 
-// Due rows of enabled endpoints whose lease is free, at most `cap` per endpoint counting the rows it
-// already has in flight (in any process: the leases live in the database), oldest first.
-const CLAIMABLE = `
-WITH busy AS (
-  SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries
-  WHERE status = 'pending' AND lease_expires_at > ?
-  GROUP BY endpoint_id
-),
-due AS (
-  SELECT d.id, d.endpoint_id, d.next_attempt_at, d.created_at,
-         ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.created_at, d.id) AS rn
-  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?) AND e.enabled = 1
-)
-SELECT due.id FROM due LEFT JOIN busy ON busy.endpoint_id = due.endpoint_id
-WHERE due.rn <= ? - COALESCE(busy.n, 0)
-ORDER BY due.next_attempt_at, due.created_at, due.id
-LIMIT ?`;
+interface ClaimRow {
+  id: string;
+  event_id: string;
+  type: EventType;
+  body: string;
+  endpoint_id: string;
+  url: string;
+  environment: Environment;
+  attempts: number;
+}
+
+// Every query of a claim uses an index, so its cost grows with the number of endpoints and leases,
+// not with the size of the backlog.
+// Only pending rows ever hold a lease (recording an attempt clears it).
+const LEASED_PER_ENDPOINT = `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries INDEXED BY webhook_deliveries_lease
+  WHERE lease_expires_at > ? GROUP BY endpoint_id`;
+const ENDPOINTS_WITH_DUE = `SELECT id, due FROM (
+    SELECT e.id, (SELECT d.next_attempt_at FROM webhook_deliveries d
+                  WHERE d.endpoint_id = e.id AND d.status = 'pending'
+                  ORDER BY d.next_attempt_at LIMIT 1) AS due
+    FROM webhook_endpoints e WHERE e.enabled = 1)
+  WHERE due <= ? ORDER BY due, id`;
+const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_id, e.url, e.environment, d.attempts
+  FROM webhook_deliveries d
+  JOIN webhook_events ev ON ev.id = d.event_id
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+    AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
+  ORDER BY d.next_attempt_at LIMIT ?`;
 
 export function createDeliveryStore(db: Db) {
   const sql = db.sql;
@@ -109,47 +120,38 @@ export function createDeliveryStore(db: Db) {
     }): ClaimedDelivery[] {
       if (opts.limit <= 0) return [];
       return sql.transaction(() => {
-        const ids = sql
-          .prepare<{ id: string }>(CLAIMABLE)
-          .all(opts.now, opts.now, opts.now, opts.perEndpoint, opts.limit)
-          .map((r) => r.id);
-        const claimed: ClaimedDelivery[] = [];
-        for (const id of ids) {
-          const token = crypto.randomUUID();
+        const leased = new Map(
           sql
-            .prepare(
-              'UPDATE webhook_deliveries SET lease_expires_at = ?, lease_token = ?, updated_at = ? WHERE id = ?',
-            )
-            .run(opts.now + opts.leaseSeconds, token, opts.now, id);
-          const row = sql
-            .prepare<{
-              id: string;
-              event_id: string;
-              type: EventType;
-              body: string;
-              endpoint_id: string;
-              url: string;
-              environment: Environment;
-              attempts: number;
-            }>(
-              `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_id, e.url, e.environment, d.attempts
-               FROM webhook_deliveries d
-               JOIN webhook_events ev ON ev.id = d.event_id
-               JOIN webhook_endpoints e ON e.id = d.endpoint_id
-               WHERE d.id = ?`,
-            )
-            .get(id)!;
-          claimed.push({
-            id: row.id,
-            leaseToken: token,
-            eventId: row.event_id,
-            eventType: row.type,
-            body: row.body,
-            endpointId: row.endpoint_id,
-            url: row.url,
-            environment: row.environment,
-            attempts: row.attempts,
-          });
+            .prepare<{ endpoint_id: string; n: number }>(LEASED_PER_ENDPOINT)
+            .all(opts.now)
+            .map((r) => [r.endpoint_id, r.n]),
+        );
+        const endpoints = sql.prepare<{ id: string }>(ENDPOINTS_WITH_DUE).all(opts.now);
+        const claimed: ClaimedDelivery[] = [];
+        // Oldest backlog first; each endpoint gets only its free slots, so none can take them all.
+        for (const e of endpoints) {
+          const free = Math.min(opts.perEndpoint - (leased.get(e.id) ?? 0), opts.limit - claimed.length);
+          if (free <= 0) continue;
+          for (const row of sql.prepare<ClaimRow>(DUE_OF_ENDPOINT).all(e.id, opts.now, opts.now, free)) {
+            const token = crypto.randomUUID();
+            sql
+              .prepare(
+                'UPDATE webhook_deliveries SET lease_expires_at = ?, lease_token = ?, updated_at = ? WHERE id = ?',
+              )
+              .run(opts.now + opts.leaseSeconds, token, opts.now, row.id);
+            claimed.push({
+              id: row.id,
+              leaseToken: token,
+              eventId: row.event_id,
+              eventType: row.type,
+              body: row.body,
+              endpointId: row.endpoint_id,
+              url: row.url,
+              environment: row.environment,
+              attempts: row.attempts,
+            });
+          }
+          if (claimed.length >= opts.limit) break;
         }
         return claimed;
       });
@@ -227,6 +229,10 @@ export function createDeliveryStore(db: Db) {
       if (f.eventId !== undefined) {
         where.push('a.event_id = ?');
         params.push(f.eventId);
+      }
+      if (f.eventType !== undefined) {
+        where.push('a.event_type = ?');
+        params.push(f.eventType);
       }
       if (f.status !== undefined) {
         where.push('a.status = ?');
