@@ -62,7 +62,7 @@ export function checkRedirectUris(uris: readonly string[], opts: { allowEmpty?: 
     throw ruleViolation('redirectUris', `at most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
   unique.forEach((uri, i) => {
     const problem = redirectUriProblem(uri);
-    if (problem) throw ruleViolation(`redirectUris[${i}]`, `redirect URI "${uri}": ${problem}`);
+    if (problem) throw ruleViolation(`redirectUris[${i}]`, `redirect URI "${uri}": ${problem}`, problem);
   });
   return unique;
 }
