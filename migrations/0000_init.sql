@@ -343,6 +343,8 @@ CREATE TABLE `webhook_deliveries` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_endpoint_due` ON `webhook_deliveries` (`endpoint_id`,`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_lease` ON `webhook_deliveries` (`lease_expires_at`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_event` ON `webhook_deliveries` (`event_id`);--> statement-breakpoint
 CREATE TABLE `webhook_endpoints` (
 	`id` text PRIMARY KEY NOT NULL,

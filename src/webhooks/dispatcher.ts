@@ -231,9 +231,24 @@ export class Dispatcher {
     };
   }
 
+  /** Opened secrets by row id: which rows are valid is read from the database on every attempt. */
+  private readonly opened = new Map<string, Promise<string>>();
+
   private async secretsOf(endpointId: string): Promise<string[]> {
     const rows = this.endpoints.validSecrets(endpointId, unix(this.ctx.clock));
-    return Promise.all(rows.map((r) => openSecret(this.ctx, r.id, r.ciphertext)));
+    if (this.opened.size > 1000) this.opened.clear();
+    return Promise.all(
+      rows.map((r) => {
+        const key = `${r.id}:${r.ciphertext}`;
+        let p = this.opened.get(key);
+        if (!p) {
+          p = openSecret(this.ctx, r.id, r.ciphertext);
+          p.catch(() => this.opened.delete(key));
+          this.opened.set(key, p);
+        }
+        return p;
+      }),
+    );
   }
 }
 

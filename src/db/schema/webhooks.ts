@@ -73,6 +73,8 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint_due').on(t.endpointId, t.status, t.nextAttemptAt),
+    index('webhook_deliveries_lease').on(t.leaseExpiresAt),
     index('webhook_deliveries_event').on(t.eventId),
   ],
 );
