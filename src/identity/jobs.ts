@@ -1,3 +1,23 @@
+import type { AppContext } from '../context.ts';
 import type { Job } from '../jobs.ts';
+import { unix } from '../platform/clock.ts';
+import { signinThrottle } from './password-signin.ts';
+import { sessionTimeouts } from './session.middleware.ts';
+import { createSessionStore } from './session.store.ts';
 
-export const identityJobs: Job[] = [];
+/** Removes identity sessions past either timeout and sign-in counters whose window has passed. */
+export function purgeIdentityState(ctx: AppContext, now: number) {
+  const sessions = createSessionStore(ctx.db).purgeExpired(now, 'identity', sessionTimeouts(ctx));
+  const attempts = signinThrottle(ctx).purgeExpired(now);
+  return { sessions, attempts };
+}
+
+export const identityJobs: Job[] = [
+  {
+    name: 'identity.cleanup',
+    schedule: '30 */5 * * * *',
+    run(ctx) {
+      purgeIdentityState(ctx, unix(ctx.clock));
+    },
+  },
+];
