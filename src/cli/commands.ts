@@ -1,4 +1,5 @@
 import { appsCommands } from './apps.ts';
+import { auditCommands } from './audit.ts';
 import { backupCommands } from './backup.ts';
 import { capabilitiesCommands } from './capabilities.ts';
 import type { Command } from './command.ts';
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   ...keysCommands,
   ...appsCommands,
   ...developersCommands,
+  ...auditCommands,
   ...personsCommands,
   ...consentsCommands,
   ...webhooksCommands,

@@ -51,3 +51,37 @@ describe('audit log', () => {
     expect(listAudit(ctx.db)).toEqual([]);
   });
 });
+
+describe('verity audit list', () => {
+  test('prints entries newest first, filters, and refuses a bad limit', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { cli } = await import('../helpers/cli.ts');
+    const { testToml } = await import('../helpers/context.ts');
+    const config = join(ctx.dir, 'cli.toml');
+    writeFileSync(config, testToml(ctx.dir));
+    recordAudit(ctx.db, ctx.clock, {
+      actor: 'cli',
+      action: 'developer.create',
+      target: 'dev_1',
+      details: { email: 'a@example.com' },
+    });
+    recordAudit(ctx.db, ctx.clock, { actor: 'cli', action: 'api_key.create', target: 'key_1' });
+    const all = await cli('audit', 'list', '--config', config, '--json');
+    expect(all.code).toBe(0);
+    expect(all.json.entries.map((e: { action: string }) => e.action)).toEqual([
+      'api_key.create',
+      'developer.create',
+    ]);
+    expect(all.json.entries[1]).toMatchObject({
+      actor: 'cli',
+      target: 'dev_1',
+      details: { email: 'a@example.com' },
+      at: '2026-06-01T12:00:00.000Z',
+    });
+    const one = await cli('audit', 'list', '--config', config, '--target', 'dev_1');
+    expect(one.stdout).toContain('developer.create');
+    expect(one.stdout).not.toContain('api_key.create');
+    expect((await cli('audit', 'list', '--config', config, '--limit', 'ten')).code).toBe(2);
+  });
+});

@@ -1,0 +1,47 @@
+import { listAudit } from '../audit/audit.store.ts';
+import { type Command, str, UsageError } from './command.ts';
+
+const iso = (t: number) => new Date(t * 1000).toISOString();
+
+export const auditCommands: Command[] = [
+  {
+    name: 'audit list',
+    summary: 'Show the audit log of operator and developer actions, newest first.',
+    usage: '[--action A] [--target ID] [--limit N] [--before ID]',
+    options: {
+      action: { type: 'string' },
+      target: { type: 'string' },
+      limit: { type: 'string' },
+      before: { type: 'string' },
+    },
+    async run(cli, args) {
+      const number = (name: string): number | undefined => {
+        const v = str(args, name);
+        if (v === undefined) return undefined;
+        if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--${name} must be a positive whole number`);
+        return Number(v);
+      };
+      const query = {
+        action: str(args, 'action'),
+        target: str(args, 'target'),
+        limit: number('limit') ?? 50,
+        before: number('before'),
+      };
+      const ctx = await cli.open();
+      try {
+        const entries = listAudit(ctx.db, query).map((e) => ({ ...e, at: iso(e.at) }));
+        const human = entries
+          .map(
+            (e) =>
+              `${e.id}  ${e.at}  ${e.actor.padEnd(16)}  ${e.action.padEnd(24)}  ${e.target ?? '-'}` +
+              (Object.keys(e.details).length ? `  ${JSON.stringify(e.details)}` : ''),
+          )
+          .join('\n');
+        cli.print(human || 'no audit entries', { entries });
+        return 0;
+      } finally {
+        ctx.db.close();
+      }
+    },
+  },
+];
