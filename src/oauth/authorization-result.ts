@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { randomToken } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
@@ -12,6 +12,7 @@ import {
 } from './authorization-request.store.ts';
 import { callbackUrl } from './callback-url.ts';
 import { createCodeStore } from './code.store.ts';
+import { sha256HexSync } from './digest.ts';
 
 /** An open authorization request as the identity experience sees it. */
 export interface AuthorizationRequest {
@@ -142,7 +143,7 @@ export async function approveAuthorization(
   if (!row) throw new NotFoundError('Unknown authorization request.');
   // Async work happens before the (synchronous) transaction.
   const code = randomToken();
-  const codeHash = await sha256Hex(code);
+  const codeHash = sha256HexSync(code);
   const sub = await subjectFor(ctx, row.application_id, grant.personId);
   const now = unix(ctx.clock);
   const scopes = JSON.parse(row.scopes) as string[];

@@ -58,7 +58,7 @@ export function readClientCredentials(
  * present none (they prove possession of the code with PKCE). Unknown clients and secrets of the
  * other environment fail the same way.
  */
-export async function authenticateClient(ctx: AppContext, creds: ClientCredentials): Promise<OAuthClient> {
+export function authenticateClient(ctx: AppContext, creds: ClientCredentials): OAuthClient {
   const client = findClient(ctx.db, creds.clientId);
   if (!client) throw invalidClient();
   if (client.type === 'public') {
@@ -66,7 +66,6 @@ export async function authenticateClient(ctx: AppContext, creds: ClientCredentia
     return client;
   }
   if (creds.secret === undefined) throw invalidClient('Confidential clients must authenticate.');
-  if (!(await verifyClientSecret(ctx.db, client.environmentId, creds.secret, unix(ctx.clock))))
-    throw invalidClient();
+  if (!verifyClientSecret(ctx.db, client.environmentId, creds.secret, unix(ctx.clock))) throw invalidClient();
   return client;
 }

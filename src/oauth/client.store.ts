@@ -1,5 +1,5 @@
-import { sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import { sha256HexSync } from './digest.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -71,13 +71,8 @@ export function redirectUrisOf(db: Db, environmentId: string): string[] {
  * Whether `secret` is a current secret of this environment. Secrets of another environment never
  * match, because only this environment's hashes are compared.
  */
-export async function verifyClientSecret(
-  db: Db,
-  environmentId: string,
-  secret: string,
-  now: number,
-): Promise<boolean> {
-  const hash = await sha256Hex(secret);
+export function verifyClientSecret(db: Db, environmentId: string, secret: string, now: number): boolean {
+  const hash = sha256HexSync(secret);
   const rows = db.sql.prepare<{ secret_hash: string }>(SECRETS).all(environmentId, now);
   let match = false;
   for (const r of rows) match = constantTimeEqual(r.secret_hash, hash) || match;

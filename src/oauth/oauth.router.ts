@@ -61,7 +61,7 @@ export function oauthRouter(ctx: AppContext) {
   token.post('/v1/oauth/token', async (c) => {
     const body = parseTokenBody(c.req.header('content-type'), await c.req.text());
     if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
-    const client = await authenticateClient(ctx, readClientCredentials(c.req.header('authorization'), body));
+    const client = authenticateClient(ctx, readClientCredentials(c.req.header('authorization'), body));
     if (body.grant_type !== 'authorization_code')
       throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
     const result = await exchangeCode(ctx, client, body);

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
 import { signIdToken } from '../oidc/id-token.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
@@ -7,6 +7,7 @@ import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { OAuthClient } from './client.store.ts';
 import { type CodeRow, createCodeStore } from './code.store.ts';
+import { sha256HexSync } from './digest.ts';
 import { verifyPkce } from './pkce.ts';
 
 export interface TokenResponse {
@@ -19,16 +20,25 @@ export interface TokenResponse {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-const CONSENT_ACTIVE = `SELECT 1 AS ok FROM consents c JOIN persons p ON p.id = c.person_id
-  WHERE c.id = ? AND c.status = 'active' AND c.expires_at > ? AND p.status = 'active'`;
+// Looked up by primary key only, then checked here: a WHERE on status/expiry would tempt the planner
+// into scanning the (status, expires_at) index instead.
+const CONSENT = `SELECT c.status, c.expires_at, p.status AS person_status
+  FROM consents c JOIN persons p ON p.id = c.person_id WHERE c.id = ?`;
+
+function consentActive(ctx: AppContext, consentId: string, now: number): boolean {
+  const row = ctx.db.sql
+    .prepare<{ status: string; expires_at: number; person_status: string }>(CONSENT)
+    .get(consentId);
+  return row?.status === 'active' && row.expires_at > now && row.person_status === 'active';
+}
 
 /** Why this presentation of the code is not acceptable, or undefined if it is. */
-async function rejectReason(
+function rejectReason(
   code: CodeRow,
   client: OAuthClient,
   body: Record<string, string>,
   now: number,
-): Promise<string | undefined> {
+): string | undefined {
   if (code.client_id !== client.clientId) return 'The code was issued to another client.';
   if (code.expires_at <= now) return 'The code has expired.';
   if (code.redirect_uri !== body.redirect_uri)
@@ -41,7 +51,7 @@ async function rejectReason(
     return undefined;
   }
   if (verifier === undefined) return 'code_verifier is required for this code.';
-  if (!(await verifyPkce(verifier, code.code_challenge))) return 'code_verifier does not match.';
+  if (!verifyPkce(verifier, code.code_challenge)) return 'code_verifier does not match.';
   return undefined;
 }
 
@@ -58,13 +68,12 @@ export async function exchangeCode(
   if (!body.code) throw new OAuthError('invalid_request', 'The code parameter is required.');
   if (!body.redirect_uri) throw new OAuthError('invalid_request', 'The redirect_uri parameter is required.');
   const codes = createCodeStore(ctx.db);
-  const codeHash = await sha256Hex(body.code);
+  const codeHash = sha256HexSync(body.code);
   const code = codes.find(codeHash);
   if (!code) throw invalidGrant('The code is invalid, expired or already used.');
   const now = unix(ctx.clock);
 
-  const reason =
-    code.used_at !== null ? 'The code was already used.' : await rejectReason(code, client, body, now);
+  const reason = code.used_at !== null ? 'The code was already used.' : rejectReason(code, client, body, now);
   if (reason) {
     ctx.db.sql.transaction(() => {
       codes.redeem(codeHash, now);
@@ -77,10 +86,8 @@ export async function exchangeCode(
   const scopes = JSON.parse(code.scopes) as string[];
   const amr = JSON.parse(code.amr) as string[];
   const accessToken = randomToken('at_');
-  const [tokenHash, sub] = await Promise.all([
-    sha256Hex(accessToken),
-    subjectFor(ctx, client.applicationId, code.person_id),
-  ]);
+  const tokenHash = sha256HexSync(accessToken);
+  const sub = await subjectFor(ctx, client.applicationId, code.person_id);
   const idToken = scopes.includes('openid')
     ? await signIdToken(ctx, {
         sub,
@@ -100,8 +107,7 @@ export async function exchangeCode(
       codes.revokeTokensFrom(codeHash, now);
       return 'The code was already used.';
     }
-    if (!ctx.db.sql.prepare(CONSENT_ACTIVE).get(code.consent_id, now))
-      return 'The consent is no longer active.';
+    if (!consentActive(ctx, code.consent_id, now)) return 'The consent is no longer active.';
     codes.insertToken({
       token_hash: tokenHash,
       code_hash: codeHash,

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import type { AppContext } from '../context.ts';
 import { base64url } from '../crypto/encoding.ts';
-import { sha256 } from '../crypto/tokens.ts';
+import { sha256BytesSync } from '../oauth/digest.ts';
 import { unix } from '../platform/clock.ts';
 
 export interface IdTokenInput {
@@ -15,8 +15,8 @@ export interface IdTokenInput {
 }
 
 /** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
-export async function atHash(accessToken: string): Promise<string> {
-  return base64url((await sha256(accessToken)).slice(0, 16));
+export function atHash(accessToken: string): string {
+  return base64url(sha256BytesSync(accessToken).slice(0, 16));
 }
 
 /**
@@ -24,7 +24,8 @@ export async function atHash(accessToken: string): Promise<string> {
  * to UserInfo. It lives as long as the access token.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
-  const [{ kid, key }, hash] = await Promise.all([ctx.keys.signingKey(), atHash(input.accessToken)]);
+  const { kid, key } = await ctx.keys.signingKey();
+  const hash = atHash(input.accessToken);
   const iat = unix(ctx.clock);
   return new SignJWT({
     auth_time: input.authTime,

@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.ts';
-import { base64url } from '../crypto/encoding.ts';
-import { hmacSha256 } from '../crypto/tokens.ts';
 import { instanceSecret } from '../keys/instance-secrets.ts';
+import { hmacSha256Base64url } from '../oauth/digest.ts';
 
 /**
  * Pairwise subject (DESIGN.md §5): base64url(HMAC-SHA256(instance secret, sector ‖ person id)), where the
@@ -13,7 +12,7 @@ export async function pairwiseSubject(
   applicationId: string,
   personId: string,
 ): Promise<string> {
-  return base64url(await hmacSha256(secret, `${applicationId}:${personId}`));
+  return hmacSha256Base64url(secret, `${applicationId}:${personId}`);
 }
 
 const secrets = new WeakMap<object, Promise<string>>();

@@ -1,0 +1,405 @@
+/**
+ * Benchmark of the authorization code flow's hot path (issue 3 item 11).
+ *
+ *   bun scripts/bench/flow.ts [--codes 4000] [--connections 50] [--seconds 3]
+ *
+ * A server process is started (pinned to one core with `taskset` when there are two or more). It
+ * measures its own RS256 signing rate with the active key before it listens: that is the machine's
+ * ceiling for exchanges with `openid`. This process then mints codes through the same domain functions
+ * the flow uses (a validated authorize request, then `approveAuthorization`) into the server's database,
+ * and exchanges them at the token endpoint over HTTP with `connections` requests in flight. A bare hono
+ * route on the same listener, discovery and JWKS are measured the same way. If `dist/verity` exists, its
+ * idle and peak RSS are read from /proc while it serves the same exchanges.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { createContext } from '../../src/bootstrap.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import type { AppContext } from '../../src/context.ts';
+import { base64url } from '../../src/crypto/encoding.ts';
+import { randomId, randomToken, sha256, sha256Hex } from '../../src/crypto/tokens.ts';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/log.ts';
+import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
+import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
+import { unix } from '../../src/platform/clock.ts';
+import { listen } from '../../src/platform/listen.ts';
+
+const root = join(import.meta.dir, '..', '..');
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+
+if (args[0] === '--server') await serve(args[1]!, Number(args[2]));
+else await main();
+
+// ---------------------------------------------------------------------------------------------------
+// Server process
+
+async function serve(configPath: string, port: number) {
+  const config = parseConfig(readFileSync(configPath, 'utf8'));
+  const ctx = await createContext(config, { log: silentLogger });
+  const signsPerSecond = await measureSigning(ctx, 2000);
+  const app = createApp(ctx);
+  app.get('/bench/bare', (c) => c.text('ok'));
+  await listen((req, conn) => app.fetch(req, conn), { hostname: '127.0.0.1', port });
+  console.log(JSON.stringify({ ready: true, signsPerSecond }));
+}
+
+/** Sequential RS256 signatures of an ID-token-sized payload with the active key: one core's ceiling. */
+async function measureSigning(ctx: AppContext, ms: number): Promise<number> {
+  const { kid, key } = await ctx.keys.signingKey();
+  const claims = {
+    auth_time: 1780000000,
+    nonce: randomToken(),
+    azp: 'cid_test_0123456789012345678901234567890123456789012',
+    at_hash: randomToken('', 16),
+    acr: 'high',
+    amr: ['pwd', 'face'],
+  };
+  const sign = () =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setIssuer('http://localhost:8080')
+      .setSubject(randomToken())
+      .setAudience('cid_test_0123456789012345678901234567890123456789012')
+      .setIssuedAt(1780000000)
+      .setExpirationTime(1780000900)
+      .sign(key);
+  for (let i = 0; i < 50; i++) await sign();
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    await sign();
+    n++;
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Load generator
+
+interface Result {
+  name: string;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `next()` requests with `connections` in flight until it returns undefined or time is up. */
+async function load(
+  name: string,
+  connections: number,
+  next: () => Request | undefined,
+  opts: { seconds?: number; ok?: (status: number) => boolean } = {},
+): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = opts.seconds ? performance.now() + opts.seconds * 1000 : Number.POSITIVE_INFINITY;
+  const ok = opts.ok ?? ((s: number) => s === 200);
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      for (;;) {
+        if (performance.now() > deadline) return;
+        const req = next();
+        if (!req) return;
+        const t = performance.now();
+        const res = await fetch(req);
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t);
+        if (!ok(res.status)) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    requests: latencies.length,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+function benchToml(dir: string, port: number): string {
+  return `[server]
+listen = "127.0.0.1:${port}"
+base_url = "http://127.0.0.1:${port}"
+[database]
+path = "${join(dir, 'verity.db')}"
+[keys]
+dir = "${join(dir, 'keys')}"
+[rate_limits.oauth]
+requests = 100000000
+[log]
+level = "error"
+`;
+}
+
+interface Fixture {
+  clientId: string;
+  clientSecret: string;
+  codes: { code: string; verifier: string }[];
+}
+
+/** An application, a person and a consent, then `n` codes minted the way the flow mints them. */
+async function mintCodes(ctx: AppContext, n: number): Promise<Fixture> {
+  const now = unix(ctx.clock);
+  const applicationId = randomId('app_');
+  const environmentId = randomId('env_');
+  const clientId = randomToken('cid_test_');
+  const clientSecret = randomToken('cs_test_');
+  const personId = randomId('psn_');
+  const consentId = randomId('cns_');
+  const redirectUri = 'https://bench.example/callback';
+  const scopes = ['openid', 'profile'];
+  const secretHash = await sha256Hex(clientSecret);
+  const sql = ctx.db.sql;
+  sql.transaction(() => {
+    sql
+      .prepare(
+        `INSERT INTO applications (id, name, type, pkce, full_number_approved, plan, created_at, updated_at)
+         VALUES (?, 'Bench', 'confidential', 'required', 0, 'default', ?, ?)`,
+      )
+      .run(applicationId, now, now);
+    sql
+      .prepare(
+        `INSERT INTO application_environments (id, application_id, environment, client_id, scopes, created_at)
+         VALUES (?, ?, 'sandbox', ?, ?, ?)`,
+      )
+      .run(environmentId, applicationId, clientId, JSON.stringify(scopes), now);
+    sql
+      .prepare('INSERT INTO redirect_uris (environment_id, uri) VALUES (?, ?)')
+      .run(environmentId, redirectUri);
+    sql
+      .prepare('INSERT INTO client_secrets (id, environment_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
+      .run(randomId('sec_'), environmentId, secretHash, now);
+    sql
+      .prepare(
+        `INSERT INTO persons (id, external_id, environment, name, assurance_level, identity_verified, created_at, updated_at)
+         VALUES (?, ?, 'sandbox', 'Bench Person', 'high', 1, ?, ?)`,
+      )
+      .run(personId, randomId('ext_'), now, now);
+    sql
+      .prepare(
+        `INSERT INTO consents (id, application_id, environment_id, person_id, scopes, purpose, status, granted_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, 'Benchmark', 'active', ?, ?)`,
+      )
+      .run(consentId, applicationId, environmentId, personId, JSON.stringify(scopes), now, now + 86400);
+  });
+  const codes: Fixture['codes'] = [];
+  for (let i = 0; i < n; i++) {
+    const verifier = randomToken('', 48);
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: scopes.join(' '),
+      state: randomToken(),
+      nonce: randomToken(),
+      code_challenge: base64url(await sha256(verifier)),
+      code_challenge_method: 'S256',
+    });
+    const id = createAuthorizationRequest(ctx, validateAuthorizeRequest(ctx, params));
+    const url = await approveAuthorization(ctx, id, {
+      personId,
+      consentId,
+      authTime: now,
+      acr: 'high',
+      amr: ['pwd', 'face'],
+      livenessVerified: true,
+      faceMatchVerified: true,
+    });
+    codes.push({ code: new URL(url).searchParams.get('code')!, verifier });
+  }
+  return { clientId, clientSecret, codes };
+}
+
+function exchangeRequests(base: string, f: Fixture): () => Request | undefined {
+  const auth = `Basic ${btoa(`${encodeURIComponent(f.clientId)}:${encodeURIComponent(f.clientSecret)}`)}`;
+  let i = 0;
+  return () => {
+    const c = f.codes[i++];
+    if (!c) return undefined;
+    return new Request(`${base}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: auth },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: c.code,
+        redirect_uri: 'https://bench.example/callback',
+        code_verifier: c.verifier,
+      }).toString(),
+    });
+  };
+}
+
+async function waitReady(url: string) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`not ready: ${url}`);
+}
+
+/** Kilobytes from /proc/<pid>/status (VmRSS now, VmHWM peak). */
+function procKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const codes = flag('codes', 4000);
+  const connections = flag('connections', 50);
+  const seconds = flag('seconds', 3);
+  const cores = availableParallelism();
+  const dir = mkdtempSync(join(tmpdir(), 'verity-bench-'));
+  const children: { kill(): void }[] = [];
+  try {
+    const port = await freePort();
+    const configPath = join(dir, 'verity.toml');
+    writeFileSync(configPath, benchToml(dir, port));
+    const config = parseConfig(readFileSync(configPath, 'utf8'));
+    // The server migrates and creates the signing key; this process then shares its database.
+    const pin = cores >= 2 ? ['taskset', '-c', '0'] : [];
+    const child = Bun.spawn(
+      [...pin, process.execPath, import.meta.path, '--server', configPath, String(port)],
+      {
+        stdout: 'pipe',
+        stderr: 'inherit',
+      },
+    );
+    children.push(child);
+    const reader = child.stdout.getReader();
+    let out = '';
+    while (!out.includes('\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the server process exited');
+      out += new TextDecoder().decode(value);
+    }
+    const { signsPerSecond } = JSON.parse(out.split('\n')[0]!) as { signsPerSecond: number };
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(`${base}/healthz`);
+
+    const ctx = await createContext(config, { log: silentLogger, migrate: false });
+    const mintStart = performance.now();
+    const fixture = await mintCodes(ctx, codes);
+    const mintSeconds = (performance.now() - mintStart) / 1000;
+
+    const bareReq = () => new Request(`${base}/bench/bare`);
+    await load('warm-up', connections, bareReq, { seconds: 1 });
+    const exchange = await load('token exchange (openid)', connections, exchangeRequests(base, fixture));
+    const bare = await load('bare hono route', connections, bareReq, { seconds });
+    const discovery = await load(
+      'discovery',
+      connections,
+      () => new Request(`${base}/.well-known/openid-configuration`),
+      { seconds },
+    );
+    const jwks = await load('JWKS', connections, () => new Request(`${base}/.well-known/jwks.json`), {
+      seconds,
+    });
+    ctx.db.close();
+
+    let binary: { idle?: number; peak?: number; exchanges?: Result } | undefined;
+    const exe = join(root, 'dist', 'verity');
+    if (existsSync(exe)) binary = await measureBinary(exe, dir, codes, connections, cores);
+
+    const rows = [exchange, bare, discovery, jwks, ...(binary?.exchanges ? [binary.exchanges] : [])];
+    const pad = (s: string, n: number) => s.padEnd(n);
+    const num = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-').padStart(10);
+    console.log(
+      `\nVerity flow benchmark — ${cores} cores available, server pinned to ${pin.length ? 'core 0' : 'the only core'}`,
+    );
+    console.log(`${codes} codes minted through the flow's domain functions in ${mintSeconds.toFixed(1)} s\n`);
+    console.log(
+      `${pad('measurement', 34)}${'req/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'errors'.padStart(10)}`,
+    );
+    for (const r of rows)
+      console.log(`${pad(r.name, 34)}${num(r.perSecond)}${num(r.p50, 2)}${num(r.p99, 2)}${num(r.errors)}`);
+    console.log(`${pad('RS256 signatures (1 core, seq.)', 34)}${num(signsPerSecond)}`);
+    if (binary) {
+      console.log(
+        `\ndist/verity RSS: idle ${((binary.idle ?? 0) / 1024).toFixed(1)} MiB, peak ${((binary.peak ?? 0) / 1024).toFixed(1)} MiB`,
+      );
+    } else {
+      console.log('\ndist/verity not found: build it (bun run build) to report its RSS.');
+    }
+    const check = (label: string, value: number, target: number, better: 'higher' | 'lower') => {
+      const pass = better === 'higher' ? value >= target : value <= target;
+      console.log(
+        `${pass ? 'PASS' : 'FAIL'}  ${label}: ${value.toFixed(2)} (target ${better === 'higher' ? '≥' : '<'} ${target.toFixed(2)})`,
+      );
+    };
+    console.log('\nTargets');
+    check('exchanges/s ÷ RS256 signs/s', exchange.perSecond / signsPerSecond, 0.8, 'higher');
+    check(`exchange p99 ms at ${connections} connections`, exchange.p99, 150, 'lower');
+    check('discovery ÷ bare route', discovery.perSecond / bare.perSecond, 0.7, 'higher');
+    check('JWKS ÷ bare route', jwks.perSecond / bare.perSecond, 0.7, 'higher');
+    if (exchange.errors) console.log(`WARNING: ${exchange.errors} exchanges failed`);
+  } finally {
+    for (const c of children) c.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Idle RSS after start, then peak RSS while the compiled binary serves exchanges. */
+async function measureBinary(exe: string, parent: string, codes: number, connections: number, cores: number) {
+  const dir = join(parent, 'binary');
+  const port = await freePort();
+  const configPath = join(parent, 'binary.toml');
+  writeFileSync(configPath, benchToml(dir, port));
+  const pin = cores >= 2 ? ['taskset', '-c', '0'] : [];
+  const child = Bun.spawn([...pin, exe, 'serve', '--config', configPath], {
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(`${base}/readyz`);
+    await Bun.sleep(1000);
+    const idle = procKb(child.pid, 'VmRSS');
+    const ctx = await createContext(parseConfig(readFileSync(configPath, 'utf8')), {
+      log: silentLogger,
+      migrate: false,
+    });
+    const fixture = await mintCodes(ctx, codes);
+    ctx.db.close();
+    const exchanges = await load(
+      'token exchange (dist/verity)',
+      connections,
+      exchangeRequests(base, fixture),
+    );
+    return { idle, peak: procKb(child.pid, 'VmHWM'), exchanges };
+  } finally {
+    child.kill();
+    await child.exited;
+  }
+}
