@@ -1,9 +1,20 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import type { AppEnv } from '../http/env.ts';
+import { type BearerEnv, bearerGuard } from '../oidc/bearer.ts';
+import { getSharedDocument, listSharedDocuments } from './documents.ts';
 
 /** /v1/userinfo/identity-documents */
-export function documentsRouter(_ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+export function documentsRouter(ctx: AppContext) {
+  const app = new Hono<BearerEnv>();
+  const list = '/v1/userinfo/identity-documents';
+  const one = '/v1/userinfo/identity-documents/:documentReference';
+  app.use(list, ...bearerGuard(ctx));
+  app.use(one, ...bearerGuard(ctx));
+
+  app.get(list, async (c) => c.json({ data: { documents: await listSharedDocuments(ctx, c.get('grant')) } }));
+
+  app.get(one, async (c) =>
+    c.json({ data: await getSharedDocument(ctx, c.get('grant'), c.req.param('documentReference')) }),
+  );
   return app;
 }

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import type { AppEnv } from '../http/env.ts';
+import { type BearerEnv, bearerGuard } from './bearer.ts';
+import { userinfoFor } from './userinfo.ts';
 
-/** GET/POST /v1/userinfo */
-export function userinfoRouter(_ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+/** GET/POST /v1/userinfo (OIDC Core §5.3: both methods; POST may carry the token in a form body). */
+export function userinfoRouter(ctx: AppContext) {
+  const app = new Hono<BearerEnv>();
+  app.use('/v1/userinfo', ...bearerGuard(ctx));
+  app.on(['GET', 'POST'], '/v1/userinfo', async (c) => c.json(await userinfoFor(ctx, c.get('grant'))));
   return app;
 }

@@ -1,0 +1,86 @@
+import type { Db } from '../db/open.ts';
+
+/** An identity document as the documents API and UserInfo see it. */
+export interface SharedDocument {
+  id: string;
+  personId: string;
+  documentType: 'passport' | 'id_card' | 'driving_licence' | 'residence_permit';
+  issuingCountry: string;
+  documentNumber: string;
+  displayName: string;
+  /** `YYYY-MM-DD`. */
+  expiryDate: string;
+  validityStatus: 'valid' | 'expired' | 'revoked' | 'suspended';
+  verified: boolean;
+  /** Unix seconds. */
+  verifiedAt: number | null;
+  /** The person's sharing switch. */
+  shareEnabled: boolean;
+  status: 'active' | 'disabled';
+  primary: boolean;
+  attestationId: string;
+  proofStatus: 'active' | 'superseded' | 'revoked';
+}
+
+interface Row {
+  id: string;
+  person_id: string;
+  document_type: SharedDocument['documentType'];
+  issuing_country: string;
+  document_number: string;
+  display_name: string;
+  expiry_date: string;
+  validity_status: SharedDocument['validityStatus'];
+  verified: number;
+  verified_at: number | null;
+  share_enabled: number;
+  status: SharedDocument['status'];
+  primary: number;
+  attestation_id: string;
+  proof_status: SharedDocument['proofStatus'];
+}
+
+const toDocument = (r: Row): SharedDocument => ({
+  id: r.id,
+  personId: r.person_id,
+  documentType: r.document_type,
+  issuingCountry: r.issuing_country,
+  documentNumber: r.document_number,
+  displayName: r.display_name,
+  expiryDate: r.expiry_date,
+  validityStatus: r.validity_status,
+  verified: r.verified === 1,
+  verifiedAt: r.verified_at,
+  shareEnabled: r.share_enabled === 1,
+  status: r.status,
+  primary: r.primary === 1,
+  attestationId: r.attestation_id,
+  proofStatus: r.proof_status,
+});
+
+// Ordered so "the first" is stable: primary first, then by verification time and id.
+const FOR_PERSON = `SELECT id, person_id, document_type, issuing_country, document_number, display_name,
+    expiry_date, validity_status, verified, verified_at, share_enabled, status, "primary", attestation_id,
+    proof_status
+  FROM identity_documents WHERE person_id = ?
+  ORDER BY "primary" DESC, verified_at IS NULL, verified_at, id`;
+
+/** Reads of identity documents for the resource side, and the person's sharing switch. */
+export function createDocumentStore(db: Db) {
+  return {
+    forPerson(personId: string): SharedDocument[] {
+      return db.sql.prepare<Row>(FOR_PERSON).all(personId).map(toDocument);
+    },
+
+    /** The person's own switch; false when the document is not theirs. */
+    setSharing(personId: string, documentId: string, enabled: boolean, now: number): boolean {
+      return (
+        db.sql
+          .prepare(
+            'UPDATE identity_documents SET share_enabled = ?, updated_at = ? WHERE id = ? AND person_id = ?',
+          )
+          .run(enabled ? 1 : 0, now, documentId, personId).changes === 1
+      );
+    },
+  };
+}

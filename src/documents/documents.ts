@@ -1,0 +1,58 @@
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { AccessGrant } from '../oidc/bearer.ts';
+import { insufficientScope } from '../oidc/bearer.ts';
+import { createDocumentStore } from './document.store.ts';
+import { isShareable } from './eligibility.ts';
+import { PROOF_SCHEMA_VERSION, proofHash, referencesFor, resolveReference } from './reference.ts';
+import { type DocumentDetailView, type DocumentSummaryView, detailView, summaryView } from './views.ts';
+
+const notFound = () =>
+  new ApiError('IDENTITY_DOCUMENT_NOT_FOUND', 'No identity document is shared under this reference.', 404);
+
+function requireDocumentsScope(grant: AccessGrant): void {
+  if (!grant.scopes.has('identity_documents')) throw insufficientScope('identity_documents');
+}
+
+/**
+ * `GET /v1/userinfo/identity-documents`: every document of the person this application may see now
+ * (active, verified, shared, within its policy), with the fields of the approved scopes. Not paginated:
+ * a person holds a handful of documents.
+ */
+export async function listSharedDocuments(
+  ctx: AppContext,
+  grant: AccessGrant,
+): Promise<DocumentSummaryView[]> {
+  requireDocumentsScope(grant);
+  const docs = createDocumentStore(ctx.db)
+    .forPerson(grant.personId)
+    .filter((d) => isShareable(d, grant));
+  const refs = await referencesFor(ctx, grant.applicationId, docs);
+  return docs.map((d) => summaryView(d, refs.get(d.id)!, grant.scopes));
+}
+
+/**
+ * `GET /v1/userinfo/identity-documents/:documentReference`. The same 404 whether the reference is
+ * unknown, made for another application or person, or names a document that is no longer shareable
+ * (disabled, unverified, switched off by the person, outside the policy), so nothing can be learnt
+ * from the difference.
+ */
+export async function getSharedDocument(
+  ctx: AppContext,
+  grant: AccessGrant,
+  reference: string,
+): Promise<DocumentDetailView> {
+  requireDocumentsScope(grant);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(reference)) throw notFound();
+  const docs = createDocumentStore(ctx.db).forPerson(grant.personId);
+  const doc = await resolveReference(ctx, grant.applicationId, docs, reference);
+  if (!doc || !isShareable(doc, grant)) throw notFound();
+  return detailView(
+    doc,
+    reference,
+    grant.scopes,
+    grant,
+    await proofHash(ctx, grant.applicationId, doc),
+    PROOF_SCHEMA_VERSION,
+  );
+}

@@ -1,0 +1,95 @@
+import { maskNumber } from '../persons/persons.ts';
+import type { SharedDocument } from './document.store.ts';
+import type { DocumentAccess } from './eligibility.ts';
+
+export type { DocumentAccess } from './eligibility.ts';
+
+/** Allowed values of `proof.type`. */
+export const PROOF_TYPE = 'verity_attestation_ref';
+
+export interface DocumentSummaryView {
+  documentReference: string;
+  displayName: string;
+  documentType?: string;
+  issuingCountry?: string;
+  validityStatus?: string;
+  verified?: boolean;
+  verifiedAt?: string;
+}
+
+export interface DocumentDetailView extends DocumentSummaryView {
+  expiryDate?: string;
+  maskedDocumentNumber?: string;
+  documentNumber?: string;
+  proof: { type: string; attestationId: string; schemaVersion: string; status: string; proofHash: string };
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/**
+ * The full number is released only in production, only with `document_number_full`, and only to an
+ * application an operator approved for it (the flag is re-checked here, not just at authorize, so
+ * withdrawing the approval takes effect on the next read).
+ */
+export const fullNumberAllowed = (scopes: ReadonlySet<string>, access: DocumentAccess): boolean =>
+  scopes.has('document_number_full') && access.environment === 'production' && access.fullNumberApproved;
+
+/** The summary fields (DESIGN.md §5 "Document fields per scope"): reference and name always, the rest per scope. */
+export function summaryView(
+  doc: SharedDocument,
+  reference: string,
+  scopes: ReadonlySet<string>,
+): DocumentSummaryView {
+  const out: DocumentSummaryView = { documentReference: reference, displayName: doc.displayName };
+  if (scopes.has('document_type')) out.documentType = doc.documentType;
+  if (scopes.has('document_issuing_country')) out.issuingCountry = doc.issuingCountry;
+  if (scopes.has('document_validity')) out.validityStatus = doc.validityStatus;
+  if (scopes.has('document_verified')) out.verified = doc.verified;
+  if (scopes.has('document_verified_at') && doc.verifiedAt !== null) out.verifiedAt = iso(doc.verifiedAt);
+  return out;
+}
+
+/** The detail-only fields: expiry date and the number, masked (last 3 characters kept) or full. */
+function detailFields(doc: SharedDocument, scopes: ReadonlySet<string>, access: DocumentAccess) {
+  const out: { expiryDate?: string; maskedDocumentNumber?: string; documentNumber?: string } = {};
+  if (scopes.has('document_expiry_date')) out.expiryDate = doc.expiryDate;
+  if (scopes.has('document_number_masked')) out.maskedDocumentNumber = maskNumber(doc.documentNumber);
+  if (fullNumberAllowed(scopes, access)) out.documentNumber = doc.documentNumber;
+  return out;
+}
+
+export function detailView(
+  doc: SharedDocument,
+  reference: string,
+  scopes: ReadonlySet<string>,
+  access: DocumentAccess,
+  proofHash: string,
+  schemaVersion: string,
+): DocumentDetailView {
+  return {
+    ...summaryView(doc, reference, scopes),
+    ...detailFields(doc, scopes, access),
+    proof: {
+      type: PROOF_TYPE,
+      attestationId: doc.attestationId,
+      schemaVersion,
+      status: doc.proofStatus,
+      proofHash,
+    },
+  };
+}
+
+/**
+ * The UserInfo `document` claim: the approved fields of one document, or undefined when no
+ * `document_*` scope was approved. It needs no `identity_documents` (that scope opens the documents
+ * API); the reference is included so an application holding both can fetch the detail.
+ */
+export function documentClaim(
+  doc: SharedDocument,
+  reference: string,
+  scopes: ReadonlySet<string>,
+  access: DocumentAccess,
+): Record<string, unknown> | undefined {
+  if (![...scopes].some((s) => s.startsWith('document_'))) return undefined;
+  return { ...summaryView(doc, reference, scopes), ...detailFields(doc, scopes, access) };
+}

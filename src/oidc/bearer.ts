@@ -1,0 +1,185 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppContext } from '../context.ts';
+import { sha256Hex } from '../crypto/tokens.ts';
+import { OAuthError } from '../errors.ts';
+import type { AppEnv } from '../http/env.ts';
+import { rateLimit } from '../http/rate-limit.ts';
+import { unix } from '../platform/clock.ts';
+
+/** What a valid access token lets its holder read, with the consent and application it belongs to. */
+export interface AccessGrant {
+  consentId: string;
+  personId: string;
+  applicationId: string;
+  environmentId: string;
+  environment: 'sandbox' | 'production';
+  scopes: ReadonlySet<string>;
+  acr: string;
+  /** This authorization's face assurance. */
+  livenessVerified: boolean;
+  faceMatchVerified: boolean;
+  /** The application environment's document policy (allowed types and issuing countries). */
+  documentTypes: readonly string[];
+  documentCountries: readonly string[];
+  /** The operator approved this application for `document_number_full`. */
+  fullNumberApproved: boolean;
+}
+
+export interface BearerEnv {
+  Variables: AppEnv['Variables'] & {
+    /** SHA-256 of the presented token, set before rate limiting so the limit is per token. */
+    bearerHash?: string;
+    grant: AccessGrant;
+  };
+  Bindings: AppEnv['Bindings'];
+}
+
+/** The realm named in every challenge. */
+const REALM = 'verity';
+
+const challenge = (error?: string) => (error ? `Bearer error="${error}"` : `Bearer realm="${REALM}"`);
+
+/** RFC 6750 §3.1: 401 with a challenge that names the problem; no error code when no token was sent. */
+export const missingToken = () =>
+  new OAuthError('invalid_token', 'An access token is required (Authorization: Bearer).', 401, {
+    'WWW-Authenticate': challenge(),
+  });
+
+export const invalidToken = (description = 'The access token is invalid, expired or revoked.') =>
+  new OAuthError('invalid_token', description, 401, { 'WWW-Authenticate': challenge('invalid_token') });
+
+const invalidRequest = (description: string) =>
+  new OAuthError('invalid_request', description, 400, { 'WWW-Authenticate': challenge('invalid_request') });
+
+export const insufficientScope = (scope: string) =>
+  new OAuthError('insufficient_scope', `This request needs the scope ${scope}.`, 403, {
+    'WWW-Authenticate': challenge('insufficient_scope'),
+  });
+
+/**
+ * The token a request presents (RFC 6750 §2): the Authorization header, or for a POST the
+ * form-encoded body field. A token in the query string is refused — it ends up in logs and Referer
+ * headers — and so is one sent in more than one way, which §2 forbids.
+ */
+export async function presentedToken(c: Context): Promise<string | undefined> {
+  const url = new URL(c.req.url);
+  if (url.searchParams.has('access_token'))
+    throw invalidRequest('The access token must not be sent in the query string.');
+  const header = c.req.header('authorization');
+  let fromHeader: string | undefined;
+  if (header !== undefined) {
+    const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+    if (!m) {
+      if (/^Bearer\b/i.test(header.trim())) throw invalidToken('The Authorization header is malformed.');
+      // Another scheme (e.g. Basic): no bearer credentials were presented.
+    } else fromHeader = m[1];
+  }
+  let fromBody: string | undefined;
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (c.req.method === 'POST' && type === 'application/x-www-form-urlencoded') {
+    const body = new URLSearchParams(await c.req.text());
+    if (body.getAll('access_token').length > 1)
+      throw invalidRequest('The access token was sent more than once.');
+    const v = body.get('access_token');
+    if (v !== null) fromBody = v;
+  }
+  if (fromHeader !== undefined && fromBody !== undefined)
+    throw invalidRequest('The access token was sent in more than one way.');
+  return fromHeader ?? fromBody;
+}
+
+interface Row {
+  consent_id: string;
+  person_id: string;
+  scopes: string;
+  acr: string;
+  liveness_verified: number;
+  face_match_verified: number;
+  token_expires_at: number;
+  revoked_at: number | null;
+  consent_status: string;
+  consent_expires_at: number;
+  application_id: string;
+  environment_id: string;
+  environment: 'sandbox' | 'production';
+  document_types: string;
+  document_countries: string;
+  full_number_approved: number;
+  person_status: string;
+}
+
+// One indexed read per request: the token with its consent, person and application environment.
+const LOOKUP = `SELECT t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified, t.face_match_verified,
+    t.expires_at AS token_expires_at, t.revoked_at, c.status AS consent_status,
+    c.expires_at AS consent_expires_at, c.application_id, e.id AS environment_id, e.environment,
+    e.document_types, e.document_countries, a.full_number_approved, p.status AS person_status
+  FROM access_tokens t
+  JOIN consents c ON c.id = t.consent_id
+  JOIN application_environments e ON e.id = t.environment_id
+  JOIN applications a ON a.id = e.application_id
+  JOIN persons p ON p.id = t.person_id
+  WHERE t.token_hash = ?`;
+
+// Written at most once per second per consent, so a busy token does not turn every read into a write.
+const MARK_USED = `UPDATE consents SET last_used_at = ?
+  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
+
+/**
+ * The grant behind a token, checked at every use: the token is known, unexpired and not revoked, its
+ * consent is active and not past its own expiry (so revocation, disconnection and consent expiry cut
+ * off a token that has not reached its 15 minutes), and the person is not disabled. Records the use on
+ * the consent.
+ */
+export function authenticateToken(ctx: AppContext, tokenHash: string): AccessGrant {
+  const now = unix(ctx.clock);
+  const row = ctx.db.sql.prepare<Row>(LOOKUP).get(tokenHash);
+  if (!row) throw invalidToken();
+  if (row.revoked_at !== null || row.token_expires_at <= now) throw invalidToken();
+  if (row.consent_status !== 'active' || row.consent_expires_at <= now)
+    throw invalidToken('The consent behind this access token has ended.');
+  if (row.person_status !== 'active') throw invalidToken();
+  ctx.db.sql.prepare(MARK_USED).run(now, row.consent_id, now);
+  return {
+    consentId: row.consent_id,
+    personId: row.person_id,
+    applicationId: row.application_id,
+    environmentId: row.environment_id,
+    environment: row.environment,
+    scopes: new Set(JSON.parse(row.scopes) as string[]),
+    acr: row.acr,
+    livenessVerified: row.liveness_verified === 1,
+    faceMatchVerified: row.face_match_verified === 1,
+    documentTypes: JSON.parse(row.document_types) as string[],
+    documentCountries: JSON.parse(row.document_countries) as string[],
+    fullNumberApproved: row.full_number_approved === 1,
+  };
+}
+
+/**
+ * The guard of UserInfo and the documents API, in order: read the token (400 for the forbidden ways
+ * of sending it), count the request against the token's limit (600 a minute by default; requests
+ * without a token count against the client address), then authenticate it (401) and put the grant on
+ * the context. Responses carry `Cache-Control: no-store`: they hold personal data.
+ */
+export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
+  const read: MiddlewareHandler<BearerEnv> = async function readBearer(c, next) {
+    c.header('Cache-Control', 'no-store');
+    c.header('Pragma', 'no-cache');
+    const token = await presentedToken(c);
+    if (token === undefined) throw missingToken();
+    // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
+    c.set('bearerHash', token.startsWith('at_') ? await sha256Hex(token) : '');
+    await next();
+  };
+  const limit = rateLimit(ctx, 'userinfo', (c) => {
+    const hash = (c as unknown as Context<BearerEnv>).get('bearerHash');
+    return hash ? `token:${hash}` : `ip:${c.get('clientIp')}`;
+  }) as unknown as MiddlewareHandler<BearerEnv>;
+  const auth: MiddlewareHandler<BearerEnv> = async function authenticateBearer(c, next) {
+    const hash = c.get('bearerHash');
+    if (!hash) throw invalidToken();
+    c.set('grant', authenticateToken(ctx, hash));
+    await next();
+  };
+  return [read, limit, auth];
+}
