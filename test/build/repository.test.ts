@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dir, '../..');
@@ -32,5 +33,27 @@ describe('repository', () => {
     const tracked = git('ls-files', '--', 'src/db/migrations.gen.ts', 'migrations');
     expect(tracked).toContain('src/db/migrations.gen.ts');
     expect(tracked.some((f) => f.endsWith('.sql'))).toBe(true);
+  });
+
+  test('the README gives the two set-up commands and links only to files that exist', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
+    const links = [...readme.matchAll(/\]\(([^)#:]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((l) => !existsSync(join(root, l)))).toEqual([]);
+  });
+
+  test('the npm scripts the README names exist', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
+    const named = [...readme.matchAll(/npm run ([a-z:]+)/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((n) => !(n in scripts))).toEqual([]);
+    expect(scripts.test).toBe('bun test');
+    expect(scripts.start).toContain('serve');
   });
 });
