@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { hashPassword } from '../../src/crypto/password.ts';
 import type { FaceVerifyInput } from '../../src/identity/face/provider.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { Browser, callbackParams, type Flow, flow, location, open, signInPersona } from './flow-helpers.ts';
+
+// Argon2id hashing and per-test databases are slow on a busy machine.
+setDefaultTimeout(20_000);
 
 let f: Flow;
 let server: ReturnType<typeof Bun.serve> | undefined;

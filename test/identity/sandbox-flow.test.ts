@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { PERSONAS } from '../../src/identity/personas.ts';
 import { subjectFor } from '../../src/oidc/pairwise.ts';
 import {
@@ -13,6 +13,9 @@ import {
   passFace,
   signInPersona,
 } from './flow-helpers.ts';
+
+// Argon2id hashing and per-test databases are slow on a busy machine.
+setDefaultTimeout(20_000);
 
 let f: Flow;
 afterEach(() => f?.cleanup());

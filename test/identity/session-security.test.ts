@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createSessionStore } from '../../src/identity/session.store.ts';
 import { Browser, csrfOf, type Flow, flow, location, open, passFace, signInPersona } from './flow-helpers.ts';
+
+// Argon2id hashing and per-test databases are slow on a busy machine.
+setDefaultTimeout(20_000);
 
 let f: Flow;
 afterEach(() => f?.cleanup());
