@@ -1,3 +1,42 @@
+import { startDemo } from '../demo/start.ts';
+import { proc } from '../platform/process.ts';
+import { startServer } from '../server.ts';
 import type { Command } from './command.ts';
 
-export const demoCommands: Command[] = [];
+export const demoCommands: Command[] = [
+  {
+    name: 'demo',
+    summary:
+      'Start the demo relying party ([demo] listen); with --with-server, start Verity beside it (npm start).',
+    usage: '[--with-server]',
+    options: { 'with-server': { type: 'boolean' } },
+    async run(cli, args) {
+      const config = await cli.loadConfig();
+      const withServer = args.values['with-server'] === true;
+      if (withServer && !config.webhooks.allow_localhost_in_sandbox) {
+        // Try-it mode: the demo can only receive webhooks on http://localhost, and only in sandbox.
+        config.webhooks.allow_localhost_in_sandbox = true;
+      }
+      const server = withServer ? await startServer(config) : undefined;
+      const ctx = server?.ctx ?? (await cli.open());
+      if (withServer)
+        ctx.log.info('listening', { listen: config.server.listen, base_url: config.server.base_url });
+      const demo = withServer && !config.demo.enabled ? undefined : await startDemo(ctx);
+      if (demo) {
+        ctx.log.info('demo relying party listening', { url: demo.url, clientId: demo.registration.clientId });
+        proc.stdout(
+          `\n  Verity is running at ${config.server.base_url}\n  Try it: open ${demo.url} and click "Sign in (popup)" (sandbox persona Ada, "Pass face check", "Allow").\n\n`,
+        );
+      }
+      let stopping = false;
+      proc.onSignal(['SIGINT', 'SIGTERM'], () => {
+        if (stopping) return;
+        stopping = true;
+        ctx.log.info('shutting down');
+        Promise.all([demo?.stop(), server?.stop()]).then(() => proc.exit(0));
+      });
+      await new Promise(() => {});
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,111 @@
+import { findClientByClientId } from '../apps/application.store.ts';
+import { createApplication } from '../apps/registration.ts';
+import type { AppContext } from '../context.ts';
+import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
+import { files } from '../platform/files.ts';
+import { createEndpoint } from '../webhooks/endpoint.service.ts';
+import { EVENT_TYPES } from '../webhooks/events.ts';
+
+/** What the demo remembers about its own sandbox application (kept 0600: it holds secrets). */
+export interface DemoRegistration {
+  applicationId: string;
+  developerId: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  /** Requested at every sign-in (all the application may ask for). */
+  scopes: string[];
+  /** Absent while the server does not allow http://localhost webhook targets. */
+  webhook?: { endpointId: string; url: string; secret: string };
+}
+
+export const DEMO_DEVELOPER_EMAIL = 'demo@verity.localhost';
+export const DEMO_APP_NAME = 'Verity demo';
+/** Everything sandbox allows that the demo pages show. */
+export const DEMO_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'age_over_18',
+  'identity_verified',
+  'identity_assurance_level',
+  'identity_documents',
+  'document_type',
+  'document_issuing_country',
+  'document_validity',
+  'document_expiry_date',
+  'document_number_masked',
+];
+
+export function registrationPath(ctx: AppContext): string {
+  return files.join(files.dirname(files.resolve(ctx.config.database.path)), 'demo-app.json');
+}
+
+async function read(path: string): Promise<DemoRegistration | undefined> {
+  const text = await files.readText(path);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as DemoRegistration;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Registers the demo's sandbox application the first time and reuses it on every later start: the
+ * credentials live in `demo-app.json` beside the database. A file whose application no longer exists
+ * (the database was replaced) is registered afresh. The webhook endpoint is added once localhost
+ * targets are allowed, which `npm start` arranges.
+ */
+export async function ensureDemoRegistration(ctx: AppContext, demoUrl: string): Promise<DemoRegistration> {
+  const path = registrationPath(ctx);
+  const redirectUri = `${demoUrl}/callback`;
+  let reg = await read(path);
+  const client = reg && findClientByClientId(ctx.db, reg.clientId);
+  if (
+    !reg ||
+    !client ||
+    client.applicationId !== reg.applicationId ||
+    !client.redirectUris.includes(redirectUri)
+  ) {
+    const developerId =
+      findDeveloperByEmail(ctx.db, DEMO_DEVELOPER_EMAIL)?.developerId ??
+      createDeveloper(ctx.db, ctx.clock, { email: DEMO_DEVELOPER_EMAIL, name: 'Verity demo' }).developerId;
+    const issued = await createApplication(ctx.db, ctx.clock, {
+      name: DEMO_APP_NAME,
+      type: 'confidential',
+      redirectUris: [redirectUri],
+      scopes: DEMO_SCOPES,
+      ownerDeveloperId: developerId,
+      actor: 'system',
+    });
+    reg = {
+      applicationId: issued.applicationId,
+      developerId,
+      clientId: issued.clientId,
+      clientSecret: issued.clientSecret!,
+      redirectUri,
+      scopes: DEMO_SCOPES,
+    };
+    await save(path, reg);
+    ctx.log.info('demo application registered', { applicationId: reg.applicationId, clientId: reg.clientId });
+  }
+
+  const hookUrl = `${demoUrl}/webhooks/receive`;
+  if ((!reg.webhook || reg.webhook.url !== hookUrl) && ctx.config.webhooks.allow_localhost_in_sandbox) {
+    const endpoint = await createEndpoint(
+      ctx,
+      { developerId: reg.developerId, environment: 'sandbox' },
+      reg.applicationId,
+      { url: hookUrl, events: [...EVENT_TYPES], description: 'Verity demo receiver' },
+    );
+    reg = { ...reg, webhook: { endpointId: endpoint.id, url: hookUrl, secret: endpoint.secret } };
+    await save(path, reg);
+  }
+  return reg;
+}
+
+async function save(path: string, reg: DemoRegistration): Promise<void> {
+  await files.ensureDir(files.dirname(path));
+  await files.writePrivateAtomic(path, `${JSON.stringify(reg, null, 2)}\n`);
+}

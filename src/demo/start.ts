@@ -1,0 +1,50 @@
+import type { AppContext } from '../context.ts';
+import { files } from '../platform/files.ts';
+import { listen, parseListen } from '../platform/listen.ts';
+import { openSqlite } from '../platform/sqlite.ts';
+import { createVerityClient, sqliteTransactionStore } from '../sdk/index.ts';
+import { createDemoApp } from './demo.app.ts';
+import { createDemoStore } from './demo.store.ts';
+import { type DemoRegistration, ensureDemoRegistration } from './registration.ts';
+
+export interface RunningDemo {
+  url: string;
+  registration: DemoRegistration;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the demo relying party: its own SQLite file beside Verity's database (transactions, sessions,
+ * received webhooks), its sandbox application (registered on first run only), and its web app, which
+ * talks to Verity over HTTP at `server.base_url` through the SDK like any other integrator.
+ */
+export async function startDemo(ctx: AppContext, opts: { port?: number } = {}): Promise<RunningDemo> {
+  const addr = parseListen(ctx.config.demo.listen);
+  const port = opts.port ?? addr.port;
+  // The redirect URI is registered from this, so it must be stable across restarts.
+  const url = ctx.config.demo.url || `http://localhost:${port}`;
+  const registration = await ensureDemoRegistration(ctx, url);
+
+  const dbPath = files.join(files.dirname(files.resolve(ctx.config.database.path)), 'demo.db');
+  const db = await openSqlite(dbPath);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
+  const store = createDemoStore(db);
+  const client = createVerityClient({
+    issuer: ctx.config.server.base_url,
+    clientId: registration.clientId,
+    clientSecret: registration.clientSecret,
+    redirectUri: registration.redirectUri,
+    store: sqliteTransactionStore(db, 'demo_transactions'),
+    clock: ctx.clock,
+  });
+  const app = createDemoApp({ ctx, client, store, registration, url });
+  const server = await listen((req) => app.fetch(req), { hostname: addr.hostname, port });
+  return {
+    url,
+    registration,
+    async stop() {
+      await server.close();
+      db.close();
+    },
+  };
+}
