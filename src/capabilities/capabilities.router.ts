@@ -16,8 +16,8 @@ const scopesBody = { data: { scopes: SCOPE_CATALOGUE.map(publicScope) } };
 
 // Any country code Verity does not serve, however malformed, is simply not supported: one answer for
 // "XX", "DEU" and "%00" alike, so a client needs one error path.
-const countryCode = z.string().transform(normalizeCountry).pipe(z.string());
-const documentType = z.string().transform(normalizeDocumentType).pipe(z.enum(DOCUMENT_TYPES));
+export const countryCode = z.string().transform(normalizeCountry).pipe(z.string());
+export const documentType = z.string().transform(normalizeDocumentType).pipe(z.enum(DOCUMENT_TYPES));
 
 const countryNotSupported = (raw: string) =>
   new ApiError(

@@ -13,6 +13,7 @@ import { userinfoRouter } from '../oidc/userinfo.router.ts';
 import { webhooksRouter } from '../webhooks/webhooks.router.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
+import { openApiRouter } from './openapi.router.ts';
 import { opsRouter } from './ops.router.ts';
 import { observe, requestContext } from './request-context.ts';
 
@@ -39,6 +40,7 @@ export function createApp(ctx: AppContext) {
   });
 
   app.route('/', opsRouter(ctx));
+  app.route('/', openApiRouter(ctx));
   app.route('/', jwksRouter(ctx));
   app.route('/', discoveryRouter(ctx));
   app.route('/', oauthRouter(ctx));

@@ -17,14 +17,14 @@ import {
   updateEndpoint,
 } from './endpoint.service.ts';
 
-const createBody = z.object({
+export const createBody = z.object({
   url: z.string(),
   events: z.array(z.string()),
   environment: z.string().optional(),
   description: z.string().optional(),
 });
 
-const updateBody = z
+export const updateBody = z
   .object({
     url: z.string().optional(),
     events: z.array(z.string()).optional(),
@@ -36,10 +36,10 @@ const updateBody = z
     'give at least one of url, events, enabled, description',
   );
 
-const rotateBody = z.object({ expireCurrentInSeconds: z.number().int().optional() });
-const redeliverBody = z.object({ endpointId: z.string().optional() });
+export const rotateBody = z.object({ expireCurrentInSeconds: z.number().int().optional() });
+export const redeliverBody = z.object({ endpointId: z.string().optional() });
 
-const historyQuery = z.object({
+export const historyQuery = z.object({
   endpointId: z.string().optional(),
   eventId: z.string().optional(),
   status: z.string().optional(),

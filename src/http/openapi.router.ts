@@ -1,0 +1,13 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import type { AppEnv } from './env.ts';
+
+/** GET /openapi.json: built once, since it changes only with the configuration. */
+export function openApiRouter(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  const body = JSON.stringify(openApiDocument(ctx.config));
+  const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' };
+  app.get('/openapi.json', (c) => c.body(body, 200, headers));
+  return app;
+}
