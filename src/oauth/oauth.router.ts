@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -45,6 +46,14 @@ export function oauthRouter(ctx: AppContext) {
       return c.body(page.body, 400, page.headers);
     }
   }
+
+  // Every legitimate OAuth request body is a few hundred bytes.
+  const limitBody = bodyLimit({
+    maxSize: 64 * 1024,
+    onError: (c) =>
+      tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c),
+  });
+  app.post('/v1/oauth/*', limitBody);
 
   app.get('/v1/oauth/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
   app.post('/v1/oauth/authorize', async (c) => {

@@ -207,7 +207,7 @@ describe('a failed presentation burns the code', () => {
     await expectError(await exchange(m, { code_verifier: 'short' }), 400, 'invalid_grant');
     const m2 = await mintCode(ctx, app);
     await expectError(
-      await exchange(m2, { code_verifier: `${m2.verifier}` + '!'.repeat(3) }),
+      await exchange(m2, { code_verifier: `${m2.verifier}!!!` }),
       400,
       'invalid_grant',
     );
@@ -463,4 +463,14 @@ describe('request bodies', () => {
     await expectError(await exchange(m, { code: undefined }), 400, 'invalid_request');
     await expectError(await exchange(m, { redirect_uri: undefined }), 400, 'invalid_request');
   });
+});
+
+test('an oversized body is refused before it is parsed', async () => {
+  const res = await request('/v1/oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=authorization_code&code=${'a'.repeat(70_000)}`,
+  });
+  expect(res.status).toBe(413);
+  expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
 });
