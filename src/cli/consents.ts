@@ -1,3 +1,73 @@
-import type { Command } from './command.ts';
+import { type ConsentRecord, createConsentLifecycleStore } from '../consent/lifecycle.store.ts';
+import { revokeConsent } from '../consent/lifecycle.ts';
+import type { AppContext } from '../context.ts';
+import type { CliContext, Command } from './command.ts';
+import { positional, str } from './command.ts';
 
-export const consentsCommands: Command[] = [];
+async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => Promise<T> | T): Promise<T> {
+  const ctx = await cli.open();
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.db.close();
+  }
+}
+
+const iso = (s: number) => new Date(s * 1000).toISOString();
+
+/** The `--json` item of `consents list` (DESIGN.md §8), plus when it ends or ended and why. */
+const item = (c: ConsentRecord) => ({
+  consentId: c.id,
+  applicationId: c.applicationId,
+  environment: c.environment,
+  personId: c.personId,
+  scopes: c.scopes,
+  purpose: c.purpose,
+  status: c.status,
+  grantedAt: iso(c.grantedAt),
+  expiresAt: iso(c.expiresAt),
+  lastUsedAt: c.lastUsedAt === null ? null : iso(c.lastUsedAt),
+  endedAt: c.endedAt === null ? null : iso(c.endedAt),
+  endReason: c.endReason,
+});
+
+export const consentsCommands: Command[] = [
+  {
+    name: 'consents list',
+    summary: 'List consents, newest first, optionally of one application or one person.',
+    usage: '[--app APP_ID] [--person PERSON_ID]',
+    options: { app: { type: 'string' }, person: { type: 'string' } },
+    async run(cli, args) {
+      const consents = await withContext(cli, (ctx) =>
+        createConsentLifecycleStore(ctx.db).list({
+          applicationId: str(args, 'app'),
+          personId: str(args, 'person'),
+        }),
+      );
+      const rows = consents.map(
+        (c) =>
+          `${c.id}  ${c.status.padEnd(7)}  ${c.environment.padEnd(10)}  ${c.applicationId}  ${c.personId}  ${iso(c.grantedAt)}  ${c.scopes.join(' ')}${c.endReason ? `  (${c.endReason})` : ''}`,
+      );
+      cli.print(rows.length ? rows.join('\n') : 'no consents', { consents: consents.map(item) });
+      return 0;
+    },
+  },
+  {
+    name: 'consents revoke',
+    summary:
+      'Revoke a consent: its access tokens stop working at once and consent.revoked is sent (reason revoked_by_operator).',
+    usage: 'CONSENT_ID',
+    async run(cli, args) {
+      const consentId = positional(args, 0, 'CONSENT_ID');
+      const result = await withContext(cli, (ctx) =>
+        revokeConsent(ctx, consentId, 'revoked_by_operator', { actor: 'cli' }),
+      );
+      const c = result.consent;
+      cli.print(result.changed ? `${consentId} revoked` : `${consentId} had already ended (${c.status})`, {
+        consentId,
+        status: c.status,
+      });
+      return 0;
+    },
+  },
+];

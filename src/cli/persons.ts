@@ -1,3 +1,4 @@
+import { revokePersonConsents } from '../consent/lifecycle.ts';
 import type { AppContext } from '../context.ts';
 import { importPersons } from '../persons/import.ts';
 import { disablePerson, getPerson, listPersons, type PersonDetail } from '../persons/persons.ts';
@@ -84,11 +85,16 @@ export const personsCommands: Command[] = [
   },
   {
     name: 'persons disable',
-    summary: 'Disable a person so they can no longer sign in.',
+    summary: 'Disable a person so they can no longer sign in; their consents are revoked.',
     usage: 'PERSON_ID',
     async run(cli, args) {
       const personId = positional(args, 0, 'PERSON_ID');
-      const result = await withContext(cli, (ctx) => disablePerson(ctx, personId, { actor: 'cli' }));
+      // Disabling ends the person's consents too, so applications are told (consent.revoked).
+      const result = await withContext(cli, async (ctx) => {
+        const r = disablePerson(ctx, personId, { actor: 'cli' });
+        await revokePersonConsents(ctx, r.personId, { actor: 'cli' });
+        return r;
+      });
       cli.print(result.changed ? `${personId} disabled` : `${personId} was already disabled`, {
         personId: result.personId,
         status: result.status,

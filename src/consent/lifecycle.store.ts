@@ -1,0 +1,131 @@
+import type { Db } from '../db/open.ts';
+import type { ConsentEndReason, ConsentStatus } from './consent.store.ts';
+
+/** A consent with what its `consent.revoked` event and the operator's listing need. */
+export interface ConsentRecord {
+  id: string;
+  applicationId: string;
+  applicationName: string;
+  environmentId: string;
+  environment: 'sandbox' | 'production';
+  personId: string;
+  scopes: string[];
+  purpose: string;
+  status: ConsentStatus;
+  grantedAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  endedAt: number | null;
+  endReason: ConsentEndReason | null;
+}
+
+interface Row {
+  id: string;
+  application_id: string;
+  application_name: string;
+  environment_id: string;
+  environment: 'sandbox' | 'production';
+  person_id: string;
+  scopes: string;
+  purpose: string;
+  status: ConsentStatus;
+  granted_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  ended_at: number | null;
+  end_reason: ConsentEndReason | null;
+}
+
+const toRecord = (r: Row): ConsentRecord => ({
+  id: r.id,
+  applicationId: r.application_id,
+  applicationName: r.application_name,
+  environmentId: r.environment_id,
+  environment: r.environment,
+  personId: r.person_id,
+  scopes: JSON.parse(r.scopes) as string[],
+  purpose: r.purpose,
+  status: r.status,
+  grantedAt: r.granted_at,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
+  endedAt: r.ended_at,
+  endReason: r.end_reason,
+});
+
+const SELECT = `SELECT c.id, c.application_id, a.name AS application_name, c.environment_id, e.environment,
+    c.person_id, c.scopes, c.purpose, c.status, c.granted_at, c.expires_at, c.last_used_at, c.ended_at,
+    c.end_reason
+  FROM consents c
+  JOIN application_environments e ON e.id = c.environment_id
+  JOIN applications a ON a.id = c.application_id`;
+
+/** The lifecycle half of the consent aggregate: listing and ending consents (grant is in `grant.ts`). */
+export function createConsentLifecycleStore(db: Db) {
+  const all = (where: string, ...params: unknown[]) =>
+    db.sql
+      .prepare<Row>(`${SELECT} WHERE ${where} ORDER BY c.granted_at DESC, c.id`)
+      .all(...params)
+      .map(toRecord);
+  return {
+    get(id: string): ConsentRecord | undefined {
+      const row = db.sql.prepare<Row>(`${SELECT} WHERE c.id = ?`).get(id);
+      return row && toRecord(row);
+    },
+
+    list(filter: { applicationId?: string; personId?: string } = {}): ConsentRecord[] {
+      return all(
+        '(? IS NULL OR c.application_id = ?) AND (? IS NULL OR c.person_id = ?)',
+        filter.applicationId ?? null,
+        filter.applicationId ?? null,
+        filter.personId ?? null,
+        filter.personId ?? null,
+      );
+    },
+
+    /** Consents still in force (active and not past their expiry) of a person. */
+    activeForPerson(personId: string, now: number): ConsentRecord[] {
+      return all("c.person_id = ? AND c.status = 'active' AND c.expires_at > ?", personId, now);
+    },
+
+    activeForPersonAndApplication(personId: string, applicationId: string): ConsentRecord[] {
+      return all("c.person_id = ? AND c.application_id = ? AND c.status = 'active'", personId, applicationId);
+    },
+
+    /** Every consent of a person still marked active, expired or not. */
+    allActiveForPerson(personId: string): ConsentRecord[] {
+      return all("c.person_id = ? AND c.status = 'active'", personId);
+    },
+
+    /** Active consents whose `[consent] max_age` has run out, oldest first. */
+    due(now: number, limit: number): ConsentRecord[] {
+      return db.sql
+        .prepare<Row>(
+          `${SELECT} WHERE c.status = 'active' AND c.expires_at <= ? ORDER BY c.expires_at, c.id LIMIT ?`,
+        )
+        .all(now, limit)
+        .map(toRecord);
+    },
+
+    /**
+     * Ends a consent if it is still active; false if it had already ended (a concurrent revocation won,
+     * and its event is the one that counts).
+     */
+    end(id: string, status: 'revoked' | 'expired', reason: ConsentEndReason, now: number): boolean {
+      return (
+        db.sql
+          .prepare(
+            `UPDATE consents SET status = ?, end_reason = ?, ended_at = ? WHERE id = ? AND status = 'active'`,
+          )
+          .run(status, reason, now, id).changes === 1
+      );
+    },
+
+    /** Revokes every unrevoked access token issued under the consent. */
+    revokeTokens(consentId: string, now: number): number {
+      return db.sql
+        .prepare('UPDATE access_tokens SET revoked_at = ? WHERE consent_id = ? AND revoked_at IS NULL')
+        .run(now, consentId).changes;
+    },
+  };
+}

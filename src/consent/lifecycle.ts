@@ -1,0 +1,149 @@
+import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import type { AppContext } from '../context.ts';
+import { NotFoundError } from '../errors.ts';
+import { subjectFor } from '../oidc/pairwise.ts';
+import { unix } from '../platform/clock.ts';
+import { enqueueEvent } from '../webhooks/outbox.store.ts';
+import type { ConsentEndReason } from './consent.store.ts';
+import { type ConsentRecord, createConsentLifecycleStore } from './lifecycle.store.ts';
+
+type Store = ReturnType<typeof createConsentLifecycleStore>;
+
+interface EndOptions {
+  /** Recorded in the audit log when a person or an operator ended the consent. */
+  actor?: AuditActor;
+  auditAction?: string;
+}
+
+/**
+ * Ends the consents `pick` selects, each in the same transaction as the revocation of its access tokens
+ * and its `consent.revoked` event (DESIGN.md §5), so an application is told exactly when access ended.
+ * The pairwise `sub` of the event is computed before the transaction (it is asynchronous); `pick` runs
+ * again inside it, and a consent granted meanwhile for an application without a computed `sub` sends
+ * the loop round once more.
+ */
+async function endConsents(
+  ctx: AppContext,
+  pick: (store: Store, now: number) => ConsentRecord[],
+  status: 'revoked' | 'expired',
+  reason: ConsentEndReason,
+  opts: EndOptions = {},
+): Promise<ConsentRecord[]> {
+  const store = createConsentLifecycleStore(ctx.db);
+  const subs = new Map<string, string>();
+  const ended: ConsentRecord[] = [];
+  for (let round = 0; round < 5; round++) {
+    const now = unix(ctx.clock);
+    for (const c of pick(store, now)) {
+      const key = `${c.applicationId}:${c.personId}`;
+      if (!subs.has(key)) subs.set(key, await subjectFor(ctx, c.applicationId, c.personId));
+    }
+    const incomplete = ctx.db.sql.transaction(() => {
+      let missing = false;
+      for (const c of pick(store, now)) {
+        const sub = subs.get(`${c.applicationId}:${c.personId}`);
+        if (sub === undefined) {
+          missing = true;
+          continue;
+        }
+        if (!store.end(c.id, status, reason, now)) continue;
+        store.revokeTokens(c.id, now);
+        enqueueEvent(ctx.db, ctx.clock, {
+          type: 'consent.revoked',
+          applicationId: c.applicationId,
+          environment: c.environment,
+          data: {
+            consentId: c.id,
+            applicationId: c.applicationId,
+            environment: c.environment,
+            sub,
+            scopes: c.scopes,
+            purpose: c.purpose,
+            at: new Date(now * 1000).toISOString(),
+            reason,
+          },
+        });
+        if (opts.actor)
+          recordAudit(ctx.db, ctx.clock, {
+            actor: opts.actor,
+            action: opts.auditAction ?? 'consent.revoke',
+            target: c.id,
+            details: { applicationId: c.applicationId, personId: c.personId, reason },
+          });
+        ended.push({ ...c, status, endReason: reason, endedAt: now });
+      }
+      return missing;
+    });
+    if (!incomplete) break;
+  }
+  return ended;
+}
+
+/**
+ * Revokes one consent (by the person from the account page, or by an operator). Idempotent: a consent
+ * that already ended is returned as it is, with no second event.
+ */
+export async function revokeConsent(
+  ctx: AppContext,
+  consentId: string,
+  reason: 'revoked_by_person' | 'revoked_by_operator',
+  opts: EndOptions & { personId?: string } = {},
+): Promise<{ consent: ConsentRecord; changed: boolean }> {
+  const store = createConsentLifecycleStore(ctx.db);
+  const existing = store.get(consentId);
+  // A person may only end their own consents; someone else's is as unknown as a missing one.
+  if (!existing || (opts.personId !== undefined && existing.personId !== opts.personId))
+    throw new NotFoundError(`no consent ${consentId}`);
+  const ended = await endConsents(
+    ctx,
+    (s) => {
+      const c = s.get(consentId);
+      return c?.status === 'active' ? [c] : [];
+    },
+    'revoked',
+    reason,
+    opts,
+  );
+  return { consent: ended[0] ?? store.get(consentId)!, changed: ended.length > 0 };
+}
+
+/** Disconnects an application from a person: every active consent they gave it ends, reason `disconnected`. */
+export function disconnectApplication(
+  ctx: AppContext,
+  personId: string,
+  applicationId: string,
+  opts: EndOptions = {},
+): Promise<ConsentRecord[]> {
+  return endConsents(
+    ctx,
+    (s) => s.activeForPersonAndApplication(personId, applicationId),
+    'revoked',
+    'disconnected',
+    { auditAction: 'application.disconnect', ...opts },
+  );
+}
+
+/** Ends every consent of a person (an operator disabling the person), reason `revoked_by_operator`. */
+export function revokePersonConsents(
+  ctx: AppContext,
+  personId: string,
+  opts: EndOptions = {},
+): Promise<ConsentRecord[]> {
+  return endConsents(ctx, (s) => s.allActiveForPerson(personId), 'revoked', 'revoked_by_operator', opts);
+}
+
+const EXPIRY_BATCH = 500;
+
+/**
+ * Marks consents past `[consent] max_age` expired, revoking their tokens and emitting `consent.revoked`
+ * with reason `expired`. Access already stops at the expiry instant (checked at every use); this makes
+ * it visible to the application and the person. Returns how many consents expired.
+ */
+export async function expireConsents(ctx: AppContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ended = await endConsents(ctx, (s, now) => s.due(now, EXPIRY_BATCH), 'expired', 'expired');
+    total += ended.length;
+    if (ended.length < EXPIRY_BATCH) return total;
+  }
+}
