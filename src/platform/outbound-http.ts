@@ -68,17 +68,15 @@ export function postOnce(opts: PostOptions): Promise<PostResponse> {
 
   return new Promise<PostResponse>((resolve, reject) => {
     let settled = false;
-    const finish = (fn: () => void) => {
+    const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       fn();
     };
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal never reaches `lookup`, so it is checked here.
     const literalProblem = isIpLiteral(host) ? opts.checkAddress(host) : undefined;
     if (literalProblem) {
-      settled = true;
       reject(new OutboundError('refused_address', `${host}: ${literalProblem}`));
       return;
     }
@@ -98,25 +96,27 @@ export function postOnce(opts: PostOptions): Promise<PostResponse> {
         for (const [k, v] of Object.entries(res.headers)) {
           if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
         }
+        // The status decides the attempt; the body is read (up to a cap) only to end the exchange
+        // cleanly, and a body that never ends is cut off by the timer without changing the result.
+        settle(() => resolve({ status: res.statusCode ?? 0, headers }));
         let read = 0;
         const max = opts.maxResponseBytes ?? 16_384;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > max) {
-            // Enough: the status is known. Stop reading a large or endless body.
-            finish(() => resolve({ status: res.statusCode ?? 0, headers }));
-            req.destroy();
-          }
+          if (read > max) req.destroy();
         });
-        res.on('end', () => finish(() => resolve({ status: res.statusCode ?? 0, headers })));
-        res.on('error', (e) => finish(() => reject(networkError(e, refusal))));
+        res.on('end', () => clearTimeout(timer));
+        res.on('error', () => clearTimeout(timer));
       },
     );
     const timer = setTimeout(() => {
-      finish(() => reject(new OutboundError('timeout', `no response within ${opts.timeoutMs} ms`)));
+      settle(() => reject(new OutboundError('timeout', `no response within ${opts.timeoutMs} ms`)));
       req.destroy();
     }, opts.timeoutMs);
-    req.on('error', (e) => finish(() => reject(networkError(e, refusal))));
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      settle(() => reject(networkError(e, refusal)));
+    });
     req.end(bodyBytes);
   });
 }

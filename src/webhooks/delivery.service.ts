@@ -196,3 +196,17 @@ export function redeliverAsOperator(ctx: AppContext, eventId: string, endpointId
   if (!event) throw new NotFoundError(`event ${eventId} not found`);
   return redeliver(ctx, 'cli', event, endpointId);
 }
+
+/** Delivered and failed events, with their history, are kept this long; pending ones until they finish. */
+export const HISTORY_RETENTION_SECONDS = 90 * 86_400;
+
+/** Removes old events and their history in small transactions, so delivery is never held up long. */
+export function pruneWebhookHistory(ctx: AppContext, now: number): number {
+  const store = createDeliveryStore(ctx.db);
+  let removed = 0;
+  for (;;) {
+    const n = ctx.db.sql.transaction(() => store.pruneEvents(now - HISTORY_RETENTION_SECONDS, 500));
+    removed += n;
+    if (n < 500) return removed;
+  }
+}

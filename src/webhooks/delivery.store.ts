@@ -253,6 +253,22 @@ export function createDeliveryStore(db: Db) {
         .map(toAttempt);
     },
 
+    /**
+     * Deletes up to `batch` events created before `cutoff` that have nothing left to deliver; their
+     * deliveries and attempts go with them (foreign keys cascade).
+     */
+    pruneEvents(cutoff: number, batch: number): number {
+      return sql
+        .prepare(
+          `DELETE FROM webhook_events WHERE id IN (
+             SELECT ev.id FROM webhook_events ev
+             WHERE ev.created_at < ?
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'pending')
+             LIMIT ?)`,
+        )
+        .run(cutoff, batch).changes;
+    },
+
     pendingCount(): number {
       return sql
         .prepare<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")

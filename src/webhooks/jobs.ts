@@ -1,5 +1,6 @@
 import type { Job } from '../jobs.ts';
 import { unix } from '../platform/clock.ts';
+import { pruneWebhookHistory } from './delivery.service.ts';
 import { startDispatcher } from './dispatcher.ts';
 import { deleteExpiredSecrets } from './endpoint.service.ts';
 
@@ -17,6 +18,13 @@ export const webhooksJobs: Job[] = [
     schedule: '0 */10 * * * *',
     run: (ctx) => {
       deleteExpiredSecrets(ctx, unix(ctx.clock));
+    },
+  },
+  {
+    name: 'webhooks.history-retention',
+    schedule: '0 40 3 * * *',
+    run: (ctx) => {
+      pruneWebhookHistory(ctx, unix(ctx.clock));
     },
   },
 ];

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { unix } from '../../src/platform/clock.ts';
+import { pruneWebhookHistory } from '../../src/webhooks/delivery.service.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
@@ -158,5 +159,30 @@ describe('webhook dispatcher', () => {
       }),
     ).toThrow('the change failed');
     expect(ctx.db.sql.prepare<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_events').get()!.n).toBe(1);
+  });
+});
+
+describe('webhook history retention', () => {
+  test('finished events and their history go after 90 days; events still pending stay', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const ok = rx();
+    const o = await owner(ctx);
+    const a = await sandboxEndpoint(ctx, o, ok.url, ['consent.granted']);
+    granted(o);
+    await dispatchDue(ctx);
+    // Queued, then held: its endpoint is disabled before it could be sent.
+    const stuck = granted(o);
+    ctx.db.sql.prepare('UPDATE webhook_endpoints SET enabled = 0 WHERE id = ?').run(a.id);
+    const count = (table: string) =>
+      ctx.db.sql.prepare<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+    expect(count('webhook_attempts')).toBe(1);
+
+    ctx.clock.advance(89 * 86_400_000);
+    expect(pruneWebhookHistory(ctx, unix(ctx.clock))).toBe(0);
+    ctx.clock.advance(2 * 86_400_000);
+    expect(pruneWebhookHistory(ctx, unix(ctx.clock))).toBe(1);
+    expect(count('webhook_attempts')).toBe(0);
+    const left = ctx.db.sql.prepare<{ id: string }>('SELECT id FROM webhook_events').all();
+    expect(left.map((r) => r.id)).toEqual([stuck.id]);
   });
 });
