@@ -155,7 +155,7 @@ describe('browser helper (headless Chromium)', () => {
     await page.evaluate(() => {
       const f = document.createElement('iframe');
       document.body.append(f);
-      f.contentWindow!.eval(
+      (f.contentWindow as unknown as { eval(s: string): void }).eval(
         `parent.postMessage({ type: 'service:oauth:complete', transactionId: 'tx-1' }, '*')`,
       );
     });

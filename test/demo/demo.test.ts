@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { registrationPath } from '../../src/demo/registration.ts';
+import { type RunningDemo, startDemo } from '../../src/demo/start.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
+import { completeSandboxFlow } from '../e2e/relying-party.ts';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
+import { launchChromium } from '../sdk/chromium.ts';
+
+setDefaultTimeout(60_000);
+
+/**
+ * The demo relying party against a real Verity server on a real port, driven in headless Chromium
+ * with the popup blocker on: its first run, the popup and redirect sign-ins, the callback refusing
+ * replays and forgeries, the page of claims, and verified webhooks.
+ */
+
+let server: TestServer;
+let demo: RunningDemo;
+let demoPort: number;
+let browser: Browser;
+
+beforeAll(async () => {
+  // The SDK validates ID tokens against the server's clock, which starts now.
+  server = await startTestServer({
+    clock: fixedClock(Date.now()),
+    extra: '[rate_limits.oauth]\nrequests = 1000\n[webhooks]\nallow_localhost_in_sandbox = true',
+  });
+  demoPort = await freePort();
+  demo = await startDemo(server.ctx, { port: demoPort });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await demo?.stop();
+  await server?.stop();
+});
+
+const count = (sql: string, ...p: unknown[]) =>
+  (server.ctx.db.sql.prepare<{ n: number }>(sql).get(...p) as { n: number }).n;
+
+async function withPage(fn: (page: Page, context: BrowserContext) => Promise<void>): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    await fn(await context.newPage(), context);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Polled on a timer: an opener behind its popup gets no animation frames. */
+const poll = { polling: 50 } as const;
+
+describe('first run', () => {
+  test('registers the sandbox application and its webhook endpoint once, and reuses them on restart', async () => {
+    const first = demo.registration;
+    expect(first.clientId).toStartWith('cid_test_');
+    expect(first.clientSecret).toStartWith('cs_test_');
+    expect(first.redirectUri).toBe(`http://localhost:${demoPort}/callback`);
+    expect(first.webhook?.secret).toStartWith('whsec_');
+    expect(Bun.file(registrationPath(server.ctx)).size).toBeGreaterThan(0);
+    const { statSync } = await import('node:fs');
+    expect(statSync(registrationPath(server.ctx)).mode & 0o777).toBe(0o600);
+
+    await demo.stop();
+    demo = await startDemo(server.ctx, { port: demoPort });
+    expect(demo.registration).toEqual(first);
+    expect(count("SELECT count(*) AS n FROM applications WHERE name = 'Verity demo'")).toBe(1);
+    expect(
+      count('SELECT count(*) AS n FROM webhook_endpoints WHERE application_id = ?', first.applicationId),
+    ).toBe(1);
+  });
+});
+
+describe('sign-in', () => {
+  test('popup: opened in the click, completion message accepted, opener signed in with claims, UserInfo and documents', async () => {
+    await withPage(async (page) => {
+      await page.goto(demo.url);
+      const popupPromise = page.waitForEvent('popup');
+      await page.getByRole('button', { name: 'Sign in (popup)' }).click();
+      const popup = await popupPromise;
+      await popup.waitForURL(/display=popup|\/identity\//);
+      await completeSandboxFlow(popup);
+      // The callback page posts the completion message and closes; the opener reloads signed in.
+      await page.waitForFunction(
+        () => document.body.textContent?.includes('ID token claims'),
+        undefined,
+        poll,
+      );
+      expect(popup.isClosed()).toBe(true);
+      const text = (await page.textContent('body'))!;
+      expect(text).toContain('Signed in as');
+      expect(text).toContain('"nonce"');
+      expect(text).toContain('"email"');
+      expect(await page.locator('#documents tr').count()).toBeGreaterThan(1);
+      expect(text).toContain('maskedDocumentNumber');
+
+      // The session cookie is HTTP-only; no token or secret ever reached the page's script.
+      const cookies = await page.context().cookies(demo.url);
+      expect(cookies.find((c) => c.name === 'verity_demo_session')?.httpOnly).toBe(true);
+      expect(await page.evaluate(() => document.cookie)).toBe('');
+    });
+  });
+
+  test('popup blocked: falls back to a full-page redirect (display=page) and completes', async () => {
+    await withPage(async (page, context) => {
+      // A click the page makes by itself once loaded, without the person's user activation:
+      // Chromium's popup blocker (left on in these tests) refuses window.open.
+      await context.addInitScript(() => {
+        if (location.pathname === '/')
+          addEventListener('load', () => setTimeout(() => document.getElementById('popup')?.click(), 0));
+      });
+      let popups = 0;
+      page.on('popup', () => popups++);
+      await page.goto(demo.url);
+      await page.waitForURL(/\/identity\/|\/v1\/oauth\/authorize/);
+      expect(popups).toBe(0);
+      // Each test signs in a different persona, so each sees the consent screen.
+      await completeSandboxFlow(page, 'Ben Sandbox');
+      await page.waitForURL(`${demo.url}/`);
+      expect(await page.textContent('body')).toContain('ID token claims');
+    });
+  });
+
+  test('redirect button: full-page flow; the callback cannot be replayed and a forged state is refused', async () => {
+    await withPage(async (page) => {
+      let callback: string | undefined;
+      page.on('request', (r) => {
+        if (r.url().startsWith(`${demo.url}/callback`)) callback = r.url();
+      });
+      await page.goto(demo.url);
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).click();
+      await completeSandboxFlow(page, 'Dan Sandbox');
+      await page.waitForURL(`${demo.url}/`);
+      expect(await page.textContent('body')).toContain('ID token claims');
+      expect(new URL(callback!).searchParams.get('display')).toBeNull();
+
+      const replay = await page.goto(callback!);
+      expect(replay!.status()).toBe(400);
+      expect(await page.textContent('#error-code')).toBe('transaction_missing');
+
+      // A fresh sign-in, then a callback carrying another state for this browser.
+      await page.goto(demo.url);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      const started = await page.evaluate(async () => {
+        const r = await fetch('/auth/transaction', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ display: 'page' }),
+        });
+        return r.json();
+      });
+      expect(Object.keys(started).sort()).toEqual(['authorizationUrl', 'transactionId']);
+      const forged = await page.goto(`${demo.url}/callback?code=x&state=${'A'.repeat(43)}`);
+      expect(forged!.status()).toBe(400);
+      expect(await page.textContent('#error-code')).toBe('state_mismatch');
+    });
+  });
+
+  test('the transaction endpoint refuses cross-origin requests', async () => {
+    const res = await fetch(`${demo.url}/auth/transaction`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('webhooks', () => {
+  test('deliveries are verified, stored once per event id, and listed', async () => {
+    await dispatchDue(server.ctx);
+    await withPage(async (page) => {
+      await page.goto(`${demo.url}/webhooks`);
+      const types = await page.locator('#webhooks .event-type').allTextContents();
+      expect(types).toContain('consent.granted');
+    });
+    // A forged delivery is refused.
+    const body = JSON.stringify({ id: 'evt-forged', type: 'consent.revoked', createdAt: '', data: {} });
+    const res = await fetch(`${demo.url}/webhooks/receive`, {
+      method: 'POST',
+      headers: {
+        'service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
+        'service-event-id': 'evt-forged',
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+  });
+});
