@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
@@ -18,25 +18,53 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
 const PRIVATE = ['apps', 'keys', 'account'];
 
+/**
+ * A form post the browser says came from another site is refused before the session is touched: a
+ * cross-site POST carries no SameSite=Lax cookie, and answering it with a fresh session cookie would
+ * sign the developer out. `csrfProtection` still checks the token of every post that gets past this.
+ */
+function refuseCrossSite(origin: string): MiddlewareHandler<PortalEnv> {
+  return async function refuseCrossSite(c, next) {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const site = c.req.header('sec-fetch-site');
+      const from = c.req.header('origin');
+      if (
+        (site !== undefined && site !== 'same-origin') ||
+        (from !== undefined && from !== 'null' && from !== origin)
+      )
+        throw new ApiError('CSRF_FAILED', 'This form was sent from another site.', 403);
+    }
+    await next();
+  };
+}
+
 /** The developer portal, mounted at the path of `[server] developer_url`. */
 export function portalRouter(ctx: AppContext) {
   const app = new Hono<PortalEnv & SecurityHeadersEnv>();
   const base = new URL(ctx.config.server.developer_url).pathname.replace(/\/+$/, '');
   const portal = createPortal(ctx, base);
 
-  const paths = ['/', ...[...PUBLIC, ...PRIVATE].flatMap((s) => [`/${s}`, `/${s}/*`])];
-  for (const path of paths) {
-    app.use(path, securityHeaders());
-    app.use(path, sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE }));
-    app.use(path, csrfProtection([ctx.config.server.developer_url]));
-  }
+  // One registration each (a nonce set twice would not match the header), limited to portal paths.
+  const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
+  const inPortal = (path: string) => {
+    const rest = path.slice(base.length);
+    return rest === '' || rest === '/' || SEGMENTS.has(rest.split('/')[1] ?? '');
+  };
+  const isPrivate = (path: string) => PRIVATE.includes(path.slice(base.length).split('/')[1] ?? '');
+  const only =
+    (mw: unknown): MiddlewareHandler<PortalEnv> =>
+    (c, next) =>
+      inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
+  const origin = new URL(ctx.config.server.developer_url).origin;
+  app.use('*', only(securityHeaders()));
+  app.use('*', only(refuseCrossSite(origin)));
+  app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
+  app.use('*', only(csrfProtection([ctx.config.server.developer_url])));
   // Pages behind sign-in: without a live session the browser goes to the sign-in page.
-  for (const s of PRIVATE)
-    for (const path of [`/${s}`, `/${s}/*`])
-      app.use(path, async (c, next) => {
-        if (!portal.developer(c)) return c.redirect(`${base}/signin`, 303);
-        await next();
-      });
+  app.use('*', async (c, next) => {
+    if (isPrivate(c.req.path) && !portal.developer(c)) return c.redirect(`${base}/signin`, 303);
+    await next();
+  });
 
   app.route('/', authRoutes(portal));
   app.route('/', appsRoutes(portal));

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { approveReview } from '../../src/apps/production-review.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
@@ -13,6 +13,9 @@ import {
   signUp,
   submit,
 } from './portal-helpers.ts';
+
+// Each account costs an argon2id hash (19 MiB, by design slow); a loaded machine needs the margin.
+setDefaultTimeout(30_000);
 
 let p: Portal;
 let receiver: ReturnType<typeof Bun.serve> | undefined;

@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { createApp_, location, P, type Portal, page, portal, signUp, submit } from './portal-helpers.ts';
+
+// Each account costs an argon2id hash (19 MiB, by design slow); a loaded machine needs the margin.
+setDefaultTimeout(30_000);
 
 let p: Portal;
 let receiver: ReturnType<typeof Bun.serve> | undefined;

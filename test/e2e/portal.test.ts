@@ -3,8 +3,8 @@ import { mkdirSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
+import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { cli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { launchChromium } from '../sdk/chromium.ts';
@@ -23,7 +23,8 @@ beforeAll(async () => {
   // Near real time: openid-client checks the ID token against the system clock.
   server = await startTestServer({
     clock: fixedClock(Date.now()),
-    extra: '[developer]\nsignup = "open"\n[webhooks]\nallow_localhost_in_sandbox = true\n[rate_limits.oauth]\nrequests = 1000',
+    extra:
+      '[developer]\nsignup = "open"\n[webhooks]\nallow_localhost_in_sandbox = true\n[rate_limits.oauth]\nrequests = 1000',
   });
   base = server.ctx.config.server.base_url;
   // Stands in for the relying application: its callback, its webhook receiver, and a hostile page.
@@ -53,7 +54,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/portal-${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${SHOTS}/portal-${name}.png`, fullPage: true });
 
 async function newContext(): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -87,8 +89,8 @@ describe('developer portal in Chromium', () => {
     await page.getByRole('link', { name: /must use https/i }).click();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('redirect_uris');
     await page.getByLabel('Redirect URIs').fill(`${rp}/callback`);
-    await page.getByLabel(/^profile/).check();
-    await page.getByLabel(/^age_over_18/).check();
+    await page.getByRole('checkbox', { name: 'profile Basic', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'age_over_18 Sensitive', exact: true }).check();
     await page.getByRole('button', { name: 'Create application' }).click();
     const shown = (await page.locator('#client-secret').textContent())!;
     expect(shown).toStartWith('cs_test_');
@@ -106,9 +108,15 @@ describe('developer portal in Chromium', () => {
     await shot(page, 'app');
 
     // A sandbox sign-in with a standard client library, using the copied credentials.
-    const config = await oidc.discovery(new URL(base), clientId, clientSecret, oidc.ClientSecretBasic(clientSecret), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const config = await oidc.discovery(
+      new URL(base),
+      clientId,
+      clientSecret,
+      oidc.ClientSecretBasic(clientSecret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -180,7 +188,15 @@ describe('developer portal in Chromium', () => {
     await shot(page, 'review-request');
     await page.getByRole('button', { name: 'Submit for review' }).click();
     expect(await page.locator('#review-status').textContent()).toContain('Pending');
-    const approved = await cli('apps', 'review', 'approve', applicationId, '--config', server.configPath, '--json');
+    const approved = await cli(
+      'apps',
+      'review',
+      'approve',
+      applicationId,
+      '--config',
+      server.configPath,
+      '--json',
+    );
     expect(approved.code).toBe(0);
     expect(approved.json.clientId).toStartWith('cid_live_');
     await page.reload();
@@ -197,7 +213,15 @@ describe('developer portal in Chromium', () => {
     await shot(page, 'api-keys');
 
     // Another developer, invited by the operator, sees none of it.
-    const invite = await cli('developers', 'invite', '--email', 'bob@example.com', '--config', server.configPath, '--json');
+    const invite = await cli(
+      'developers',
+      'invite',
+      '--email',
+      'bob@example.com',
+      '--config',
+      server.configPath,
+      '--json',
+    );
     expect(invite.code).toBe(0);
     const bobContext = await newContext();
     const bob = await bobContext.newPage();
@@ -207,7 +231,15 @@ describe('developer portal in Chromium', () => {
     await shot(bob, 'invitation');
     await bob.getByRole('button', { name: 'Accept invitation' }).click();
     expect(await bob.textContent('body')).toContain('You have no applications yet.');
-    for (const path of ['', '?env=production', '/edit', '/review', '/delete', '/sandbox/webhooks', '/sandbox/webhooks/history']) {
+    for (const path of [
+      '',
+      '?env=production',
+      '/edit',
+      '/review',
+      '/delete',
+      '/sandbox/webhooks',
+      '/sandbox/webhooks/history',
+    ]) {
       const res = await bob.goto(`${appUrl}${path}`);
       expect({ path, status: res!.status() }).toEqual({ path, status: 404 });
       expect(await bob.textContent('body')).not.toContain('Acme Shop');
@@ -218,7 +250,9 @@ describe('developer portal in Chromium', () => {
     const evil = await context.newPage();
     const refused = evil.waitForResponse((r) => r.url().endsWith(`/apps/${applicationId}/delete`));
     await evil.goto(`${rp}/evil?target=${encodeURIComponent(`${appUrl}/delete`)}`);
-    expect((await refused).status()).toBe(403);
+    const refusal = await refused;
+    expect(refusal.status()).toBe(403);
+    expect(await refusal.headerValue('set-cookie')).toBeNull();
     await page.goto(appUrl);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Acme Shop');
     await bobContext.close();

@@ -98,16 +98,18 @@ export function ScopePicker(props: {
             checked={props.selected.includes(s.name)}
             aria-describedby={`${props.id}-${s.name}-desc`}
           />
-          <label for={`${props.id}-${s.name}`}>
-            <strong>
-              <code>{s.name}</code>
-            </strong>{' '}
-            <span class={`pill ${s.sensitivity}`}>{m.sensitivity[s.sensitivity]}</span>
+          <div>
+            <label for={`${props.id}-${s.name}`}>
+              <strong>
+                <code>{s.name}</code>
+              </strong>{' '}
+              <span class={`pill ${s.sensitivity}`}>{m.sensitivity[s.sensitivity]}</span>
+            </label>
             <span class="hint block" id={`${props.id}-${s.name}-desc`}>
               {s.description}
               {s.sensitivity === 'restricted' ? ` ${m.productionOnly}` : ''}
             </span>
-          </label>
+          </div>
         </div>
       ))}
     </fieldset>
@@ -166,12 +168,14 @@ export function AppFormPage(
                     checked={values.type === t}
                     aria-describedby={`type-${t}-desc`}
                   />
-                  <label for={`type-${t}`}>
-                    <strong>{t === 'confidential' ? m.typeConfidential : m.typePublic}</strong>
+                  <div>
+                    <label for={`type-${t}`}>
+                      <strong>{t === 'confidential' ? m.typeConfidential : m.typePublic}</strong>
+                    </label>
                     <span class="hint block" id={`type-${t}-desc`}>
                       {t === 'confidential' ? m.typeConfidentialHint : m.typePublicHint}
                     </span>
-                  </label>
+                  </div>
                 </div>
               ))}
             </fieldset>

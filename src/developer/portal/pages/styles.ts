@@ -50,6 +50,7 @@ td code{word-break:break-all}
 .filters button{width:auto}
 .stack>*+*{margin-top:.25rem}
 .block{display:block}
+@media (max-width:40rem){dl{grid-template-columns:1fr}dd{margin-bottom:.5rem}}
 @media (prefers-color-scheme:dark){
  nav a,.summary a{color:#a8c1ff}
  .who,.hint{color:#b7bfca}

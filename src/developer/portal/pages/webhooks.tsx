@@ -181,14 +181,14 @@ export function EndpointFormPage(
                   checked={values.events.includes(t)}
                   aria-describedby={`events-${t}-desc`}
                 />
-                <label for={`events-${t}`}>
-                  <strong>
+                <div>
+                  <label for={`events-${t}`}>
                     <code>{t}</code>
-                  </strong>
+                  </label>
                   <span class="hint block" id={`events-${t}-desc`}>
                     {m.eventDescriptions[t]}
                   </span>
-                </label>
+                </div>
               </div>
             ))}
           </fieldset>
