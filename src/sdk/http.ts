@@ -49,7 +49,7 @@ export async function readJson<T>(res: Response, now: Date): Promise<T> {
       res.status,
       challenge,
     );
-  if (body && body.error && typeof body.error === 'object') {
+  if (body?.error && typeof body.error === 'object') {
     const e = body.error as Record<string, unknown>;
     if (typeof e.code === 'string')
       throw new ApiResponseError(

@@ -58,7 +58,7 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
       throw new UnexpectedResponseError('JWKS response has no keys array');
     const next = new Map<string, JWK>();
     for (const k of body.keys as JWK[]) {
-      if (!k || k.kty !== 'RSA' || typeof k.kid !== 'string') continue;
+      if (k?.kty !== 'RSA' || typeof k.kid !== 'string') continue;
       if (k.use !== undefined && k.use !== 'sig') continue;
       if (k.alg !== undefined && k.alg !== 'RS256') continue;
       next.set(k.kid, k);
