@@ -1,6 +1,8 @@
+import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
 import { startServer } from '../server.ts';
 import type { Command } from './command.ts';
+import { sandboxWelcome } from './welcome.ts';
 
 export const serveCommands: Command[] = [
   {
@@ -15,7 +17,7 @@ export const serveCommands: Command[] = [
         identity_url: config.server.identity_url,
         developer_url: config.server.developer_url,
       });
-      for (const line of await welcomeLines(server.ctx)) server.ctx.log.info(line);
+      for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
       let stopping = false;
       proc.onSignal(['SIGINT', 'SIGTERM'], () => {
         if (stopping) return;
@@ -29,11 +31,16 @@ export const serveCommands: Command[] = [
   },
 ];
 
-/** Extended by the newcomer's path: how to try a sandbox sign-in on this server. */
-export const welcomeHooks: ((ctx: import('../context.ts').AppContext) => Promise<string[]> | string[])[] = [];
+/**
+ * Lines logged once the server listens: where things are and how to try a sandbox sign-in. Other
+ * features add their own hook (each gets the context and the config file path).
+ */
+export const welcomeHooks: ((ctx: AppContext, configPath: string) => Promise<string[]> | string[])[] = [
+  sandboxWelcome,
+];
 
-async function welcomeLines(ctx: import('../context.ts').AppContext): Promise<string[]> {
+export async function welcomeLines(ctx: AppContext, configPath: string): Promise<string[]> {
   const out: string[] = [];
-  for (const hook of welcomeHooks) out.push(...(await hook(ctx)));
+  for (const hook of welcomeHooks) out.push(...(await hook(ctx, configPath)));
   return out;
 }
