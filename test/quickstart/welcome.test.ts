@@ -41,7 +41,9 @@ test('without a sandbox application: where things are, and the exact command tha
 });
 
 test('with a sandbox application: a ready-to-open authorization URL that the server accepts', async () => {
-  server.clock.advance(60_000);
+  // A server of its own: the CLI above stamped its application with the real time, not the test clock.
+  await server.stop();
+  server = await startTestServer();
   const app = await createTestApp(server.ctx, {
     type: 'confidential',
     redirectUris: ['http://localhost:4000/cb'],
