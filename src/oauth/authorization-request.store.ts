@@ -63,12 +63,12 @@ const INSERT = `INSERT INTO authorization_requests (id, environment_id, redirect
     code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, amr, status, created_at, expires_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
 
-const JOINED = `SELECT r.*, e.application_id, e.environment, e.client_id,
-    a.name AS application_name, a.type AS application_type
-  FROM authorization_requests r
-  JOIN application_environments e ON e.id = r.environment_id
-  JOIN applications a ON a.id = e.application_id
-  WHERE r.id = ?`;
+// Three primary-key lookups rather than a join: cheaper in SQLite without table statistics.
+const REQUEST = 'SELECT * FROM authorization_requests WHERE id = ?';
+const ENVIRONMENT =
+  'SELECT application_id, environment, client_id FROM application_environments WHERE id = ?';
+const APPLICATION =
+  'SELECT name AS application_name, type AS application_type FROM applications WHERE id = ?';
 
 const OPEN = `status IN ('pending', 'authenticated', 'face_passed')`;
 
@@ -97,7 +97,16 @@ export function createAuthorizationRequestStore(db: Db) {
     },
 
     joined(id: string): JoinedRequestRow | undefined {
-      return db.sql.prepare<JoinedRequestRow>(JOINED).get(id);
+      const r = db.sql.prepare<AuthorizationRequestRow>(REQUEST).get(id);
+      if (!r) return undefined;
+      const e = db.sql
+        .prepare<Pick<JoinedRequestRow, 'application_id' | 'environment' | 'client_id'>>(ENVIRONMENT)
+        .get(r.environment_id);
+      if (!e) return undefined;
+      const a = db.sql
+        .prepare<Pick<JoinedRequestRow, 'application_name' | 'application_type'>>(APPLICATION)
+        .get(e.application_id);
+      return a ? { ...r, ...e, ...a } : undefined;
     },
 
     /** Conditional: only an open, unexpired request completes, and only once. */

@@ -123,9 +123,9 @@ export function updateAuthorizationRequest(
   return createAuthorizationRequestStore(ctx.db).update(requestId, unix(ctx.clock), patch);
 }
 
-const CONSENT_FOR = `SELECT c.id FROM consents c JOIN persons p ON p.id = c.person_id
-  WHERE c.id = ? AND c.person_id = ? AND c.environment_id = ? AND c.status = 'active' AND c.expires_at > ?
-    AND p.status = 'active'`;
+const CONSENT_FOR = `SELECT id FROM consents
+  WHERE id = ? AND person_id = ? AND environment_id = ? AND status = 'active' AND expires_at > ?
+    AND (SELECT status FROM persons WHERE persons.id = consents.person_id) = 'active'`;
 
 /**
  * Ends a request with a code. The code (256 random bits, stored only as its SHA-256), the request's

@@ -20,16 +20,16 @@ export interface TokenResponse {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-// Looked up by primary key only, then checked here: a WHERE on status/expiry would tempt the planner
-// into scanning the (status, expires_at) index instead.
-const CONSENT = `SELECT c.status, c.expires_at, p.status AS person_status
-  FROM consents c JOIN persons p ON p.id = c.person_id WHERE c.id = ?`;
+// Primary-key lookups checked here, not a join (see client.store.ts for why).
+const CONSENT = 'SELECT status, expires_at, person_id FROM consents WHERE id = ?';
+const PERSON_STATUS = 'SELECT status FROM persons WHERE id = ?';
 
 function consentActive(ctx: AppContext, consentId: string, now: number): boolean {
-  const row = ctx.db.sql
-    .prepare<{ status: string; expires_at: number; person_status: string }>(CONSENT)
+  const c = ctx.db.sql
+    .prepare<{ status: string; expires_at: number; person_id: string }>(CONSENT)
     .get(consentId);
-  return row?.status === 'active' && row.expires_at > now && row.person_status === 'active';
+  if (c?.status !== 'active' || c.expires_at <= now) return false;
+  return ctx.db.sql.prepare<{ status: string }>(PERSON_STATUS).get(c.person_id)?.status === 'active';
 }
 
 /** Why this presentation of the code is not acceptable, or undefined if it is. */
