@@ -133,7 +133,7 @@ describe('accounts', () => {
   test('pages behind sign-in send an anonymous browser to the sign-in page', async () => {
     p = await portal();
     const b = new Browser(p.app);
-    for (const path of ['/apps', '/apps/new', '/keys', '/account']) {
+    for (const path of ['', '/apps', '/apps/new', '/keys', '/account']) {
       const res = await b.get(`${P}${path}`);
       expect(res.status).toBe(303);
       expect(location(res)).toBe(`${P}/signin`);

@@ -244,6 +244,8 @@ export const en = {
   allStatuses: 'All statuses',
   eventType: 'Event type',
   endpoint: 'Endpoint',
+  endpointId: 'Endpoint ID',
+  allCountries: 'All countries',
   eventId: 'Event ID',
   attempt: 'Attempt',
   attemptedAt: 'Attempted',

@@ -361,7 +361,9 @@ export function AppPage(
               : m.none}
           </dd>
           <dt>{m.documentCountries}</dt>
-          <dd>{env.documentCountries.length > 200 ? 'all' : env.documentCountries.join(' ') || m.none}</dd>
+          <dd>
+            {env.documentCountries.length > 200 ? m.allCountries : env.documentCountries.join(' ') || m.none}
+          </dd>
         </dl>
       </Card>
 

@@ -84,7 +84,15 @@ export function ErrorSummary(props: { m: Messages; errors?: FieldErrors; general
   const entries = Object.entries(props.errors ?? {});
   if (!entries.length && !props.general) return null;
   return (
-    <div class="summary" role="alert" tabindex={-1} id="error-summary" aria-labelledby="error-summary-title">
+    <div
+      class="summary"
+      role="alert"
+      tabindex={-1}
+      id="error-summary"
+      aria-labelledby="error-summary-title"
+      // Focus starts at the problems, whose links lead to each field (no script needed).
+      autofocus
+    >
       <h2 id="error-summary-title">{props.m.errorSummaryTitle}</h2>
       <ul>
         {props.general ? <li>{props.general}</li> : null}

@@ -86,7 +86,7 @@ export function EndpointsPage(
                   <dd>{e.description}</dd>
                 </>
               ) : null}
-              <dt>ID</dt>
+              <dt>{m.endpointId}</dt>
               <dd>
                 <code>{e.id}</code>
               </dd>
