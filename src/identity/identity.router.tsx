@@ -6,6 +6,7 @@ import type { AppEnv } from '../http/env.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
 import { unix } from '../platform/clock.ts';
+import { accountRouter } from './account/account.router.tsx';
 import { configuredFaceProvider } from './face/configured.ts';
 import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
@@ -294,5 +295,6 @@ export function identityRouter(ctx: AppContext) {
     return errorPage(c, 500, m.errorInternal);
   });
 
+  app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));
   return app;
 }

@@ -1,0 +1,199 @@
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts';
+import type { AppContext } from '../../context.ts';
+import { ApiError, NotFoundError } from '../../errors.ts';
+import type { AppEnv } from '../../http/env.ts';
+import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
+import { unix } from '../../platform/clock.ts';
+import { messagesFor } from '../messages/index.ts';
+import { ErrorPage } from '../pages/error.tsx';
+import { passwordSignIn } from '../password-signin.ts';
+import { createFlowPersonStore, type FlowPerson } from '../person.store.ts';
+import { PERSONAS, personaByKey } from '../personas.ts';
+import {
+  csrfProtection,
+  csrfToken,
+  type SessionEnv,
+  sessionMiddleware,
+  signInSession,
+  signOutSession,
+} from '../session.middleware.ts';
+import { accountOverview, setDocumentSharing } from './account.ts';
+import { accountMessagesFor } from './messages.ts';
+import { AccountPage, AccountSigninPage } from './pages.tsx';
+
+type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
+type C = Context<Env>;
+
+const signinForm = z.object({ email: z.string().max(320), password: z.string().max(1024) });
+const personaForm = z.object({ persona: z.string().max(64) });
+const sharingForm = z.object({ share: z.enum(['on', 'off']) });
+const NOTICES = ['revoked', 'disconnected', 'sharing'] as const;
+
+/**
+ * The person's account page in the identity experience, at `<identity_url>/account`: sign-in
+ * (email and password; personas too when sandbox sign-in is on), connected applications with the
+ * purpose and scopes of each consent, Revoke and Disconnect, and a sharing switch per document. Every
+ * change is a CSRF-checked POST answered with a 303 back to the page.
+ */
+export function accountRouter(ctx: AppContext, cookieName: string) {
+  const app = new Hono<Env>();
+  const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
+  app.use('*', securityHeaders());
+  app.use('*', sessionMiddleware(ctx, { kind: 'identity', cookieName }));
+  app.use('*', csrfProtection([ctx.config.server.identity_url]));
+
+  const props = (c: C) => ({
+    m: messagesFor(),
+    a: accountMessagesFor(),
+    nonce: c.get('cspNonce'),
+    csrf: csrfToken(c),
+    display: 'page' as const,
+    sandbox: false,
+    base,
+  });
+
+  /** The signed-in, active person of this session, if any. */
+  const signedIn = (c: C): FlowPerson | undefined => {
+    const id = c.get('session').subjectId;
+    if (!id) return undefined;
+    const person = createFlowPersonStore(ctx.db).get(id);
+    return person?.status === 'active' ? person : undefined;
+  };
+  const requirePerson = (c: C): FlowPerson => {
+    const p = signedIn(c);
+    // A form posted after the session ended: back to the sign-in form, nothing changed.
+    if (!p) throw new SignedOut();
+    return p;
+  };
+
+  const form = async <T extends z.ZodType>(c: C, schema: T): Promise<z.output<T>> => {
+    const parsed = schema.safeParse(await c.req.parseBody());
+    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The form was incomplete or malformed.', 400);
+    return parsed.data;
+  };
+
+  const back = (c: C, notice?: (typeof NOTICES)[number]) =>
+    c.redirect(notice ? `${base}?done=${notice}` : base, 303);
+
+  const renderSignin = (c: C, extra: { error?: string; email?: string } = {}, status = 200) =>
+    c.html(
+      <AccountSigninPage {...props(c)} {...extra} personas={ctx.config.identity.sandbox ? PERSONAS : []} />,
+      status as 200,
+    );
+
+  app.get('/', (c) => {
+    const person = signedIn(c);
+    if (!person) return renderSignin(c);
+    const done = c.req.query('done');
+    const notice = (NOTICES as readonly string[]).includes(done ?? '')
+      ? accountMessagesFor().notices[done!]
+      : undefined;
+    return c.html(
+      <AccountPage
+        {...props(c)}
+        sandbox={person.environment === 'sandbox'}
+        personName={person.name ?? ''}
+        overview={accountOverview(ctx, person.id)}
+        notice={notice}
+      />,
+    );
+  });
+
+  app.post('/signin', async (c) => {
+    const f = await form(c, signinForm);
+    const m = messagesFor();
+    const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
+    if (!result.ok) {
+      const throttled = result.reason === 'throttled';
+      return renderSignin(
+        c,
+        { error: throttled ? m.signinThrottled : m.signinFailed, email: f.email },
+        throttled ? 429 : 401,
+      );
+    }
+    await signInSession(c, ctx, { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] });
+    return back(c);
+  });
+
+  app.post('/signin/persona', async (c) => {
+    if (!ctx.config.identity.sandbox)
+      throw new ApiError('SANDBOX_DISABLED', messagesFor().errorSandboxDisabled, 403);
+    const persona = personaByKey((await form(c, personaForm)).persona);
+    if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
+    await signInSession(c, ctx, { subjectId: persona.personId, authTime: unix(ctx.clock), amr: ['sandbox'] });
+    return back(c);
+  });
+
+  app.post('/signout', (c) => {
+    signOutSession(c, ctx);
+    return back(c);
+  });
+
+  app.post('/consents/:id/revoke', async (c) => {
+    const person = requirePerson(c);
+    await revokeConsent(ctx, c.req.param('id'), 'revoked_by_person', {
+      personId: person.id,
+      actor: `person:${person.id}`,
+    });
+    return back(c, 'revoked');
+  });
+
+  app.post('/applications/:id/disconnect', async (c) => {
+    const person = requirePerson(c);
+    const ended = await disconnectApplication(ctx, person.id, c.req.param('id'), {
+      actor: `person:${person.id}`,
+    });
+    if (ended.length === 0) throw new NotFoundError('no connection to this application');
+    return back(c, 'disconnected');
+  });
+
+  app.post('/documents/:id/sharing', async (c) => {
+    const person = requirePerson(c);
+    const f = await form(c, sharingForm);
+    setDocumentSharing(ctx, person.id, c.req.param('id'), f.share === 'on');
+    return back(c, 'sharing');
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof SignedOut) return c.redirect(base, 303);
+    const m = messagesFor();
+    let status = 500;
+    let message = m.errorInternal;
+    if (err instanceof NotFoundError) {
+      status = 404;
+      message = accountMessagesFor().notFound;
+    } else if (err instanceof ApiError && err.status < 500) {
+      status = err.status;
+      message = err.message;
+    } else {
+      c.get('log')?.error('unhandled error', {
+        requestId: c.get('requestId'),
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    }
+    let csrf = '';
+    try {
+      csrf = csrfToken(c);
+    } catch {
+      // The session middleware itself failed; the error page has no form anyway.
+    }
+    return c.html(
+      <ErrorPage
+        m={m}
+        nonce={c.get('cspNonce') ?? ''}
+        csrf={csrf}
+        display="page"
+        sandbox={false}
+        message={message}
+        requestId={c.get('requestId') ?? ''}
+      />,
+      status as 400,
+    );
+  });
+  return app;
+}
+
+class SignedOut extends Error {}
