@@ -5,7 +5,7 @@ import { importPersons } from '../../src/persons/import.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { jsonl, record } from '../persons/fixtures.ts';
-import { completeSandboxFlow, launchChromium, startRelyingParty, watchConsole } from './relying-party.ts';
+import { launchChromium, startRelyingParty, watchConsole } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
 
