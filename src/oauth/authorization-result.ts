@@ -125,7 +125,7 @@ export function updateAuthorizationRequest(
 
 const CONSENT_FOR = `SELECT id FROM consents
   WHERE id = ? AND person_id = ? AND environment_id = ? AND status = 'active' AND expires_at > ?
-    AND (SELECT status FROM persons WHERE persons.id = consents.person_id) = 'active'`;
+    AND (SELECT status FROM persons WHERE persons.id = consents.person_id AND persons.environment = ?) = 'active'`;
 
 /**
  * Ends a request with a code. The code (256 random bits, stored only as its SHA-256), the request's
@@ -161,7 +161,8 @@ export async function approveAuthorization(
     if (!completed) throw new NotFoundError('The authorization request is no longer open.');
     const consent = ctx.db.sql
       .prepare(CONSENT_FOR)
-      .get(grant.consentId, grant.personId, row.environment_id, now);
+      .get(grant.consentId, grant.personId, row.environment_id, now, row.environment);
+    // Sandbox personas never reach production applications, nor production persons the sandbox.
     if (!consent) throw new NotFoundError('The consent is not active for this person and application.');
     codes.insert({
       code_hash: codeHash,

@@ -198,6 +198,14 @@ describe('approveAuthorization', () => {
     expect(ctx.db.sql.prepare<any>('SELECT count(*) AS n FROM authorization_codes').get()!.n).toBe(0);
   });
 
+  test('a person of the other environment cannot complete a request', async () => {
+    const { id } = await newRequest();
+    const production = createTestPerson(ctx, 'production');
+    const consentId = createTestConsent(ctx, app, production, ['openid', 'email']);
+    await expect(approveAuthorization(ctx, id, grantFor(production, consentId))).rejects.toThrow();
+    expect(loadAuthorizationRequest(ctx, id)?.status).toBe('pending');
+  });
+
   test("another person's or another application's consent is not accepted", async () => {
     const { id } = await newRequest();
     const personId = createTestPerson(ctx);

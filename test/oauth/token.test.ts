@@ -206,11 +206,7 @@ describe('a failed presentation burns the code', () => {
     const m = await mintCode(ctx, app);
     await expectError(await exchange(m, { code_verifier: 'short' }), 400, 'invalid_grant');
     const m2 = await mintCode(ctx, app);
-    await expectError(
-      await exchange(m2, { code_verifier: `${m2.verifier}!!!` }),
-      400,
-      'invalid_grant',
-    );
+    await expectError(await exchange(m2, { code_verifier: `${m2.verifier}!!!` }), 400, 'invalid_grant');
   });
 
   test('PKCE downgrade: a challenge at authorize but no verifier at the token endpoint', async () => {
