@@ -19,6 +19,7 @@ a.button{display:inline-block;font-weight:600;border-radius:.5rem;padding:.7rem 
 a.button.secondary{background:#fff;color:#1d4ed8}
 .card+.card{margin-top:1rem}
 section.card h2:first-child{margin-top:0}
+h3{font-size:.95rem;margin:1rem 0 .25rem}
 input[type=text],input[type=url],input[type=number],textarea{width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #6b7482;border-radius:.5rem;background:#fff;color:inherit}
 textarea{min-height:6rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.875rem}
 fieldset{border:1px solid #d5dae1;border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem 1rem}
