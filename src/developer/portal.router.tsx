@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { CsrfField, Layout, type PageProps } from '../pages/layout.tsx';
 import type { Persona } from '../personas.ts';
 import type { AccountOverview } from './account.ts';

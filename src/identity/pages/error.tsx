@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { PageProps } from './layout.tsx';
 import { Layout } from './layout.tsx';
 

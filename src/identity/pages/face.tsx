@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Sandbox: the tester chooses the scripted result. */

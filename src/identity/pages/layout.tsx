@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
 import type { Messages } from '../messages/index.ts';
 import { CSS } from './styles.ts';

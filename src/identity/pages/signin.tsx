@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Persona } from '../personas.ts';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 

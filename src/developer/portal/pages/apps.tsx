@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { ApplicationView, EnvironmentView } from '../../../apps/application.store.ts';
 import { SCOPE_CATALOGUE } from '../../../capabilities/scope-catalogue.ts';
 import type { Env } from '../env.ts';

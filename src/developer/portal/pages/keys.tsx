@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { ApiKeySummary } from '../../api-key.store.ts';
 import {
   CopyValue,

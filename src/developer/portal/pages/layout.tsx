@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
 import { CsrfField } from '../../../identity/pages/layout.tsx';
 import type { Messages } from '../messages/index.ts';

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { ApplicationView } from '../../../apps/application.store.ts';
 import type { AttemptView, HistoryPage } from '../../../webhooks/delivery.service.ts';
 import type { EndpointView } from '../../../webhooks/endpoint.service.ts';
