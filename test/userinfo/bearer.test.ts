@@ -126,7 +126,8 @@ test('responses are not cacheable and carry the rate-limit headers', async () =>
 test('the limit is per token: one token over its limit gets 429, another token is unaffected', async () => {
   const first = await setup('[rate_limits.userinfo]\nrequests = 3');
   const second = await issueToken(ctx, app, { scopes: ['email'], personId: 'psn_sandbox_ben' });
-  for (let i = 0; i < 3; i++) expect((await call('/v1/userinfo', bearer(first.accessToken))).res.status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect((await call('/v1/userinfo', bearer(first.accessToken))).res.status).toBe(200);
   const over = await call('/v1/userinfo/identity-documents', bearer(first.accessToken));
   expect(over.res.status).toBe(429);
   expect(over.body.error!.code).toBe('RATE_LIMIT_EXCEEDED');
