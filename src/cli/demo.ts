@@ -2,6 +2,7 @@ import { startDemo } from '../demo/start.ts';
 import { proc } from '../platform/process.ts';
 import { startServer } from '../server.ts';
 import type { Command } from './command.ts';
+import { welcomeLines } from './serve.ts';
 
 export const demoCommands: Command[] = [
   {
@@ -19,8 +20,10 @@ export const demoCommands: Command[] = [
       }
       const server = withServer ? await startServer(config) : undefined;
       const ctx = server?.ctx ?? (await cli.open());
-      if (withServer)
+      if (withServer) {
         ctx.log.info('listening', { listen: config.server.listen, base_url: config.server.base_url });
+        for (const line of await welcomeLines(ctx, cli.configPath)) ctx.log.info(line);
+      }
       const demo = withServer && !config.demo.enabled ? undefined : await startDemo(ctx);
       if (demo) {
         ctx.log.info('demo relying party listening', { url: demo.url, clientId: demo.registration.clientId });
