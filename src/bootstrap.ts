@@ -24,6 +24,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     migrate(db, clock);
     seedPersonas(db);
   }
+  // Table statistics let SQLite plan small joins as index lookups rather than scans.
+  db.sql.exec('PRAGMA optimize=0x10002');
   const keys = new KeyService(db, config, clock);
   await keys.ensureActive();
   return { config, db, clock, log, metrics: new Metrics(), keys, signals: new Signals() };
