@@ -19,26 +19,6 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
 const PRIVATE = ['apps', 'keys', 'account'];
 
-/**
- * A form post the browser says came from another site is refused before the session is touched: a
- * cross-site POST carries no SameSite=Lax cookie, and answering it with a fresh session cookie would
- * sign the developer out. `csrfProtection` still checks the token of every post that gets past this.
- */
-function refuseCrossSite(origin: string): MiddlewareHandler<PortalEnv> {
-  return async function refuseCrossSite(c, next) {
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const site = c.req.header('sec-fetch-site');
-      const from = c.req.header('origin');
-      if (
-        (site !== undefined && site !== 'same-origin') ||
-        (from !== undefined && from !== 'null' && from !== origin)
-      )
-        throw new ApiError('CSRF_FAILED', 'This form was sent from another site.', 403);
-    }
-    await next();
-  };
-}
-
 /** The developer portal, mounted at the path of `[server] developer_url`. */
 export function portalRouter(ctx: AppContext) {
   const app = new Hono<PortalEnv & SecurityHeadersEnv>();
@@ -56,9 +36,7 @@ export function portalRouter(ctx: AppContext) {
     (mw: unknown): MiddlewareHandler<PortalEnv> =>
     (c, next) =>
       inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
-  const origin = new URL(ctx.config.server.developer_url).origin;
   app.use('*', only(securityHeaders()));
-  app.use('*', only(refuseCrossSite(origin)));
   app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
   app.use('*', only(csrfProtection([ctx.config.server.developer_url])));
   // Pages behind sign-in: without a live session the browser goes to the sign-in page.

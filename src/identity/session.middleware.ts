@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context.ts';
-import { timingSafeEqual } from '../crypto/tokens.ts';
+import { randomToken, timingSafeEqual } from '../crypto/tokens.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { unix } from '../platform/clock.ts';
@@ -14,6 +14,8 @@ export interface SessionOptions {
   path?: '/';
   /** Defaults to `[identity] session_idle` / `session_absolute`. */
   timeouts?: SessionTimeouts;
+  /** URLs whose origin may post forms; defaults to the surface's own (`identity_url` / `developer_url`). */
+  origins?: string[];
 }
 
 export interface SessionEnv {
@@ -49,31 +51,86 @@ function writeCookie(
   });
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * Every request gets a server-side session: the one behind the cookie while it is within its idle and
- * absolute timeouts, otherwise a fresh anonymous one (a POST on a fresh session then fails its CSRF
- * check, which is what a timed-out form should do). Generic over the surface: the identity experience
- * and the developer portal each pass their own kind and cookie.
+ * Whether the browser says a request came from another site: Fetch Metadata other than
+ * `same-origin`, or an `Origin` that is not one of ours. Browsers send `Origin: null` on our own forms
+ * because the pages use `Referrer-Policy: no-referrer`, so `null` passes only when Fetch Metadata
+ * (`Sec-Fetch-Site: same-origin`) vouches for it.
+ */
+function fromAnotherSite(c: Context, origins: Set<string>): boolean {
+  const site = c.req.header('sec-fetch-site');
+  const origin = c.req.header('origin');
+  return (
+    (site !== undefined && site !== 'same-origin') ||
+    (origin !== undefined && (origin === 'null' ? site !== 'same-origin' : !origins.has(origin)))
+  );
+}
+
+const originsOf = (urls: string[]) => new Set(urls.map((u) => new URL(u).origin));
+
+/** A session that exists only for this response: never stored, no cookie, a CSRF secret nobody holds. */
+function unsavedSession(kind: SessionKind, now: number): Session {
+  return {
+    idHash: '',
+    kind,
+    subjectId: null,
+    csrfSecret: randomToken('', 32),
+    authTime: null,
+    amr: [],
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now,
+  };
+}
+
+const CROSS_SITE_MESSAGE = 'This form was sent from another site.';
+const EXPIRED_MESSAGE =
+  'This form has expired or was not sent from this site. Go back to the application and start again.';
+
+/**
+ * Every page view gets a server-side session: the one behind the cookie while it is within its idle
+ * and absolute timeouts, otherwise a fresh anonymous one. A state-changing request never gets a new
+ * session or a cookie: a cross-site form post arrives without the SameSite=Lax cookie, and answering
+ * it with a fresh cookie would replace (sign out) the person's real session. Such a request, or one
+ * the browser says came from another site, is refused here before the session store is touched; the
+ * error page gets an unsaved session so it still renders. Generic over the surface: the identity
+ * experience and the developer portal each pass their own kind and cookie, and their own origin is
+ * the one accepted (`origins` overrides it).
  */
 export function sessionMiddleware(ctx: AppContext, options: SessionOptions): MiddlewareHandler<Env> {
   const opts: Required<SessionOptions> = {
     path: '/',
     timeouts: options.timeouts ?? sessionTimeouts(ctx),
+    origins: [
+      options.kind === 'developer' ? ctx.config.server.developer_url : ctx.config.server.identity_url,
+    ],
     ...options,
   };
   if (!opts.cookieName.startsWith('__Host-')) throw new Error('session cookies use the __Host- prefix');
+  const origins = originsOf(opts.origins);
   const store = createSessionStore(ctx.db);
   return async function session(c, next) {
     const now = unix(ctx.clock);
+    c.set('sessionOptions', opts);
+    const unsafe = !SAFE_METHODS.has(c.req.method);
+    if (unsafe && fromAnotherSite(c, origins)) {
+      c.set('session', unsavedSession(opts.kind, now));
+      throw new ApiError('CSRF_FAILED', CROSS_SITE_MESSAGE, 403);
+    }
     const token = getCookie(c, opts.cookieName) ?? '';
     let session = await store.resume(opts.kind, token, now, opts.timeouts);
+    if (!session && unsafe) {
+      c.set('session', unsavedSession(opts.kind, now));
+      throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
+    }
     if (!session) {
       const created = await store.create(opts.kind, now, opts.timeouts);
       session = created.session;
       writeCookie(c, opts, created.token, session, now);
     }
     c.set('session', session);
-    c.set('sessionOptions', opts);
     await next();
   };
 }
@@ -106,20 +163,13 @@ export const CSRF_FIELD = 'csrf_token';
 
 /**
  * Refuses every state-changing request that does not carry the session's CSRF token in the form, and
- * any the browser says came from elsewhere. Runs after `sessionMiddleware`. Browsers send
- * `Origin: null` on our own forms because the pages use `Referrer-Policy: no-referrer`, so a `null`
- * origin is accepted only when Fetch Metadata (`Sec-Fetch-Site: same-origin`) vouches for it.
+ * any the browser says came from elsewhere. Runs after `sessionMiddleware`.
  */
 export function csrfProtection(allowedOrigins: string[]): MiddlewareHandler<Env> {
-  const origins = new Set(allowedOrigins.map((o) => new URL(o).origin));
+  const origins = originsOf(allowedOrigins);
   return async function csrf(c, next) {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next();
-    const site = c.req.header('sec-fetch-site');
-    const origin = c.req.header('origin');
-    const foreign =
-      (site !== undefined && site !== 'same-origin') ||
-      (origin !== undefined && (origin === 'null' ? site !== 'same-origin' : !origins.has(origin)));
-    if (foreign) throw new ApiError('CSRF_FAILED', 'This form was sent from another site.', 403);
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    if (fromAnotherSite(c, origins)) throw new ApiError('CSRF_FAILED', CROSS_SITE_MESSAGE, 403);
     const type = c.req.header('content-type') ?? '';
     let sent = '';
     if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
@@ -127,12 +177,10 @@ export function csrfProtection(allowedOrigins: string[]): MiddlewareHandler<Env>
       const v = body[CSRF_FIELD];
       sent = typeof v === 'string' ? v : '';
     }
-    if (!sent || !(await timingSafeEqual(sent, c.get('session').csrfSecret)))
-      throw new ApiError(
-        'CSRF_FAILED',
-        'This form has expired or was not sent from this site. Go back to the application and start again.',
-        403,
-      );
+    const session = c.get('session');
+    // An unsaved session (idHash '') never accepts a form, whatever was sent.
+    if (!sent || !session.idHash || !(await timingSafeEqual(sent, session.csrfSecret)))
+      throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
     await next();
   };
 }

@@ -162,6 +162,40 @@ describe('forms', () => {
     expect((await post(alice, form({ csrf_token: csrf }))).status).toBe(303);
   });
 
+  test('a cross-site post without the session cookie gets no new session and leaves the developer signed in', async () => {
+    p = await portal();
+    const alice = await signUp(p, 'alice@example.com');
+    const { applicationId } = await createApp_(alice);
+    const mine = alice.cookies.get('__Host-verity_dev')!;
+    const sessions = () => p.ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM sessions').get()!.n;
+    const before = sessions();
+    // What a form on another site sends: no SameSite=Lax cookie; newer browsers add Fetch Metadata or Origin.
+    const browsers: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'https://evil.example' },
+      {},
+    ];
+    for (const headers of browsers) {
+      for (const action of ['/signout', '/signin', `/apps/${applicationId}/delete`, '/keys']) {
+        const res = await p.app.request(`${P}${action}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: 'csrf_token=guess',
+        });
+        expect({ action, headers, status: res.status }).toEqual({ action, headers, status: 403 });
+        expect({ action, headers, cookies: res.headers.getSetCookie() }).toEqual({
+          action,
+          headers,
+          cookies: [],
+        });
+      }
+    }
+    expect(sessions()).toBe(before);
+    expect(alice.cookies.get('__Host-verity_dev')).toBe(mine);
+    expect((await alice.get(`${P}/apps/${applicationId}`)).status).toBe(200);
+  });
+
   test('pages carry a nonce CSP, frame-ancestors none, no-store, and the __Host- session cookie', async () => {
     p = await portal();
     const b = new Browser(p.app);
