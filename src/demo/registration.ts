@@ -1,7 +1,7 @@
-import { findClientByClientId } from '../apps/application.store.ts';
 import { createApplication } from '../apps/registration.ts';
 import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
+import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
 import { createEndpoint } from '../webhooks/endpoint.service.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
@@ -61,12 +61,12 @@ export async function ensureDemoRegistration(ctx: AppContext, demoUrl: string): 
   const path = registrationPath(ctx);
   const redirectUri = `${demoUrl}/callback`;
   let reg = await read(path);
-  const client = reg && findClientByClientId(ctx.db, reg.clientId);
+  const client = reg && findClient(ctx.db, reg.clientId);
   if (
     !reg ||
     !client ||
     client.applicationId !== reg.applicationId ||
-    !client.redirectUris.includes(redirectUri)
+    !redirectUrisOf(ctx.db, client.environmentId).includes(redirectUri)
   ) {
     const developerId =
       findDeveloperByEmail(ctx.db, DEMO_DEVELOPER_EMAIL)?.developerId ??

@@ -66,6 +66,6 @@ export function authenticateClient(ctx: AppContext, creds: ClientCredentials): O
     return client;
   }
   if (creds.secret === undefined) throw invalidClient('Confidential clients must authenticate.');
-  if (!verifyClientSecret(ctx.db, client.environmentId, creds.secret, unix(ctx.clock))) throw invalidClient();
+  if (!verifyClientSecret(ctx.db, client, creds.secret, unix(ctx.clock))) throw invalidClient();
   return client;
 }

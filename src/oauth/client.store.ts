@@ -1,7 +1,8 @@
+import type { ApplicationType, PkceMode } from '../apps/application.store.ts';
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from '../apps/credential-prefixes.ts';
+import type { Environment } from '../apps/scope-rules.ts';
 import type { Db } from '../db/open.ts';
 import { sha256HexSync } from './digest.ts';
-
-export type Environment = 'sandbox' | 'production';
 
 /** An application environment as the OAuth endpoints see it: one client. */
 export interface OAuthClient {
@@ -12,8 +13,8 @@ export interface OAuthClient {
   /** Enabled scopes of the environment. */
   scopes: string[];
   name: string;
-  type: 'confidential' | 'public';
-  pkce: 'required' | 'public-only';
+  type: ApplicationType;
+  pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
 }
@@ -28,8 +29,8 @@ interface EnvironmentRow {
 
 interface ApplicationRow {
   name: string;
-  type: 'confidential' | 'public';
-  pkce: 'required' | 'public-only';
+  type: ApplicationType;
+  pkce: PkceMode;
   plan: string;
   full_number_approved: number;
 }
@@ -40,16 +41,17 @@ interface ApplicationRow {
 const ENVIRONMENT = `SELECT id AS environment_id, application_id, environment, client_id, scopes
   FROM application_environments WHERE client_id = ?`;
 const APPLICATION = 'SELECT name, type, pkce, plan, full_number_approved FROM applications WHERE id = ?';
-const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ?';
+const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
 const SECRETS = `SELECT secret_hash FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
-/** Client ids carry their environment in a visible prefix; a mismatch is treated as unknown. */
-const PREFIX: Record<Environment, string> = { sandbox: 'cid_test_', production: 'cid_live_' };
-
+/**
+ * The client behind a `client_id`, or undefined. Client IDs carry their environment in a visible
+ * prefix; a mismatch is treated as unknown, so a test credential never reaches a production client.
+ */
 export function findClient(db: Db, clientId: string): OAuthClient | undefined {
   const env = db.sql.prepare<EnvironmentRow>(ENVIRONMENT).get(clientId);
-  if (!env?.client_id.startsWith(PREFIX[env.environment])) return undefined;
+  if (!env?.client_id.startsWith(CLIENT_ID_PREFIX[env.environment])) return undefined;
   const app = db.sql.prepare<ApplicationRow>(APPLICATION).get(env.application_id);
   if (!app) return undefined;
   return {
@@ -66,6 +68,7 @@ export function findClient(db: Db, clientId: string): OAuthClient | undefined {
   };
 }
 
+/** Registered redirect URIs of an environment, in the order they were added. */
 export function redirectUrisOf(db: Db, environmentId: string): string[] {
   return db.sql
     .prepare<{ uri: string }>(REDIRECT_URIS)
@@ -74,15 +77,22 @@ export function redirectUrisOf(db: Db, environmentId: string): string[] {
 }
 
 /**
- * Whether `secret` is a current secret of this environment. Secrets of another environment never
- * match, because only this environment's hashes are compared.
+ * Whether `secret` is a current secret of this client's environment. Every current hash is compared
+ * in constant time, and only this environment's hashes are compared; a secret carrying the other
+ * environment's prefix never matches (even against a tampered row), with the same answer as an
+ * unknown one.
  */
-export function verifyClientSecret(db: Db, environmentId: string, secret: string, now: number): boolean {
+export function verifyClientSecret(
+  db: Db,
+  client: Pick<OAuthClient, 'environmentId' | 'environment'>,
+  secret: string,
+  now: number,
+): boolean {
   const hash = sha256HexSync(secret);
-  const rows = db.sql.prepare<{ secret_hash: string }>(SECRETS).all(environmentId, now);
+  const rows = db.sql.prepare<{ secret_hash: string }>(SECRETS).all(client.environmentId, now);
   let match = false;
   for (const r of rows) match = constantTimeEqual(r.secret_hash, hash) || match;
-  return match;
+  return match && secret.startsWith(CLIENT_SECRET_PREFIX[client.environment]);
 }
 
 /** Equal-length comparison without early exit (both sides are hex SHA-256). */

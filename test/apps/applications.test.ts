@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import {
-  findClientByClientId,
-  getApplication,
-  listApplications,
-  listReviews,
-  verifyClientSecret,
-} from '../../src/apps/application.store.ts';
+import { getApplication, listApplications, listReviews } from '../../src/apps/application.store.ts';
 import { rotateClientSecret } from '../../src/apps/client-secret.ts';
 import { approveReview, rejectReview, requestProductionReview } from '../../src/apps/production-review.ts';
 import {
@@ -19,6 +13,8 @@ import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
 import { ValidationError } from '../../src/errors.ts';
+import { findClient, verifyClientSecret } from '../../src/oauth/client.store.ts';
+import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
@@ -26,6 +22,21 @@ beforeEach(async () => {
   ctx = await testContext();
 });
 afterEach(() => ctx.cleanup());
+
+/** The client as the OAuth endpoints see it, with its environment's redirect URIs and document policy. */
+function findClientByClientId(clientId: string) {
+  const client = findClient(ctx.db, clientId);
+  if (!client) return undefined;
+  const env = getApplication(ctx.db, client.applicationId).environments.find(
+    (e) => e.environment === client.environment,
+  )!;
+  const { redirectUris, documentTypes, documentCountries } = env;
+  return { ...client, redirectUris, documentTypes, documentCountries };
+}
+
+/** Whether the secret authenticates the client with this ID, as the token endpoint checks it. */
+const secretWorks = (clientId: string, secret: string) =>
+  verifyClientSecret(ctx.db, findClient(ctx.db, clientId)!, secret, unix(ctx.clock));
 
 const base: CreateApplicationInput = {
   name: 'Shop',
@@ -57,7 +68,7 @@ describe('creating applications', () => {
     expect(app.applicationId).toMatch(/^app_/);
     expect(app.clientId).toMatch(/^cid_test_[A-Za-z0-9_-]{22}$/);
     expect(app.clientSecret).toMatch(/^cs_test_[A-Za-z0-9_-]{43}$/);
-    const client = findClientByClientId(ctx.db, app.clientId)!;
+    const client = findClientByClientId(app.clientId)!;
     expect(client).toMatchObject({
       applicationId: app.applicationId,
       environment: 'sandbox',
@@ -69,9 +80,9 @@ describe('creating applications', () => {
       fullNumberApproved: false,
     });
     expect(client.documentCountries).toContain('DE');
-    expect(await verifyClientSecret(ctx.db, client.environmentId, app.clientSecret!)).toBe(true);
-    expect(await verifyClientSecret(ctx.db, client.environmentId, `${app.clientSecret}x`)).toBe(false);
-    expect(await verifyClientSecret(ctx.db, client.environmentId, '')).toBe(false);
+    expect(secretWorks(app.clientId, app.clientSecret!)).toBe(true);
+    expect(secretWorks(app.clientId, `${app.clientSecret}x`)).toBe(false);
+    expect(secretWorks(app.clientId, '')).toBe(false);
   });
 
   test('a public client gets no secret', async () => {
@@ -150,15 +161,14 @@ describe('creating applications', () => {
 describe('client secrets', () => {
   test('rotation issues a new secret and the old one stops working at once', async () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
-    const env = findClientByClientId(ctx.db, app.clientId)!.environmentId;
     const rotated = await rotateClientSecret(ctx.db, ctx.clock, app.applicationId, 'sandbox', {
       actor: 'cli',
     });
     expect(rotated.clientId).toBe(app.clientId);
     expect(rotated.clientSecret).toMatch(/^cs_test_/);
     expect(rotated.clientSecret).not.toBe(app.clientSecret);
-    expect(await verifyClientSecret(ctx.db, env, app.clientSecret!)).toBe(false);
-    expect(await verifyClientSecret(ctx.db, env, rotated.clientSecret)).toBe(true);
+    expect(secretWorks(app.clientId, app.clientSecret!)).toBe(false);
+    expect(secretWorks(rotated.clientId, rotated.clientSecret)).toBe(true);
     expect(getApplication(ctx.db, app.applicationId).environments[0]!.activeSecrets).toBe(1);
   });
 
@@ -186,31 +196,30 @@ describe('environments', () => {
     expect(prod).toMatchObject({ applicationId: app.applicationId, environment: 'production' });
     expect(prod.clientId).toMatch(/^cid_live_/);
     expect(prod.clientSecret).toMatch(/^cs_live_[A-Za-z0-9_-]{43}$/);
-    const client = findClientByClientId(ctx.db, prod.clientId)!;
+    const client = findClientByClientId(prod.clientId)!;
     expect(client).toMatchObject({ environment: 'production', scopes: ['openid', 'age_over_18'] });
     expect(client.redirectUris).toEqual([...base.redirectUris]);
-    expect(await verifyClientSecret(ctx.db, client.environmentId, prod.clientSecret!)).toBe(true);
+    expect(secretWorks(prod.clientId, prod.clientSecret!)).toBe(true);
     expect(listReviews(ctx.db, { status: 'approved' }).length).toBe(1);
   });
 
   test('a credential of one environment is rejected in the other', async () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
     const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
-    const sandboxEnv = findClientByClientId(ctx.db, app.clientId)!.environmentId;
-    const prodEnv = findClientByClientId(ctx.db, prod.clientId)!.environmentId;
-    expect(await verifyClientSecret(ctx.db, prodEnv, app.clientSecret!)).toBe(false);
-    expect(await verifyClientSecret(ctx.db, sandboxEnv, prod.clientSecret!)).toBe(false);
+    const prodEnv = findClientByClientId(prod.clientId)!.environmentId;
+    expect(secretWorks(prod.clientId, app.clientSecret!)).toBe(false);
+    expect(secretWorks(app.clientId, prod.clientSecret!)).toBe(false);
     // A stored hash under the wrong prefix (a tampered row) still never authenticates.
     ctx.db.sql
       .prepare('UPDATE client_secrets SET secret_hash = ? WHERE environment_id = ?')
       .run(await sha256Hex(app.clientSecret!), prodEnv);
-    expect(await verifyClientSecret(ctx.db, prodEnv, app.clientSecret!)).toBe(false);
+    expect(secretWorks(prod.clientId, app.clientSecret!)).toBe(false);
     // A client ID relabelled with the other prefix is unknown.
-    expect(findClientByClientId(ctx.db, app.clientId.replace('cid_test_', 'cid_live_'))).toBeUndefined();
+    expect(findClientByClientId(app.clientId.replace('cid_test_', 'cid_live_'))).toBeUndefined();
     ctx.db.sql
       .prepare('UPDATE application_environments SET client_id = ? WHERE id = ?')
       .run('cid_test_relabelled', prodEnv);
-    expect(findClientByClientId(ctx.db, 'cid_test_relabelled')).toBeUndefined();
+    expect(findClientByClientId('cid_test_relabelled')).toBeUndefined();
   });
 
   test('a public client gets a live client ID and no secret', async () => {
@@ -241,7 +250,7 @@ describe('environments', () => {
       actor: 'cli',
     });
     const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
-    expect(findClientByClientId(ctx.db, prod.clientId)).toMatchObject({
+    expect(findClientByClientId(prod.clientId)).toMatchObject({
       fullNumberApproved: true,
       scopes: ['openid', 'identity_documents', 'document_number_full'],
     });
@@ -288,9 +297,9 @@ describe('environments', () => {
     const second = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
     expect(second.clientId).toBe(first.clientId);
     expect(second.clientSecret).toBeUndefined();
-    const client = findClientByClientId(ctx.db, first.clientId)!;
+    const client = findClientByClientId(first.clientId)!;
     expect(client.scopes).toEqual(['openid', 'email', 'age']);
-    expect(await verifyClientSecret(ctx.db, client.environmentId, first.clientSecret!)).toBe(true);
+    expect(secretWorks(first.clientId, first.clientSecret!)).toBe(true);
   });
 });
 
@@ -306,7 +315,7 @@ describe('updating and deleting', () => {
       removeRedirectUris: ['http://localhost:3000/cb'],
       actor: 'cli',
     });
-    expect(findClientByClientId(ctx.db, app.clientId)!.redirectUris).toEqual([
+    expect(findClientByClientId(app.clientId)!.redirectUris).toEqual([
       'https://shop.example.com/callback',
       'https://shop.example.com/cb2',
     ]);
@@ -326,7 +335,7 @@ describe('updating and deleting', () => {
       'at least one redirect URI is required',
     );
     updateApplication(ctx.db, ctx.clock, id, { redirectUris: ['https://new.example.com/cb'], actor: 'cli' });
-    expect(findClientByClientId(ctx.db, app.clientId)!.redirectUris).toEqual(['https://new.example.com/cb']);
+    expect(findClientByClientId(app.clientId)!.redirectUris).toEqual(['https://new.example.com/cb']);
   });
 
   test('name, scopes, policy, pkce and plan change; production changes need production', async () => {
@@ -381,8 +390,8 @@ describe('updating and deleting', () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
     const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
     deleteApplication(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
-    expect(findClientByClientId(ctx.db, app.clientId)).toBeUndefined();
-    expect(findClientByClientId(ctx.db, prod.clientId)).toBeUndefined();
+    expect(findClientByClientId(app.clientId)).toBeUndefined();
+    expect(findClientByClientId(prod.clientId)).toBeUndefined();
     expect(ctx.db.sql.prepare('SELECT count(*) AS n FROM client_secrets').get()).toEqual({ n: 0 });
     expect(() => deleteApplication(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' })).toThrow(
       'not found',
