@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
+import { trimTrailingSlash } from '../identity/trailing-slash.ts';
 import { appsRoutes } from './portal/apps.routes.tsx';
 import { authRoutes } from './portal/auth.routes.tsx';
 import { createPortal, type PC, type PortalEnv } from './portal/env.ts';
@@ -36,6 +37,7 @@ export function portalRouter(ctx: AppContext) {
     (mw: unknown): MiddlewareHandler<PortalEnv> =>
     (c, next) =>
       inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
+  app.use('*', only(trimTrailingSlash()));
   app.use('*', only(securityHeaders()));
   app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
   app.use('*', only(csrfProtection([ctx.config.server.developer_url])));

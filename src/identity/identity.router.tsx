@@ -39,6 +39,7 @@ import {
   sessionMiddleware,
   signInSession,
 } from './session.middleware.ts';
+import { trimTrailingSlash } from './trailing-slash.ts';
 
 type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
 type C = Context<Env>;
@@ -87,6 +88,13 @@ export function identityRouter(ctx: AppContext) {
   // Scoped to the flow's paths: when the identity surface has its own host it is mounted at "/", and
   // these must not touch the API routes that share the app.
   const flow = '/authorize/*';
+  app.use(flow, trimTrailingSlash());
+  app.use('/account/*', trimTrailingSlash());
+  // The surface's own address leads to the person's account page (with its own host, "/" is the API's).
+  if (base) {
+    app.get('/', (c) => c.redirect(`${base}/account`, 303));
+    app.get('/*', (c, next) => (c.req.path === `${base}/` ? c.redirect(`${base}/account`, 303) : next()));
+  }
   app.use(flow, securityHeaders());
   app.use(flow, sessionMiddleware(ctx, { kind: 'identity', cookieName: IDENTITY_COOKIE }));
   app.use(flow, csrfProtection([ctx.config.server.identity_url]));

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createApp } from '../../src/http/app.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+afterEach(() => ctx?.cleanup());
+
+async function app(extra = '') {
+  ctx = await testContext({ extra });
+  return createApp(ctx);
+}
+
+const where = async (a: ReturnType<typeof createApp>, path: string) => {
+  const res = await a.request(path);
+  return { path, status: res.status, location: res.headers.get('location') };
+};
+
+describe('addresses with a trailing slash', () => {
+  test('portal and identity pages answer the same with or without it (a permanent redirect, query kept)', async () => {
+    const a = await app();
+    const cases: [string, number, string | null][] = [
+      ['/developer/', 308, '/developer'],
+      ['/developer/signin/', 308, '/developer/signin'],
+      ['/developer/apps/?env=production', 308, '/developer/apps?env=production'],
+      ['/identity/account/', 308, '/identity/account'],
+      ['/identity/account/?done=revoked', 308, '/identity/account?done=revoked'],
+      ['/identity/authorize/req_x/', 308, '/identity/authorize/req_x'],
+      ['/identity', 303, '/identity/account'],
+      ['/identity/', 303, '/identity/account'],
+    ];
+    for (const [path, status, location] of cases)
+      expect(await where(a, path)).toEqual({ path, status, location });
+    // Where the redirects lead is a page.
+    expect((await a.request('/developer/signin')).status).toBe(200);
+    expect((await a.request('/identity/account')).status).toBe(200);
+  });
+
+  test('a doubled slash never turns into a redirect to another host', async () => {
+    // The portal on its own host is mounted at "/".
+    const a = await app('[server]\ndeveloper_url = "http://dev.localhost:8080"');
+    for (const path of ['//evil.example/', '/signin//evil.example/', '/identity/account//evil.example/']) {
+      const res = await a.request(path);
+      const location = res.headers.get('location');
+      if (location !== null) {
+        expect(location).toMatch(/^\/[^/\\]/);
+        expect(new URL(location, 'http://dev.localhost:8080').host).toBe('dev.localhost:8080');
+      }
+    }
+    expect(await where(a, '/apps/')).toEqual({ path: '/apps/', status: 308, location: '/apps' });
+  });
+
+  test('API paths are not touched', async () => {
+    const a = await app();
+    expect((await a.request('/v1/capabilities/countries/')).status).toBe(404);
+    const res = await a.request('/developer/signin/', { method: 'POST' });
+    expect(res.status).not.toBe(308);
+  });
+});
