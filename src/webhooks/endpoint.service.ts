@@ -9,7 +9,7 @@ import { createEndpointStore, type WebhookEndpoint } from './endpoint.store.ts';
 import { type Environment, EVENT_TYPES, type EventType } from './events.ts';
 import { enqueueEvent } from './outbox.store.ts';
 import { sealSecret } from './secret-box.ts';
-import { addressProblem, type TargetPolicy, urlHost, urlProblem } from './target-url.ts';
+import { addressProblem, nameProblem, type TargetPolicy, urlHost, urlProblem } from './target-url.ts';
 
 /** Endpoints per application environment: enough for fan-out, few enough to bound work per event. */
 export const MAX_ENDPOINTS = 16;
@@ -74,7 +74,7 @@ function policyFor(ctx: AppContext, environment: Environment): TargetPolicy {
  * whatever it resolves to later.
  */
 export async function checkTarget(url: string, policy: TargetPolicy): Promise<void> {
-  const problem = urlProblem(url, policy);
+  const problem = urlProblem(url, policy) ?? nameProblem(url, policy);
   if (problem) throw new ValidationError(`url ${problem}`, [{ path: 'url', message: problem }]);
   const host = urlHost(new URL(url));
   let addresses: string[] = [];

@@ -16,7 +16,11 @@ export interface TargetPolicy {
 
 export const MAX_URL_LENGTH = 2048;
 
-const LOCALHOST_NAMES = new Set(['localhost', 'localhost.']);
+/** `localhost` and every name under it are loopback by definition (RFC 6761 §6.3), trailing dot or not. */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
 
 /** The URL as written, minus the brackets around an IPv6 literal. */
 export const urlHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
@@ -40,7 +44,7 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   if (url.username || url.password) return 'must not contain credentials';
   if (url.hash || raw.includes('#')) return 'must not contain a fragment';
   const host = urlHost(url);
-  const isLocalName = LOCALHOST_NAMES.has(host.toLowerCase());
+  const isLocalName = isLocalhostName(host);
   const literal = ipaddr.isValid(host) ? ipaddr.parse(host) : undefined;
   const isLoopback = isLocalName || (literal !== undefined && rangeOf(literal) === 'loopback');
   if (url.protocol === 'http:') {
@@ -51,9 +55,20 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   } else if (url.protocol !== 'https:') {
     return 'must use https';
   }
-  // A name (localhost included) is judged by the addresses it resolves to, at registration and on
-  // every connection; only a literal can be judged here.
+  // A name is judged by the addresses it resolves to, at registration and on every connection; only a
+  // literal can be judged here.
   if (literal) return addressProblem(host, policy);
+  return undefined;
+}
+
+/**
+ * Registration only: a localhost name is this machine whatever a resolver answers today (`localhost.`
+ * or `api.localhost` may not resolve here yet and resolve to loopback elsewhere). At delivery the
+ * addresses the name resolves to are what count.
+ */
+export function nameProblem(raw: string, policy: TargetPolicy): string | undefined {
+  const host = urlHost(new URL(raw));
+  if (isLocalhostName(host) && !localhostAllowed(policy)) return refusedMessage('loopback');
   return undefined;
 }
 
@@ -70,11 +85,17 @@ function refusedMessage(range: string): string {
   return `must not point at a ${range} address`;
 }
 
-/** ipaddr.js range names; an IPv4-mapped IPv6 address is judged as the IPv4 address it carries. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * ipaddr.js range names; an IPv4-mapped IPv6 address is judged as the IPv4 address it carries. An
+ * IPv6 address ipaddr.js calls unicast but that lies outside 2000::/3, the only block allocated for
+ * global unicast (e.g. the deprecated IPv4-compatible `::127.0.0.1`), is reserved.
+ */
 function rangeOf(addr: ipaddr.IPv4 | ipaddr.IPv6): string {
-  if (addr.kind() === 'ipv6') {
-    const v6 = addr as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
-  }
-  return addr.range();
+  if (addr.kind() === 'ipv4') return addr.range();
+  const v6 = addr as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+  const range = v6.range();
+  return range === 'unicast' && !v6.match(GLOBAL_UNICAST_V6) ? 'reserved' : range;
 }

@@ -35,6 +35,25 @@ const REFUSED_IN_PRODUCTION = [
   // Other spellings of 127.0.0.1 that URL parsing normalises.
   'https://2130706433/hook',
   'https://0x7f.1/hook',
+  'https://0x7f000001/hook',
+  'https://0177.0.0.1/hook',
+  'https://127.1/hook',
+  'https://0/hook',
+  'https://[::]/hook',
+  'https://[::ffff:7f00:1]/hook',
+  'https://[0:0:0:0:0:ffff:127.0.0.1]/hook',
+  'https://[::ffff:a9fe:a9fe]/hook',
+  // IPv4-compatible (deprecated), NAT64, 6to4 and Teredo forms that carry an IPv4 address.
+  'https://[::127.0.0.1]/hook',
+  'https://[64:ff9b::a9fe:a9fe]/hook',
+  'https://[2002:7f00:1::]/hook',
+  'https://[2001::1]/hook',
+  // Names that are this machine whatever a resolver answers (RFC 6761), in any spelling.
+  'https://localhost./hook',
+  'https://LOCALHOST/hook',
+  'https://%6c%6fcalhost/hook',
+  'https://api.localhost/hook',
+  'https://api.localhost./hook',
   // Plain http is never allowed in production, not even for localhost.
   'http://localhost:9999/hook',
   'http://93.184.215.14/hook',
