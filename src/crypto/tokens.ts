@@ -1,4 +1,5 @@
-import { base64url, hex, utf8 } from './encoding.ts';
+import { sha256BytesSync, sha256HexSync } from './digest.ts';
+import { base64url, utf8 } from './encoding.ts';
 
 /** 256 random bits, base64url; with a prefix such as "at_" or "cs_test_" so leaked values are recognisable. */
 export function randomToken(prefix = '', bytes = 32): string {
@@ -10,23 +11,30 @@ export function randomId(prefix: string): string {
   return prefix + base64url(crypto.getRandomValues(new Uint8Array(12)));
 }
 
-/** Credentials, codes and tokens are stored only as this hash. */
+/** Credentials, codes and tokens are stored only as this hash (`sha256HexSync` inside transactions). */
 export async function sha256Hex(text: string): Promise<string> {
-  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text))));
+  return sha256HexSync(text);
 }
 
-export async function sha256(bytes: Uint8Array<ArrayBuffer> | string): Promise<Uint8Array> {
-  return new Uint8Array(
-    await crypto.subtle.digest('SHA-256', typeof bytes === 'string' ? utf8(bytes) : bytes),
-  );
+export async function sha256(bytes: Uint8Array | string): Promise<Uint8Array> {
+  return sha256BytesSync(bytes);
+}
+
+/**
+ * Compares two equal-length values (hex digests, byte strings) without early exit; a length
+ * difference returns false at once, so use it only where lengths are public (fixed-size hashes).
+ */
+export function constantTimeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  const at = (v: string | Uint8Array, i: number) => (typeof v === 'string' ? v.charCodeAt(i) : v[i]!);
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= at(a, i) ^ at(b, i);
+  return diff === 0;
 }
 
 /** Constant-time comparison of two strings of any length (their hashes are compared). */
 export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
-  const [ha, hb] = await Promise.all([sha256(a), sha256(b)]);
-  let diff = 0;
-  for (let i = 0; i < ha.length; i++) diff |= ha[i]! ^ hb[i]!;
-  return diff === 0 && a.length === b.length;
+  return constantTimeEqual(sha256BytesSync(a), sha256BytesSync(b)) && a.length === b.length;
 }
 
 export async function hmacSha256(

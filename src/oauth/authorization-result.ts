@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { sha256HexSync } from '../crypto/digest.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
@@ -12,7 +13,6 @@ import {
 } from './authorization-request.store.ts';
 import { callbackUrl } from './callback-url.ts';
 import { createCodeStore } from './code.store.ts';
-import { sha256HexSync } from './digest.ts';
 
 /** An open authorization request as the identity experience sees it. */
 export interface AuthorizationRequest {

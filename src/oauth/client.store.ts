@@ -1,8 +1,9 @@
 import type { ApplicationType, PkceMode } from '../apps/application.store.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from '../apps/credential-prefixes.ts';
 import type { Environment } from '../apps/scope-rules.ts';
+import { sha256HexSync } from '../crypto/digest.ts';
+import { constantTimeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { sha256HexSync } from './digest.ts';
 
 /** An application environment as the OAuth endpoints see it: one client. */
 export interface OAuthClient {
@@ -93,12 +94,4 @@ export function verifyClientSecret(
   let match = false;
   for (const r of rows) match = constantTimeEqual(r.secret_hash, hash) || match;
   return match && secret.startsWith(CLIENT_SECRET_PREFIX[client.environment]);
-}
-
-/** Equal-length comparison without early exit (both sides are hex SHA-256). */
-export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

@@ -1,5 +1,5 @@
+import { sha256BytesSync } from '../crypto/digest.ts';
 import { base64url } from '../crypto/encoding.ts';
-import { sha256BytesSync } from './digest.ts';
 
 /** A S256 challenge is the base64url SHA-256 of the verifier: always 43 characters. */
 export const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { sha256HexSync } from '../crypto/digest.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
 import { signIdToken } from '../oidc/id-token.ts';
@@ -7,7 +8,6 @@ import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { OAuthClient } from './client.store.ts';
 import { type CodeRow, createCodeStore } from './code.store.ts';
-import { sha256HexSync } from './digest.ts';
 import { verifyPkce } from './pkce.ts';
 
 export interface TokenResponse {

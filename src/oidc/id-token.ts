@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import type { AppContext } from '../context.ts';
+import { sha256BytesSync } from '../crypto/digest.ts';
 import { base64url } from '../crypto/encoding.ts';
-import { sha256BytesSync } from '../oauth/digest.ts';
 import { unix } from '../platform/clock.ts';
 
 export interface IdTokenInput {
