@@ -71,11 +71,27 @@ async function getJson(url: string): Promise<{ status: number; headers: Headers;
   return { status: res.status, headers: res.headers, body };
 }
 
-/** Starts one way with a config file in a fresh directory, checks it, stops it. Throws on any failure. */
-export async function smoke(
+export interface Started {
+  way: Way;
+  baseUrl: string;
+  dir: string;
+  configPath: string;
+  startedInMs: number;
+  /** Runs a CLI command of the same way against the same config; stdout is returned. */
+  cli(...argv: string[]): { exitCode: number; stdout: string; stderr: string };
+  /** SIGTERM, then the exit code (null when it did not stop within 10 s and was killed). */
+  stop(): Promise<number | null>;
+  /** The last lines the server printed, for failure messages. */
+  output(): Promise<string>;
+  /** Kills the process if still running and removes its directory. */
+  dispose(): Promise<void>;
+}
+
+/** Starts one way with a config file in a fresh directory and waits until /healthz answers. */
+export async function startWay(
   way: Way,
   opts: { dist?: string; startTimeoutMs?: number } = {},
-): Promise<SmokeResult> {
+): Promise<Started> {
   const artifact = artifactFor(way, opts.dist);
   if (artifact && !existsSync(artifact)) throw new SmokeError(`${artifact} is missing: run "npm run build"`);
   const dir = mkdtempSync(join(tmpdir(), `verity-smoke-${way}-`));
@@ -95,13 +111,22 @@ export async function smoke(
       '',
     ].join('\n'),
   );
-  const child = Bun.spawn([...commandFor(way, opts.dist), 'serve', '--config', configPath], {
-    cwd: way === 'bun' ? root : dir,
+  const command = commandFor(way, opts.dist);
+  const cwd = way === 'bun' ? root : dir;
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const child = Bun.spawn([...command, 'serve', '--config', configPath], {
+    cwd,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { ...process.env, NODE_ENV: 'production' },
+    env,
   });
   const output = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const lastLines = async () => (await output).join('').trim().split('\n').slice(-20).join('\n');
+  const dispose = async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await child.exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
   const started = performance.now();
   try {
     const deadline = started + (opts.startTimeoutMs ?? 30_000);
@@ -118,8 +143,45 @@ export async function smoke(
         await Bun.sleep(100);
       }
     }
-    const startedInMs = Math.round(performance.now() - started);
+  } catch (e) {
+    child.kill('SIGKILL');
+    await child.exited;
+    const log = await lastLines();
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`smoke (${way}): ${(e as Error).message}\n--- output ---\n${log}`);
+  }
+  return {
+    way,
+    baseUrl,
+    dir,
+    configPath,
+    startedInMs: Math.round(performance.now() - started),
+    cli(...argv) {
+      const run = Bun.spawnSync([...command, ...argv, '--config', configPath], {
+        cwd,
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env,
+      });
+      return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return Promise.race([child.exited, Bun.sleep(10_000).then(() => null)]);
+    },
+    output: lastLines,
+    dispose,
+  };
+}
 
+/** Starts one way with a config file in a fresh directory, checks it, stops it. Throws on any failure. */
+export async function smoke(
+  way: Way,
+  opts: { dist?: string; startTimeoutMs?: number } = {},
+): Promise<SmokeResult> {
+  const server = await startWay(way, opts);
+  const { baseUrl } = server;
+  try {
     const ready = await getJson(`${baseUrl}/readyz`);
     check(ready.status === 200 && ready.body.status === 'ready', `/readyz: ${JSON.stringify(ready.body)}`);
 
@@ -136,19 +198,18 @@ export async function smoke(
     check(discovery.status === 200, `discovery answered ${discovery.status}`);
     check(discovery.body.issuer === baseUrl, `discovery issuer ${discovery.body.issuer} is not ${baseUrl}`);
 
-    child.kill('SIGTERM');
-    const exitCode = await Promise.race([child.exited, Bun.sleep(10_000).then(() => null)]);
+    const exitCode = await server.stop();
     check(exitCode !== null, 'did not stop within 10 s of SIGTERM');
     check(exitCode === 0, `SIGTERM ended it with exit code ${exitCode}`);
-    check(existsSync(join(dir, 'state/verity.db')), 'the database is not where the config put it');
-    return { way, startedInMs, kid: key.kid, exitCode };
+    check(existsSync(join(server.dir, 'state/verity.db')), 'the database is not where the config put it');
+    return { way, startedInMs: server.startedInMs, kid: key.kid, exitCode };
   } catch (e) {
-    child.kill('SIGKILL');
-    await child.exited;
-    const log = (await output).join('').trim().split('\n').slice(-20).join('\n');
+    // Killed first: its output is complete only once it has exited.
+    await server.dispose();
+    const log = await server.output();
     throw new Error(`smoke (${way}): ${(e as Error).message}\n--- output ---\n${log}`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await server.dispose();
   }
 }
 
