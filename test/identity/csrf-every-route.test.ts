@@ -1,0 +1,72 @@
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { P, type Portal, page, portal, signUp } from '../developer/portal-helpers.ts';
+import { Browser, open } from './flow-helpers.ts';
+
+// One developer account costs an argon2id hash.
+setDefaultTimeout(30_000);
+
+let p: Portal;
+afterEach(() => p?.cleanup());
+
+/** Every POST route of the identity experience and the developer portal, as registered in the app. */
+function formRoutes(app: Portal['app']): string[] {
+  const paths = app.routes
+    .filter((r) => r.method === 'POST' && (r.path.startsWith('/identity/') || r.path.startsWith(`${P}/`)))
+    .map((r) => r.path);
+  return [...new Set(paths)];
+}
+
+/** A concrete address for a route pattern (`:id`, `:env{sandbox|production}`). */
+const concrete = (pattern: string) =>
+  pattern.replace(/:env\{[^}]+\}/g, 'sandbox').replace(/:(\w+)/g, (_, name: string) => `${name}_x1`);
+
+test('every form route refuses a post without the session’s CSRF token, and nothing changes', async () => {
+  p = await portal();
+  const routes = formRoutes(p.app);
+  // The enumeration really sees both surfaces.
+  expect(routes.length).toBeGreaterThanOrEqual(30);
+  expect(routes).toContain('/identity/authorize/:id/consent');
+  expect(routes).toContain('/identity/account/consents/:id/revoke');
+  expect(routes).toContain(`${P}/apps/:id/delete`);
+
+  const person = new Browser(p.app);
+  const { csrf: accountCsrf } = await open(person, '/identity/account');
+  expect(
+    (await person.post('/identity/account/signin/persona', { csrf_token: accountCsrf, persona: 'ada' }))
+      .status,
+  ).toBe(303);
+  const developer = await signUp(p, 'alice@example.com');
+  // A token that is real, but another session's.
+  const stranger = new Browser(p.app);
+  const foreignToken = (await page(stranger, `${P}/signin`)).csrf;
+  expect(foreignToken.length).toBeGreaterThanOrEqual(43);
+
+  const changes = () => p.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+  const before = changes();
+  for (const route of routes) {
+    const b = route.startsWith('/identity/') ? person : developer;
+    const url = concrete(route);
+    const attempts: Record<string, RequestInit> = {
+      'no token': { body: 'persona=ada&decision=allow' },
+      'empty token': { body: 'csrf_token=&decision=allow' },
+      'another session’s token': { body: `csrf_token=${foreignToken}&decision=allow` },
+      'token in a JSON body': {
+        body: JSON.stringify({ csrf_token: foreignToken }),
+        headers: { 'content-type': 'application/json' },
+      },
+    };
+    for (const [name, init] of Object.entries(attempts)) {
+      const res = await b.request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin, ...init.headers },
+        body: init.body,
+      });
+      expect({ route, name, status: res.status }).toEqual({ route, name, status: 403 });
+      expect(res.headers.get('content-type')).toStartWith('text/html');
+    }
+  }
+  expect(changes()).toBe(before);
+  // Both are still signed in.
+  expect(await (await person.get('/identity/account')).text()).not.toContain('name="password"');
+  expect((await developer.get(`${P}/apps`)).status).toBe(200);
+});
