@@ -19,7 +19,8 @@ export interface Consent {
   endReason: ConsentEndReason | null;
 }
 
-interface Row {
+/** A `consents` row as selected with `*`; the lifecycle store's joined rows extend it. */
+export interface ConsentRow {
   id: string;
   application_id: string;
   environment_id: string;
@@ -34,7 +35,7 @@ interface Row {
   end_reason: ConsentEndReason | null;
 }
 
-const toConsent = (r: Row): Consent => ({
+export const toConsent = (r: ConsentRow): Consent => ({
   id: r.id,
   applicationId: r.application_id,
   environmentId: r.environment_id,
@@ -60,7 +61,7 @@ export interface ConsentKey {
   scopes: readonly string[];
 }
 
-/** Consent records. Grant lives in `grant.ts`; ending a consent (revoke, expire) adds methods here. */
+/** Consent records as granting needs them (`grant.ts`); listing and ending them is in `lifecycle.store.ts`. */
 export function createConsentStore(db: Db) {
   return {
     insert(c: Consent): void {
@@ -87,7 +88,7 @@ export function createConsentStore(db: Db) {
     },
 
     get(id: string): Consent | undefined {
-      const row = db.sql.prepare<Row>('SELECT * FROM consents WHERE id = ?').get(id);
+      const row = db.sql.prepare<ConsentRow>('SELECT * FROM consents WHERE id = ?').get(id);
       return row && toConsent(row);
     },
 
@@ -97,7 +98,7 @@ export function createConsentStore(db: Db) {
      */
     findActive(key: ConsentKey, now: number): Consent | undefined {
       const row = db.sql
-        .prepare<Row>(
+        .prepare<ConsentRow>(
           `SELECT * FROM consents
            WHERE environment_id = ? AND person_id = ? AND purpose = ? AND scopes = ?
              AND status = 'active' AND expires_at > ?
@@ -110,14 +111,5 @@ export function createConsentStore(db: Db) {
     markUsed(id: string, now: number): void {
       db.sql.prepare('UPDATE consents SET last_used_at = ? WHERE id = ?').run(now, id);
     },
-
-    listForPerson(personId: string): Consent[] {
-      return db.sql
-        .prepare<Row>('SELECT * FROM consents WHERE person_id = ? ORDER BY granted_at DESC')
-        .all(personId)
-        .map(toConsent);
-    },
   };
 }
-
-export type ConsentStore = ReturnType<typeof createConsentStore>;

@@ -1,56 +1,22 @@
+import type { Environment } from '../apps/scope-rules.ts';
 import type { Db } from '../db/open.ts';
-import type { ConsentEndReason, ConsentStatus } from './consent.store.ts';
+import { type Consent, type ConsentEndReason, type ConsentRow, toConsent } from './consent.store.ts';
 
 /** A consent with what its `consent.revoked` event and the operator's listing need. */
-export interface ConsentRecord {
-  id: string;
-  applicationId: string;
+export interface ConsentRecord extends Consent {
   applicationName: string;
-  environmentId: string;
-  environment: 'sandbox' | 'production';
-  personId: string;
-  scopes: string[];
-  purpose: string;
-  status: ConsentStatus;
-  grantedAt: number;
-  expiresAt: number;
-  lastUsedAt: number | null;
-  endedAt: number | null;
-  endReason: ConsentEndReason | null;
+  environment: Environment;
 }
 
-interface Row {
-  id: string;
-  application_id: string;
+interface Row extends ConsentRow {
   application_name: string;
-  environment_id: string;
-  environment: 'sandbox' | 'production';
-  person_id: string;
-  scopes: string;
-  purpose: string;
-  status: ConsentStatus;
-  granted_at: number;
-  expires_at: number;
-  last_used_at: number | null;
-  ended_at: number | null;
-  end_reason: ConsentEndReason | null;
+  environment: Environment;
 }
 
 const toRecord = (r: Row): ConsentRecord => ({
-  id: r.id,
-  applicationId: r.application_id,
+  ...toConsent(r),
   applicationName: r.application_name,
-  environmentId: r.environment_id,
   environment: r.environment,
-  personId: r.person_id,
-  scopes: JSON.parse(r.scopes) as string[],
-  purpose: r.purpose,
-  status: r.status,
-  grantedAt: r.granted_at,
-  expiresAt: r.expires_at,
-  lastUsedAt: r.last_used_at,
-  endedAt: r.ended_at,
-  endReason: r.end_reason,
 });
 
 const SELECT = `SELECT c.id, c.application_id, a.name AS application_name, c.environment_id, e.environment,
