@@ -1,9 +1,12 @@
+import type { ApplicationType } from '../apps/application.store.ts';
+import type { Environment } from '../apps/scope-rules.ts';
 import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
+import type { EventData } from '../webhooks/events.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import {
   createAuthorizationRequestStore,
@@ -11,31 +14,23 @@ import {
   OPEN_STATUSES,
   type RequestStatus,
 } from './authorization-request.store.ts';
+import type { ValidAuthorizeRequest } from './authorize-checks.ts';
 import { callbackUrl } from './callback-url.ts';
 import { createCodeStore } from './code.store.ts';
 
-/** An open authorization request as the identity experience sees it. */
-export interface AuthorizationRequest {
+/**
+ * An open authorization request as the identity experience sees it: the checked parameters (with the
+ * client reduced to what the pages show) and the progress recorded so far.
+ */
+export interface AuthorizationRequest extends Omit<ValidAuthorizeRequest, 'client'> {
   id: string;
   status: RequestStatus;
   applicationId: string;
   applicationName: string;
-  applicationType: 'confidential' | 'public';
-  environment: 'sandbox' | 'production';
+  applicationType: ApplicationType;
+  environment: Environment;
   environmentId: string;
   clientId: string;
-  redirectUri: string;
-  scopes: string[];
-  state: string;
-  nonce?: string;
-  codeChallenge?: string;
-  purpose: string;
-  display: 'page' | 'popup';
-  /** Space-separated, e.g. "login consent" or "none". */
-  prompt?: string;
-  maxAge?: number;
-  loginHint?: string;
-  uiLocales?: string;
   sessionIdHash?: string;
   personId?: string;
   authTime?: number;
@@ -123,6 +118,20 @@ export function updateAuthorizationRequest(
   return createAuthorizationRequestStore(ctx.db).update(requestId, unix(ctx.clock), patch);
 }
 
+/** `claim_access.completed` for the request's application; call inside the transaction that ends it. */
+function enqueueCompleted(
+  ctx: AppContext,
+  row: JoinedRequestRow,
+  outcome: Omit<EventData['claim_access.completed'], 'applicationId' | 'environment'>,
+): void {
+  enqueueEvent(ctx.db, ctx.clock, {
+    type: 'claim_access.completed',
+    applicationId: row.application_id,
+    environment: row.environment,
+    data: { applicationId: row.application_id, environment: row.environment, ...outcome },
+  });
+}
+
 const CONSENT_FOR = `SELECT id FROM consents
   WHERE id = ? AND person_id = ? AND environment_id = ? AND status = 'active' AND expires_at > ?
     AND (SELECT status FROM persons WHERE persons.id = consents.person_id AND persons.environment = ?) = 'active'`;
@@ -182,18 +191,7 @@ export async function approveAuthorization(
       created_at: now,
       expires_at: now + Math.floor(ctx.config.oauth.code_ttl / 1000),
     });
-    enqueueEvent(ctx.db, ctx.clock, {
-      type: 'claim_access.completed',
-      applicationId: row.application_id,
-      environment: row.environment,
-      data: {
-        applicationId: row.application_id,
-        environment: row.environment,
-        decision: 'approved',
-        sub,
-        scopes,
-      },
-    });
+    enqueueCompleted(ctx, row, { decision: 'approved', sub, scopes });
   });
   return callbackUrl(row.redirect_uri, { code, state: row.state, iss: ctx.config.server.base_url });
 }
@@ -209,17 +207,10 @@ export function rejectAuthorization(ctx: AppContext, requestId: string, rejectio
   ctx.db.sql.transaction(() => {
     if (!requests.end(requestId, rejection.decision))
       throw new NotFoundError('The authorization request is no longer open.');
-    enqueueEvent(ctx.db, ctx.clock, {
-      type: 'claim_access.completed',
-      applicationId: row.application_id,
-      environment: row.environment,
-      data: {
-        applicationId: row.application_id,
-        environment: row.environment,
-        decision: rejection.decision,
-        ...(rejection.reason ? { reason: rejection.reason } : {}),
-        scopes: JSON.parse(row.scopes) as string[],
-      },
+    enqueueCompleted(ctx, row, {
+      decision: rejection.decision,
+      ...(rejection.reason ? { reason: rejection.reason } : {}),
+      scopes: JSON.parse(row.scopes) as string[],
     });
   });
   return callbackUrl(row.redirect_uri, {
