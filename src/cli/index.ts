@@ -16,16 +16,30 @@ const GLOBAL = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Flags that take a value in some command: the token after them is a value, not a command word. */
+const VALUE_FLAGS = new Set(
+  [GLOBAL, ...commands.map((c) => c.options ?? {})].flatMap((spec) =>
+    Object.entries(spec)
+      .filter(([, o]) => o.type === 'string')
+      .map(([name]) => `--${name}`),
+  ),
+);
+
 function findCommand(argv: string[]): { command?: Command; rest: string[]; prefix: string[] } {
-  const words = argv.filter((a) => !a.startsWith('-'));
+  const wordAt: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (VALUE_FLAGS.has(a)) i++;
+    else if (!a.startsWith('-')) wordAt.push(i);
+  }
+  const words = wordAt.map((i) => argv[i]!);
   // Longest name first: "apps secret rotate" before "apps".
   for (let n = Math.min(3, words.length); n > 0; n--) {
     const name = words.slice(0, n).join(' ');
     const command = commands.find((c) => c.name === name);
     if (command) {
-      const rest = [...argv];
-      for (const w of words.slice(0, n)) rest.splice(rest.indexOf(w), 1);
-      return { command, rest, prefix: words.slice(0, n) };
+      const taken = new Set(wordAt.slice(0, n));
+      return { command, rest: argv.filter((_, i) => !taken.has(i)), prefix: words.slice(0, n) };
     }
   }
   return { rest: argv, prefix: words.slice(0, 2) };
@@ -53,6 +67,7 @@ export async function runCli(argv: string[]): Promise<number> {
       proc.stdout(help(prefix));
       return argv.length === 0 ? 2 : 0;
     }
+    if (wantsJson) return fail(new UsageError(`unknown command "${prefix.join(' ')}"`), true);
     proc.stderr(`verity: unknown command "${prefix.join(' ')}"\n\n${help([])}`);
     return 2;
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from './duration.ts';
+import { duration, parseDuration } from './duration.ts';
 
 // One strict object per TOML section, a default on every key: an empty file is a working sandbox,
 // and a misspelt key is an error rather than silently ignored.
@@ -61,7 +61,10 @@ export const oidcSchema = z
 
 const limitOverride = z.strictObject({
   requests: z.number().int().positive().optional(),
-  window: z.string().optional(),
+  window: z
+    .string()
+    .refine((v) => parseDuration(v) !== undefined, 'must be a duration like "90s", "10m", "12h" or "30d"')
+    .optional(),
 });
 const limit = (requests: number, window: string) =>
   z
@@ -101,6 +104,15 @@ export const faceSchema = z
     http_url: z.string().default(''),
     http_token: z.string().default(''),
     timeout: duration('10s'),
+  })
+  .superRefine((face, ctx) => {
+    if (face.provider === 'http' && !URL.canParse(face.http_url)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['http_url'],
+        message: 'must be an absolute URL when provider = "http"',
+      });
+    }
   })
   .prefault({});
 

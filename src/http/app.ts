@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import type { AppContext } from '../context.ts';
 import { portalRouter } from '../developer/portal.router.tsx';
@@ -16,6 +15,7 @@ import { apiErrorResponse } from './errors.ts';
 import { openApiRouter } from './openapi.router.ts';
 import { opsRouter } from './ops.router.ts';
 import { observe, requestContext } from './request-context.ts';
+import { requestId } from './request-id.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
 export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
@@ -27,7 +27,7 @@ export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/
  */
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.use(requestId({ headerName: 'X-Request-Id', generator: () => crypto.randomUUID() }));
+  app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));
   // Hono passes only Error instances to onError; anything else thrown is wrapped so it gets the same 500.

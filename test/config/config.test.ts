@@ -47,6 +47,32 @@ provider = "magic"
     expect(err!.problems.length).toBe(6);
   });
 
+  test('override windows and the face provider URL are validated too', () => {
+    const toml = `
+[rate_limits.oauth.environments.sandbox]
+window = "abc"
+[rate_limits.userinfo.plans.gold]
+window = "1 hour"
+[face]
+provider = "http"
+`;
+    let problems: string[] = [];
+    try {
+      parseConfig(toml);
+    } catch (e) {
+      problems = (e as ConfigError).problems;
+    }
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toContain(
+      'rate_limits.oauth.environments.sandbox.window: must be a duration',
+    );
+    expect(problems.join('\n')).toContain('rate_limits.userinfo.plans.gold.window: must be a duration');
+    expect(problems.join('\n')).toContain('face.http_url: must be an absolute URL when provider = "http"');
+    expect(
+      parseConfig('[face]\nprovider = "http"\nhttp_url = "https://face.internal/verify"').face.provider,
+    ).toBe('http');
+  });
+
   test('a TOML syntax error is reported, not thrown raw', () => {
     expect(() => parseConfig('[server\nlisten=')).toThrow(/TOML syntax/);
   });
@@ -86,5 +112,9 @@ provider = "magic"
   test('an unknown command or flag is a usage error (exit 2)', async () => {
     expect((await cli('frobnicate')).code).toBe(2);
     expect((await cli('migrate', '--bogus')).code).toBe(2);
+    // A flag's value is never read as a command word, and --json gets a JSON error.
+    const json = await cli('--config', '/nonexistent/verity.toml', 'frobnicate', '--json');
+    expect(json.code).toBe(2);
+    expect(json.json.error).toEqual({ code: 'USAGE', message: 'unknown command "frobnicate"' });
   });
 });
