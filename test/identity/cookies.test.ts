@@ -1,0 +1,64 @@
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { Browser, type Flow, flow, open, passFace, signInPersona } from './flow-helpers.ts';
+
+setDefaultTimeout(30_000);
+
+let f: Flow;
+afterEach(() => f?.cleanup());
+
+/** Records every Set-Cookie header the browser receives. */
+function recording(b: Browser): string[] {
+  const seen: string[] = [];
+  const request = b.request.bind(b);
+  b.request = async (url, init) => {
+    const res = await request(url, init);
+    seen.push(...res.headers.getSetCookie());
+    return res;
+  };
+  return seen;
+}
+
+test('every cookie either surface sets is __Host-, Secure, HttpOnly, SameSite=Lax, Path=/, without Domain, and ends with the session', async () => {
+  f = await flow({ extra: '[developer]\nsignup = "open"' });
+  const seen = recording(f.browser);
+  // Identity: a flow (new session, rotation at sign-in), the account page, sign-out.
+  const path = await f.authorize();
+  await signInPersona(f.browser, path);
+  await passFace(f.browser, path);
+  await open(f.browser, '/identity/account');
+  const { csrf } = await open(f.browser, '/identity/account');
+  await f.browser.post('/identity/account/signout', { csrf_token: csrf });
+  // Portal: sign-up, sign-out, sign-in.
+  const dev = new Browser(f.app);
+  const devSeen = recording(dev);
+  await submit(dev, `${P}/signup`, `${P}/signup`, {
+    email: 'alice@example.com',
+    name: 'alice',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  await submit(dev, `${P}/apps`, `${P}/signout`, {});
+  await submit(dev, `${P}/signin`, `${P}/signin`, { email: 'alice@example.com', password: PASSWORD });
+  const all = [...seen, ...devSeen];
+  const live = all.filter((c) => !/max-age=0/i.test(c));
+  const cleared = all.filter((c) => /max-age=0/i.test(c));
+  expect(live.length).toBeGreaterThanOrEqual(5);
+  expect(cleared.length).toBe(2);
+  const absolute = f.ctx.config.identity.session_absolute / 1000;
+  for (const c of live) {
+    expect(c).toMatch(/^__Host-verity_(session|dev)=[\w-]{43,};/);
+    for (const attr of [/; Secure/, /; HttpOnly/, /; SameSite=Lax/, /; Path=\/(;|$)/])
+      expect({ c, attr: attr.test(c) }).toEqual({ c, attr: true });
+    expect(c).not.toMatch(/Domain=/i);
+    const maxAge = Number(/Max-Age=(\d+)/i.exec(c)?.[1]);
+    expect(maxAge).toBeGreaterThan(0);
+    expect(maxAge).toBeLessThanOrEqual(absolute);
+  }
+  // Sign-out clears the cookie with the attributes that let the browser replace it.
+  for (const c of cleared) {
+    expect(c).toMatch(/^__Host-verity_(session|dev)=;/);
+    expect(c).toMatch(/; Path=\//);
+    expect(c).toMatch(/; Secure/);
+  }
+});
