@@ -2,10 +2,11 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { AccessGrant } from '../oidc/bearer.ts';
 import { insufficientScope } from '../oidc/bearer.ts';
+import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
 import { createDocumentStore } from './document.store.ts';
 import { isShareable } from './eligibility.ts';
 import { PROOF_SCHEMA_VERSION, proofHash, referencesFor, resolveReference } from './reference.ts';
-import { type DocumentDetailView, type DocumentSummaryView, detailView, summaryView } from './views.ts';
+import { detailView, summaryView } from './views.ts';
 
 const notFound = () =>
   new ApiError('IDENTITY_DOCUMENT_NOT_FOUND', 'No identity document is shared under this reference.', 404);
@@ -22,7 +23,7 @@ function requireDocumentsScope(grant: AccessGrant): void {
 export async function listSharedDocuments(
   ctx: AppContext,
   grant: AccessGrant,
-): Promise<DocumentSummaryView[]> {
+): Promise<IdentityDocumentSummary[]> {
   requireDocumentsScope(grant);
   const docs = createDocumentStore(ctx.db)
     .forPerson(grant.personId)
@@ -41,7 +42,7 @@ export async function getSharedDocument(
   ctx: AppContext,
   grant: AccessGrant,
   reference: string,
-): Promise<DocumentDetailView> {
+): Promise<IdentityDocument> {
   requireDocumentsScope(grant);
   if (!/^[A-Za-z0-9_-]{43}$/.test(reference)) throw notFound();
   const docs = createDocumentStore(ctx.db).forPerson(grant.personId);

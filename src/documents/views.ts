@@ -1,4 +1,7 @@
 import { maskNumber } from '../persons/persons.ts';
+// The response shapes are the SDK's published types (type-only, so the SDK stays free of server
+// code): what the API returns and what integrators are told it returns cannot drift apart.
+import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
 import type { SharedDocument } from './document.store.ts';
 import type { DocumentAccess } from './eligibility.ts';
 
@@ -6,23 +9,6 @@ export type { DocumentAccess } from './eligibility.ts';
 
 /** Allowed values of `proof.type`. */
 export const PROOF_TYPE = 'verity_attestation_ref';
-
-export interface DocumentSummaryView {
-  documentReference: string;
-  displayName: string;
-  documentType?: string;
-  issuingCountry?: string;
-  validityStatus?: string;
-  verified?: boolean;
-  verifiedAt?: string;
-}
-
-export interface DocumentDetailView extends DocumentSummaryView {
-  expiryDate?: string;
-  maskedDocumentNumber?: string;
-  documentNumber?: string;
-  proof: { type: string; attestationId: string; schemaVersion: string; status: string; proofHash: string };
-}
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -39,8 +25,8 @@ export function summaryView(
   doc: SharedDocument,
   reference: string,
   scopes: ReadonlySet<string>,
-): DocumentSummaryView {
-  const out: DocumentSummaryView = { documentReference: reference, displayName: doc.displayName };
+): IdentityDocumentSummary {
+  const out: IdentityDocumentSummary = { documentReference: reference, displayName: doc.displayName };
   if (scopes.has('document_type')) out.documentType = doc.documentType;
   if (scopes.has('document_issuing_country')) out.issuingCountry = doc.issuingCountry;
   if (scopes.has('document_validity')) out.validityStatus = doc.validityStatus;
@@ -65,7 +51,7 @@ export function detailView(
   access: DocumentAccess,
   proofHash: string,
   schemaVersion: string,
-): DocumentDetailView {
+): IdentityDocument {
   return {
     ...summaryView(doc, reference, scopes),
     ...detailFields(doc, scopes, access),

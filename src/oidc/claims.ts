@@ -1,27 +1,17 @@
 import type { SharedDocument } from '../documents/document.store.ts';
 import { type DocumentAccess, isShareable } from '../documents/eligibility.ts';
 import { documentClaim } from '../documents/views.ts';
+import type { PersonProfile } from '../persons/persons.ts';
 
 /** The person data UserInfo can release. Anything null or empty is "not available" and never sent. */
-export interface ClaimsPerson {
+export interface ClaimsPerson extends PersonProfile {
   name: string | null;
-  givenName: string | null;
-  familyName: string | null;
-  preferredUsername: string | null;
-  locale: string | null;
-  legalGivenName: string | null;
-  legalFamilyName: string | null;
-  /** `YYYY-MM-DD`. */
-  birthdate: string | null;
-  nationalities: readonly string[];
   photo: string | null;
   photoVerified: boolean;
   assuranceLevel: 'none' | 'low' | 'substantial' | 'high';
   identityVerified: boolean;
   /** Unix seconds. */
   updatedAt: number;
-  emails: readonly { email: string; verified: boolean; primary: boolean }[];
-  phones: readonly { phone: string; verified: boolean; primary: boolean }[];
 }
 
 export interface ClaimsOptions extends DocumentAccess {

@@ -25,21 +25,26 @@ export interface PersonSummary {
   updatedAt: string;
 }
 
-export interface PersonDetail extends Omit<PersonSummary, 'email' | 'documents'> {
+/** Names, birth date, nationalities and contacts: what both the operator's detail and UserInfo read. */
+export interface PersonProfile {
   givenName: string | null;
   familyName: string | null;
   preferredUsername: string | null;
   locale: string | null;
   legalGivenName: string | null;
   legalFamilyName: string | null;
+  /** `YYYY-MM-DD`. */
   birthdate: string | null;
-  nationalities: string[];
+  nationalities: readonly string[];
+  emails: readonly { email: string; verified: boolean; primary: boolean }[];
+  phones: readonly { phone: string; verified: boolean; primary: boolean }[];
+}
+
+export interface PersonDetail extends Omit<PersonSummary, 'email' | 'documents'>, PersonProfile {
   hasPassword: boolean;
   hasPhoto: boolean;
   photoVerified: boolean;
   faceTemplateRef: string | null;
-  emails: { email: string; verified: boolean; primary: boolean }[];
-  phones: { phone: string; verified: boolean; primary: boolean }[];
   documents: DocumentSummary[];
 }
 
