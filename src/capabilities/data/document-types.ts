@@ -6,7 +6,8 @@
 export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence', 'residence_permit'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
-export const isDocumentType = (s: string): s is DocumentType => (DOCUMENT_TYPES as readonly string[]).includes(s);
+export const isDocumentType = (s: string): s is DocumentType =>
+  (DOCUMENT_TYPES as readonly string[]).includes(s);
 
 /** `nfc`: the chip is read (ICAO 9303 eMRTD or EU eID); `mrz`: the machine-readable zone is read; `photo`: the printed face is read. */
 export const CAPTURE_METHODS = ['nfc', 'mrz', 'photo'] as const;
