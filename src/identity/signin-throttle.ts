@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { Db } from '../db/open.ts';
 
 export interface ThrottleLimits {
@@ -8,7 +9,17 @@ export interface ThrottleLimits {
 }
 
 export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
-export const ipKey = (ip: string) => `ip:${ip}`;
+/**
+ * The address a failure is counted against. An IPv6 client usually holds a whole /64 and can pick a
+ * fresh address for every guess, so IPv6 is counted per /64; an IPv4-mapped address counts as IPv4.
+ */
+export function ipKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return `ip:${ip}`;
+  const addr = ipaddr.process(ip);
+  if (addr.kind() === 'ipv4') return `ip:${addr.toString()}`;
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `ip:${parts.join(':')}::/64`;
+}
 
 /**
  * Failed sign-ins counted in fixed windows per account and per IP (`signin_attempts`), so guessing
