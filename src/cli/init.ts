@@ -83,6 +83,11 @@ sandbox = true                     # offer the built-in sandbox personas
 [developer]
 signup = "invite"                  # open | invite
 
+[demo]
+enabled = true                     # npm start (verity demo --with-server) also starts the demo; serve never does
+listen = "127.0.0.1:8081"
+url = ""
+
 [log]
 level = "info"                     # debug | info | warn | error
 `;
