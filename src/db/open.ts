@@ -17,7 +17,11 @@ export interface Db {
 }
 
 export async function openDb(path: string): Promise<Db> {
-  if (path !== ':memory:') await files.ensureDir(files.dirname(path));
+  if (path !== ':memory:') {
+    await files.ensureDir(files.dirname(path));
+    // It holds password hashes and personal data; SQLite gives its -wal and -shm files the same mode.
+    await files.ensurePrivateFile(path);
+  }
   const sql = await openSqlite(path);
   sql.exec('PRAGMA journal_mode = WAL');
   sql.exec('PRAGMA synchronous = NORMAL');

@@ -20,6 +20,11 @@ export const files = {
     await chmod(tmp, 0o600);
     await rename(tmp, path);
   },
+  /** Creates the file if missing; either way leaves it readable by its owner only. */
+  async ensurePrivateFile(path: string): Promise<void> {
+    await writeFile(path, '', { flag: 'a', mode: 0o600 });
+    await chmod(path, 0o600);
+  },
   async readText(path: string): Promise<string | undefined> {
     try {
       return await readFile(path, 'utf8');
