@@ -16,18 +16,19 @@ import {
   type IssuedCredentials,
   updateApplication,
 } from '../apps/registration.ts';
-import { type Environment, parseScopeList } from '../apps/scope-rules.ts';
-import { type Command, list, type ParsedArgs, positional, required, str, UsageError } from './command.ts';
-
-const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
-
-function environmentFlag(args: ParsedArgs, fallback?: Environment): Environment {
-  const env = str(args, 'env') ?? fallback;
-  if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
-  if (env !== 'sandbox' && env !== 'production')
-    throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
-  return env;
-}
+import { parseScopeList } from '../apps/scope-rules.ts';
+import {
+  type Command,
+  list,
+  type ParsedArgs,
+  positional,
+  required,
+  requiredEnvironment,
+  str,
+  UsageError,
+  withContext,
+} from './command.ts';
+import { iso } from './output.ts';
 
 const environmentJson = (e: EnvironmentView) => ({
   environment: e.environment,
@@ -149,8 +150,7 @@ export const appsCommands: Command[] = [
       const redirectUris = list(args, 'redirect-uri');
       if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required (repeat it for more)');
       const scopes = parseScopeList(required(args, 'scopes'));
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const created = await createApplication(ctx.db, ctx.clock, {
           name,
           type,
@@ -168,9 +168,7 @@ export const appsCommands: Command[] = [
           created,
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -179,8 +177,7 @@ export const appsCommands: Command[] = [
     usage: '[--owner DEVELOPER_ID]',
     options: { owner: { type: 'string' } },
     async run(cli, args) {
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const apps = listApplications(ctx.db, { ownerDeveloperId: str(args, 'owner') });
         const human = apps
           .map(
@@ -203,9 +200,7 @@ export const appsCommands: Command[] = [
           })),
         });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -214,14 +209,11 @@ export const appsCommands: Command[] = [
     usage: 'APP_ID',
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const app = getApplication(ctx.db, id);
         cli.print(applicationText(app), applicationJson(app));
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -245,11 +237,10 @@ export const appsCommands: Command[] = [
     },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
-      const environment = environmentFlag(args, 'sandbox');
+      const environment = requiredEnvironment(args, 'sandbox');
       const set = list(args, 'redirect-uri');
       const scopes = str(args, 'scopes');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const app = updateApplication(ctx.db, ctx.clock, id, {
           name: str(args, 'name'),
           ownerDeveloperId: ownerFlag(args),
@@ -266,9 +257,7 @@ export const appsCommands: Command[] = [
         });
         cli.print(`Updated\n${applicationText(app)}`, applicationJson(app));
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -281,14 +270,11 @@ export const appsCommands: Command[] = [
       const id = positional(args, 0, 'APP_ID');
       if (args.values.yes !== true)
         throw new UsageError(`deleting ${id} cannot be undone: add --yes to confirm`);
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         deleteApplication(ctx.db, ctx.clock, id, { actor: 'cli' });
         cli.print(`Deleted application ${id}`, { applicationId: id, deleted: true });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -299,18 +285,15 @@ export const appsCommands: Command[] = [
     options: { env: { type: 'string' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
-      const environment = environmentFlag(args);
-      const ctx = await cli.open();
-      try {
+      const environment = requiredEnvironment(args);
+      return withContext(cli, async (ctx) => {
         const r = await rotateClientSecret(ctx.db, ctx.clock, id, environment, { actor: 'cli' });
         cli.print(
           `New ${environment} client secret for ${r.clientId}:\n  ${r.clientSecret}\nThe previous secret no longer works. The secret is shown only now.`,
           r,
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -322,8 +305,7 @@ export const appsCommands: Command[] = [
       const status = str(args, 'status');
       if (status !== undefined && !['pending', 'approved', 'rejected'].includes(status))
         throw new UsageError(`--status must be pending, approved or rejected, not "${status}"`);
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const reviews = listReviews(ctx.db, {
           status: status as ReviewStatus | undefined,
           applicationId: str(args, 'app'),
@@ -339,9 +321,7 @@ export const appsCommands: Command[] = [
           .join('\n');
         cli.print(human || 'no reviews', { reviews: reviews.map(reviewJson) });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -359,8 +339,7 @@ export const appsCommands: Command[] = [
       const id = positional(args, 0, 'APP_ID');
       const justification = required(args, 'justification');
       const scopes = str(args, 'scopes');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const review = requestProductionReview(ctx.db, ctx.clock, id, {
           justification,
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
@@ -369,9 +348,7 @@ export const appsCommands: Command[] = [
         });
         cli.print(`Filed production review ${review.reviewId} for ${id} (pending)`, reviewJson(review));
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -383,8 +360,7 @@ export const appsCommands: Command[] = [
     options: { reason: { type: 'string' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const hadProduction = getApplication(ctx.db, id).environments.some(
           (e) => e.environment === 'production',
         );
@@ -400,9 +376,7 @@ export const appsCommands: Command[] = [
           r,
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -413,14 +387,11 @@ export const appsCommands: Command[] = [
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       const reason = required(args, 'reason');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const review = rejectReview(ctx.db, ctx.clock, id, { reason, actor: 'cli' });
         cli.print(`Rejected production review ${review.reviewId} for ${id}`, reviewJson(review));
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
 ];

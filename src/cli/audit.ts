@@ -1,7 +1,6 @@
 import { listAudit } from '../audit/audit.store.ts';
-import { type Command, str, UsageError } from './command.ts';
-
-const iso = (t: number) => new Date(t * 1000).toISOString();
+import { type Command, str, UsageError, withContext } from './command.ts';
+import { iso } from './output.ts';
 
 export const auditCommands: Command[] = [
   {
@@ -27,8 +26,7 @@ export const auditCommands: Command[] = [
         limit: number('limit') ?? 50,
         before: number('before'),
       };
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const entries = listAudit(ctx.db, query).map((e) => ({ ...e, at: iso(e.at) }));
         const human = entries
           .map(
@@ -39,9 +37,7 @@ export const auditCommands: Command[] = [
           .join('\n');
         cli.print(human || 'no audit entries', { entries });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
 ];

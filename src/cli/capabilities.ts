@@ -2,7 +2,7 @@ import { loadCatalogue, setAvailability } from '../capabilities/availability.ts'
 import type { Capability } from '../capabilities/catalogue.ts';
 import { normalizeCountry } from '../capabilities/catalogue.ts';
 import { NotFoundError } from '../errors.ts';
-import { type Command, positional, required, str, UsageError } from './command.ts';
+import { type Command, positional, required, str, UsageError, withContext } from './command.ts';
 
 const row = (c: Capability & { name: string }) => ({
   country: c.country,
@@ -33,8 +33,7 @@ export const capabilitiesCommands: Command[] = [
     async run(cli, args) {
       const raw = str(args, 'country');
       const only = raw === undefined ? undefined : countryArg(raw, '--country');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const catalogue = loadCatalogue(ctx.db);
         let countries = catalogue.countries;
         if (only) {
@@ -45,9 +44,7 @@ export const capabilitiesCommands: Command[] = [
         const capabilities = countries.flatMap((c) => c.documents.map((d) => row({ ...d, name: c.name })));
         cli.print(capabilities.map(line).join('\n'), { capabilities });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -63,8 +60,7 @@ export const capabilitiesCommands: Command[] = [
       if (args.positionals.length > 2) throw new UsageError(`unexpected argument "${args.positionals[2]}"`);
       const flag = required(args, 'available').toLowerCase();
       if (flag !== 'true' && flag !== 'false') throw new UsageError('--available must be true or false');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const r = setAvailability(ctx.db, ctx.clock, { country, documentType, available: flag === 'true' });
         const c = r.capability;
         const state = c.available ? 'available' : 'unavailable';
@@ -79,9 +75,7 @@ export const capabilitiesCommands: Command[] = [
           },
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
 ];

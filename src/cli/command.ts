@@ -50,3 +50,30 @@ export function positional(args: ParsedArgs, index: number, label: string): stri
   if (!v) throw new UsageError(`${label} is required`);
   return v;
 }
+
+/** Opens the database for one command and closes it however the command ends. */
+export async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => Promise<T> | T): Promise<T> {
+  const ctx = await cli.open();
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.db.close();
+  }
+}
+
+export type EnvironmentFlag = 'sandbox' | 'production';
+
+/** `--env` when given, checked to be an environment. */
+export function environmentOption(args: ParsedArgs): EnvironmentFlag | undefined {
+  const env = str(args, 'env');
+  if (env !== undefined && env !== 'sandbox' && env !== 'production')
+    throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
+  return env;
+}
+
+/** `--env`, or `fallback` when absent; without a fallback it is required. */
+export function requiredEnvironment(args: ParsedArgs, fallback?: EnvironmentFlag): EnvironmentFlag {
+  const env = environmentOption(args) ?? fallback;
+  if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
+  return env;
+}

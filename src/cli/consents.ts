@@ -1,19 +1,8 @@
 import { type ConsentRecord, createConsentLifecycleStore } from '../consent/lifecycle.store.ts';
 import { revokeConsent } from '../consent/lifecycle.ts';
-import type { AppContext } from '../context.ts';
-import type { CliContext, Command } from './command.ts';
-import { positional, str } from './command.ts';
-
-async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => Promise<T> | T): Promise<T> {
-  const ctx = await cli.open();
-  try {
-    return await fn(ctx);
-  } finally {
-    ctx.db.close();
-  }
-}
-
-const iso = (s: number) => new Date(s * 1000).toISOString();
+import type { Command } from './command.ts';
+import { positional, str, withContext } from './command.ts';
+import { iso } from './output.ts';
 
 /** The `--json` item of `consents list` (DESIGN.md §8), plus when it ends or ended and why. */
 const item = (c: ConsentRecord) => ({

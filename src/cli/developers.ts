@@ -1,21 +1,12 @@
-import { createApiKey, type KeyEnvironment, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import {
   createDeveloper,
   createInvitation,
   getDeveloper,
   listDevelopers,
 } from '../developer/developer.store.ts';
-import { type Command, type ParsedArgs, positional, required, str, UsageError } from './command.ts';
-
-const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
-
-function environmentFlag(args: ParsedArgs): KeyEnvironment {
-  const env = str(args, 'env');
-  if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
-  if (env !== 'sandbox' && env !== 'production')
-    throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
-  return env;
-}
+import { type Command, positional, required, requiredEnvironment, str, withContext } from './command.ts';
+import { iso } from './output.ts';
 
 export const developersCommands: Command[] = [
   {
@@ -25,14 +16,11 @@ export const developersCommands: Command[] = [
     options: { email: { type: 'string' }, name: { type: 'string' } },
     async run(cli, args) {
       const email = required(args, 'email');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const r = createDeveloper(ctx.db, ctx.clock, { email, name: str(args, 'name'), actor: 'cli' });
         cli.print(`Created developer ${r.developerId} (${email.trim().toLowerCase()})`, r);
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -43,8 +31,7 @@ export const developersCommands: Command[] = [
     options: { email: { type: 'string' } },
     async run(cli, args) {
       const email = required(args, 'email');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const inv = await createInvitation(ctx.db, ctx.clock, { email, actor: 'cli' });
         const url = `${ctx.config.server.developer_url}/invitations/${inv.token}`;
         cli.print(
@@ -58,17 +45,14 @@ export const developersCommands: Command[] = [
           },
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
     name: 'developers list',
     summary: 'List developer accounts.',
     async run(cli) {
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const devs = listDevelopers(ctx.db).map((d) => ({
           developerId: d.developerId,
           email: d.email,
@@ -86,9 +70,7 @@ export const developersCommands: Command[] = [
           .join('\n');
         cli.print(human || 'no developers', { developers: devs });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -98,9 +80,8 @@ export const developersCommands: Command[] = [
     options: { env: { type: 'string' }, label: { type: 'string' } },
     async run(cli, args) {
       const developerId = positional(args, 0, 'DEVELOPER_ID');
-      const environment = environmentFlag(args);
-      const ctx = await cli.open();
-      try {
+      const environment = requiredEnvironment(args);
+      return withContext(cli, async (ctx) => {
         getDeveloper(ctx.db, developerId);
         const r = await createApiKey(ctx.db, ctx.clock, developerId, environment, {
           label: str(args, 'label'),
@@ -111,9 +92,7 @@ export const developersCommands: Command[] = [
           r,
         );
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -122,8 +101,7 @@ export const developersCommands: Command[] = [
     usage: 'DEVELOPER_ID',
     async run(cli, args) {
       const developerId = positional(args, 0, 'DEVELOPER_ID');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         getDeveloper(ctx.db, developerId);
         const keys = listApiKeys(ctx.db, developerId).map((k) => ({
           keyId: k.keyId,
@@ -141,9 +119,7 @@ export const developersCommands: Command[] = [
           .join('\n');
         cli.print(human || 'no API keys', { keys });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -152,14 +128,11 @@ export const developersCommands: Command[] = [
     usage: 'KEY_ID',
     async run(cli, args) {
       const keyId = positional(args, 0, 'KEY_ID');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const k = revokeApiKey(ctx.db, ctx.clock, keyId, { actor: 'cli' });
         cli.print(`Revoked API key ${keyId}`, { keyId, revokedAt: iso(k.revokedAt) });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
 ];

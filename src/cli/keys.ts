@@ -1,15 +1,13 @@
 import { keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
-import { type Command, positional } from './command.ts';
-
-const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
+import { type Command, positional, withContext } from './command.ts';
+import { iso } from './output.ts';
 
 export const keysCommands: Command[] = [
   {
     name: 'keys list',
     summary: 'List the signing keys with their state (next, active, retired) and times.',
     async run(cli) {
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const keys = ctx.keys.store.list().map((r) => ({
           kid: r.kid,
           state: r.state,
@@ -29,9 +27,7 @@ export const keysCommands: Command[] = [
           .join('\n');
         cli.print(human || 'no signing keys', { keys });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -44,8 +40,7 @@ export const keysCommands: Command[] = [
     usage: '[--now]',
     options: { now: { type: 'boolean' } },
     async run(cli, args) {
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const r = await rotateManually(ctx, { immediate: args.values.now === true });
         const human = r.promoted
           ? `active key is now ${r.active}; next key ${r.next} published`
@@ -58,9 +53,7 @@ export const keysCommands: Command[] = [
           promotableAt: iso(r.promotableAt),
         });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
   {
@@ -73,8 +66,7 @@ export const keysCommands: Command[] = [
     options: { remove: { type: 'boolean' } },
     async run(cli, args) {
       const kid = positional(args, 0, 'KID');
-      const ctx = await cli.open();
-      try {
+      return withContext(cli, async (ctx) => {
         const r = await retireKey(ctx, kid, { remove: args.values.remove === true });
         const set = keySetSummary(ctx);
         const human =
@@ -91,9 +83,7 @@ export const keysCommands: Command[] = [
           retired: set.retired,
         });
         return 0;
-      } finally {
-        ctx.db.close();
-      }
+      });
     },
   },
 ];

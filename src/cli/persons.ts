@@ -1,18 +1,8 @@
 import { revokePersonConsents } from '../consent/lifecycle.ts';
-import type { AppContext } from '../context.ts';
 import { importPersons } from '../persons/import.ts';
 import { disablePerson, getPerson, listPersons, type PersonDetail } from '../persons/persons.ts';
 import { proc } from '../platform/process.ts';
-import { type CliContext, type Command, positional, str, UsageError } from './command.ts';
-
-async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => Promise<T> | T): Promise<T> {
-  const ctx = await cli.open();
-  try {
-    return await fn(ctx);
-  } finally {
-    ctx.db.close();
-  }
-}
+import { type Command, positional, str, UsageError, withContext } from './command.ts';
 
 async function readInput(file: string): Promise<string> {
   try {

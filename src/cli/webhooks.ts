@@ -1,5 +1,5 @@
 import { listAllAttempts, redeliverAsOperator } from '../webhooks/delivery.service.ts';
-import { type Command, positional, str, UsageError } from './command.ts';
+import { type Command, environmentOption, positional, str, UsageError, withContext } from './command.ts';
 
 export const webhooksCommands: Command[] = [
   {
@@ -17,14 +17,11 @@ export const webhooksCommands: Command[] = [
       cursor: { type: 'string' },
     },
     async run(cli, args) {
-      const env = str(args, 'env');
-      if (env !== undefined && env !== 'sandbox' && env !== 'production')
-        throw new UsageError('--env must be sandbox or production');
+      const env = environmentOption(args);
       const limitText = str(args, 'limit');
       if (limitText !== undefined && !/^\d+$/.test(limitText))
         throw new UsageError('--limit must be a number');
-      const ctx = await cli.open();
-      try {
+      await withContext(cli, (ctx) => {
         const page = listAllAttempts(ctx, {
           applicationId: str(args, 'app'),
           environment: env,
@@ -41,9 +38,7 @@ export const webhooksCommands: Command[] = [
         if (lines.length === 0) lines.push('No delivery attempts.');
         if (page.nextCursor) lines.push(`More: --cursor ${page.nextCursor}`);
         cli.print(lines.join('\n'), page);
-      } finally {
-        ctx.db.close();
-      }
+      });
       return 0;
     },
   },
@@ -54,16 +49,13 @@ export const webhooksCommands: Command[] = [
     options: { endpoint: { type: 'string' } },
     async run(cli, args) {
       const eventId = positional(args, 0, 'EVENT_ID');
-      const ctx = await cli.open();
-      try {
+      await withContext(cli, (ctx) => {
         const result = redeliverAsOperator(ctx, eventId, str(args, 'endpoint'));
         cli.print(
           `Queued ${result.eventId} for ${result.deliveries.map((d) => d.endpointId).join(', ')}; a running server sends it within seconds.`,
           result,
         );
-      } finally {
-        ctx.db.close();
-      }
+      });
       return 0;
     },
   },
