@@ -3,41 +3,25 @@ import { unix } from '../../src/platform/clock.ts';
 import { pruneWebhookHistory } from '../../src/webhooks/delivery.service.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
-import { LOCALHOST_OK, type Owner, owner, type Receiver, receiver, sandboxEndpoint } from './fixtures.ts';
+import {
+  enqueueConsentEvent,
+  LOCALHOST_OK,
+  type Owner,
+  owner,
+  receiverPool,
+  sandboxEndpoint,
+} from './fixtures.ts';
 
 let ctx: TestContext;
-const receivers: Receiver[] = [];
+const receivers = receiverPool();
+const rx = receivers.start;
 afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
+  await receivers.stopAll();
   ctx?.cleanup();
 });
 
-function rx(respond?: Parameters<typeof receiver>[0]): Receiver {
-  const r = receiver(respond);
-  receivers.push(r);
-  return r;
-}
-
-function granted(o: Owner) {
-  return ctx.db.sql.transaction(() =>
-    enqueueEvent(ctx.db, ctx.clock, {
-      type: 'consent.granted',
-      applicationId: o.applicationId,
-      environment: 'sandbox',
-      data: {
-        consentId: crypto.randomUUID(),
-        applicationId: o.applicationId,
-        environment: 'sandbox',
-        sub: 's',
-        scopes: ['openid'],
-        purpose: 'p',
-        at: ctx.clock.now().toISOString(),
-      },
-    }),
-  );
-}
+const granted = (o: Owner) => enqueueConsentEvent(ctx, o, 'consent.granted');
 
 async function until(cond: () => boolean, ms = 5000) {
   const deadline = performance.now() + ms;

@@ -4,7 +4,8 @@ import { createDeveloper } from '../../src/developer/developer.store.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { DeveloperPrincipal } from '../../src/webhooks/access.ts';
 import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
-import type { EventType } from '../../src/webhooks/events.ts';
+import type { EventEnvelope, EventType } from '../../src/webhooks/events.ts';
+import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import { createTestApp } from '../helpers/apps.ts';
 
@@ -99,6 +100,53 @@ export function receiver(respond: Responder = () => new Response('ok')): Receive
     await server.stop(true);
   };
   return r;
+}
+
+/** Receivers started during a test; call `stopAll` in `afterEach`. */
+export function receiverPool() {
+  const started: Receiver[] = [];
+  return {
+    start(respond?: Responder): Receiver {
+      const r = receiver(respond);
+      started.push(r);
+      return r;
+    },
+    async stopAll(): Promise<void> {
+      for (const r of started.splice(0)) await r.stop();
+    },
+  };
+}
+
+/** A sandbox `consent.granted` or `consent.revoked` event of the owner's application, committed. */
+export function enqueueConsentEvent(
+  ctx: AppContext,
+  o: Owner,
+  type: 'consent.granted' | 'consent.revoked',
+): EventEnvelope {
+  const data = {
+    consentId: crypto.randomUUID(),
+    applicationId: o.applicationId,
+    environment: 'sandbox' as const,
+    sub: 'sub-1',
+    scopes: ['openid'],
+    purpose: 'Sign in',
+    at: ctx.clock.now().toISOString(),
+  };
+  return ctx.db.sql.transaction(() =>
+    type === 'consent.granted'
+      ? enqueueEvent(ctx.db, ctx.clock, {
+          type,
+          applicationId: o.applicationId,
+          environment: 'sandbox',
+          data,
+        })
+      : enqueueEvent(ctx.db, ctx.clock, {
+          type,
+          applicationId: o.applicationId,
+          environment: 'sandbox',
+          data: { ...data, reason: 'revoked_by_person' },
+        }),
+  );
 }
 
 /** An endpoint of the owner's sandbox (the config must allow localhost) with its secret. */

@@ -2,52 +2,29 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { unix } from '../../src/platform/clock.ts';
 import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { freePort } from '../helpers/server.ts';
 import {
+  enqueueConsentEvent,
   LOCALHOST_OK,
   type Owner,
   owner,
   type Receiver,
-  receiver,
+  receiverPool,
   sandboxEndpoint,
   verify,
 } from './fixtures.ts';
 
 let ctx: TestContext;
-const receivers: Receiver[] = [];
+const receivers = receiverPool();
+const rx = receivers.start;
 afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
+  await receivers.stopAll();
   ctx?.cleanup();
 });
 
-function rx(respond?: Parameters<typeof receiver>[0]): Receiver {
-  const r = receiver(respond);
-  receivers.push(r);
-  return r;
-}
-
-function consentEvent(o: Owner) {
-  return ctx.db.sql.transaction(() =>
-    enqueueEvent(ctx.db, ctx.clock, {
-      type: 'consent.revoked',
-      applicationId: o.applicationId,
-      environment: 'sandbox',
-      data: {
-        consentId: 'cns_1',
-        applicationId: o.applicationId,
-        environment: 'sandbox',
-        sub: 'sub-1',
-        scopes: ['openid'],
-        purpose: 'Sign in',
-        at: ctx.clock.now().toISOString(),
-        reason: 'revoked_by_person',
-      },
-    }),
-  );
-}
+const consentEvent = (o: Owner) => enqueueConsentEvent(ctx, o, 'consent.revoked');
 
 /**
  * Walks the whole schedule under the fixed clock: one second before each step nothing is sent, at
