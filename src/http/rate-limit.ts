@@ -16,7 +16,9 @@ export interface RateLimitScope {
 
 export interface RateLimitOptions {
   /** Which environment and plan the request belongs to, for the per-environment/per-plan limits. */
-  scopeOf?: (c: Context<AppEnv>) => RateLimitScope | undefined;
+  scopeOf?: (c: Context<AppEnv>) => RateLimitScope | undefined | Promise<RateLimitScope | undefined>;
+  /** Renders the 429 in the surface's own error shape (the token endpoint's differs). */
+  respond?: (err: ApiError, c: Context<AppEnv>) => Response;
 }
 
 export interface Limit {
@@ -89,7 +91,7 @@ export function rateLimit(
 ): MiddlewareHandler<AppEnv> {
   const config = ctx.config.rate_limits[bucket];
   return async function rateLimit(c, next) {
-    const limit = resolveLimit(config, opts.scopeOf?.(c));
+    const limit = resolveLimit(config, await opts.scopeOf?.(c));
     const result = hit(ctx, `${bucket}:${await keyOf(c)}`, limit);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(result.limit),
@@ -101,7 +103,7 @@ export function rateLimit(
         ...headers,
         'Retry-After': String(result.reset),
       });
-      return apiErrorResponse(err, c);
+      return (opts.respond ?? apiErrorResponse)(err, c);
     }
     for (const [k, v] of Object.entries(headers)) c.header(k, v);
     await next();

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { tokenErrorResponse } from '../http/errors.ts';
+import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
@@ -19,11 +19,24 @@ export function oauthRouter(ctx: AppContext) {
   const identityUrl = ctx.config.server.identity_url;
   const issuer = ctx.config.server.base_url;
 
+  // Every legitimate OAuth request body is a few hundred bytes. First, so that the rate limiter's
+  // look at the body (for the client's environment) reads a bounded one.
+  const limitBody = bodyLimit({
+    maxSize: 64 * 1024,
+    onError: (c) =>
+      tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c),
+  });
+  app.post('/v1/oauth/*', limitBody);
+
   // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5); the client
   // named in the request (if any) selects its environment's and plan's limit.
   app.use(
     '/v1/oauth/*',
-    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, { scopeOf: (c) => oauthScope(ctx, c) }),
+    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, {
+      scopeOf: (c) => oauthScope(ctx, c),
+      respond: (err, c) =>
+        c.req.path === '/v1/oauth/token' ? tokenErrorResponse(err, c) : apiErrorResponse(err, c),
+    }),
   );
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
@@ -46,14 +59,6 @@ export function oauthRouter(ctx: AppContext) {
       return c.body(page.body, 400, page.headers);
     }
   }
-
-  // Every legitimate OAuth request body is a few hundred bytes.
-  const limitBody = bodyLimit({
-    maxSize: 64 * 1024,
-    onError: (c) =>
-      tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c),
-  });
-  app.post('/v1/oauth/*', limitBody);
 
   app.get('/v1/oauth/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
   app.post('/v1/oauth/authorize', async (c) => {
@@ -82,8 +87,8 @@ export function oauthRouter(ctx: AppContext) {
 }
 
 /** The environment and plan of the client a request names, for per-environment/per-plan limits. */
-function oauthScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undefined {
-  let clientId = c.req.query('client_id');
+async function oauthScope(ctx: AppContext, c: Context<AppEnv>): Promise<RateLimitScope | undefined> {
+  let clientId = c.req.query('client_id') ?? (await bodyClientId(c));
   const auth = c.req.header('authorization');
   if (!clientId && auth && /^basic\s/i.test(auth)) {
     try {
@@ -96,4 +101,26 @@ function oauthScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undef
   if (!clientId) return undefined;
   const client = findClient(ctx.db, clientId);
   return client ? { environment: client.environment, plan: client.plan } : undefined;
+}
+
+/**
+ * `client_id` from a POST body (public clients and client_secret_post send it there). Hono caches the
+ * body text, so the handler reads it again for free.
+ */
+async function bodyClientId(c: Context<AppEnv>): Promise<string | undefined> {
+  // A body declared too large is left to the body limit; the listener caps undeclared ones.
+  if (c.req.method !== 'POST' || Number(c.req.header('content-length') ?? 0) > 64 * 1024) return undefined;
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const text = await c.req.text();
+  if (type === 'application/x-www-form-urlencoded')
+    return new URLSearchParams(text).get('client_id') ?? undefined;
+  if (type === 'application/json') {
+    try {
+      const id = (JSON.parse(text) as { client_id?: unknown }).client_id;
+      return typeof id === 'string' ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -29,6 +29,8 @@ export interface BearerEnv {
   Variables: AppEnv['Variables'] & {
     /** SHA-256 of the presented token, set before rate limiting so the limit is per token. */
     bearerHash?: string;
+    /** Why the request carries no usable token; raised after it has been counted. */
+    bearerError?: Error;
     grant: AccessGrant;
   };
   Bindings: AppEnv['Bindings'];
@@ -165,10 +167,17 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
   const read: MiddlewareHandler<BearerEnv> = async function readBearer(c, next) {
     c.header('Cache-Control', 'no-store');
     c.header('Pragma', 'no-cache');
-    const token = await presentedToken(c);
-    if (token === undefined) throw missingToken();
+    // A request without a usable token is still counted (against the client address) and answered
+    // with the rate-limit headers, so probing without a token is throttled like any other call.
+    let token: string | undefined;
+    try {
+      token = await presentedToken(c);
+      if (token === undefined) c.set('bearerError', missingToken());
+    } catch (e) {
+      c.set('bearerError', e as Error);
+    }
     // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
-    c.set('bearerHash', token.startsWith('at_') ? await sha256Hex(token) : '');
+    c.set('bearerHash', token?.startsWith('at_') ? await sha256Hex(token) : '');
     await next();
   };
   const limit = rateLimit(ctx, 'userinfo', (c) => {
@@ -176,6 +185,8 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
     return hash ? `token:${hash}` : `ip:${c.get('clientIp')}`;
   }) as unknown as MiddlewareHandler<BearerEnv>;
   const auth: MiddlewareHandler<BearerEnv> = async function authenticateBearer(c, next) {
+    const failure = c.get('bearerError');
+    if (failure) throw failure;
     const hash = c.get('bearerHash');
     if (!hash) throw invalidToken();
     c.set('grant', authenticateToken(ctx, hash));

@@ -23,6 +23,8 @@ export async function listen(
       hostname: opts.hostname,
       port: opts.port,
       idleTimeout: 30,
+      // Nothing Verity accepts comes near this (camera frames are the largest); the default is 128 MiB.
+      maxRequestBodySize: 8 * 1024 * 1024,
       fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
     });
     return {

@@ -62,7 +62,14 @@ describe('OAuth endpoints', () => {
       headers: { 'Content-Type': 'text/plain' },
     });
     expect(over.status).toBe(429);
-    expect(((await over.json()) as any).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(over.headers.get('retry-after')).toBe('60');
+    // The token endpoint keeps its own error shape, so OAuth client libraries can read the 429.
+    const body = (await over.json()) as any;
+    expect(body.error).toBe('RATE_LIMIT_EXCEEDED');
+    expect(typeof body.error_description).toBe('string');
+    const authorizeOver = await request(authorizePath(app));
+    expect(authorizeOver.status).toBe(429);
+    expect(((await authorizeOver.json()) as any).error.code).toBe('RATE_LIMIT_EXCEEDED');
     // Other paths are not in the OAuth bucket.
     expect((await request('/.well-known/openid-configuration')).headers.get('x-ratelimit-limit')).toBeNull();
   });
@@ -139,6 +146,53 @@ window = "1h"
     });
     const e = await request(authorizePath(ent), undefined, '192.0.2.12');
     expect(limits(e)).toEqual({ limit: '5', remaining: '4', reset: '3600' });
+  });
+
+  test('a client_id in the token request body selects its environment and plan limit too', async () => {
+    const { ctx, request } = await setup(`
+[rate_limits.oauth]
+requests = 1
+[rate_limits.oauth.environments.production]
+requests = 3
+`);
+    const prod = await createTestApp(ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      scopes: ['profile'],
+      environment: 'production',
+    });
+    const form = await request(
+      '/v1/oauth/token',
+      {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: 'x',
+          client_id: prod.clientId,
+        }).toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      },
+      '192.0.2.20',
+    );
+    expect(limits(form)).toMatchObject({ limit: '3', remaining: '2' });
+    const json = await request(
+      '/v1/oauth/token',
+      {
+        method: 'POST',
+        body: JSON.stringify({
+          grant_type: 'authorization_code',
+          code: 'x',
+          client_id: prod.clientId,
+          redirect_uri: REDIRECT,
+          code_verifier: 'v'.repeat(43),
+        }),
+        headers: { 'Content-Type': 'application/json' },
+      },
+      '192.0.2.20',
+    );
+    expect(limits(json)).toMatchObject({ limit: '3', remaining: '1' });
+    // The handler still read the body the limiter had read: the code itself was judged.
+    expect(((await json.json()) as any).error).toBe('invalid_grant');
   });
 
   test('expired windows are cleaned up', async () => {

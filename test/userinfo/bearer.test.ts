@@ -137,6 +137,24 @@ test('the limit is per token: one token over its limit gets 429, another token i
   expect((await call('/v1/userinfo', bearer(first.accessToken))).res.status).toBe(200);
 });
 
+test('requests without a usable token are counted against the client address and get the headers', async () => {
+  await setup('[rate_limits.userinfo]\nrequests = 3');
+  const attempts: RequestInit[] = [
+    {},
+    { headers: { Authorization: 'Bearer' } },
+    { headers: { Authorization: 'Basic eDp5' } },
+  ];
+  for (const [i, init] of attempts.entries()) {
+    const { res } = await call('/v1/userinfo', init);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
+  }
+  const query = await call('/v1/userinfo?access_token=at_x');
+  expect(query.res.status).toBe(429);
+  expect(query.body.error!.code).toBe('RATE_LIMIT_EXCEEDED');
+});
+
 test('the token is stored only as its hash', async () => {
   const { accessToken } = await setup();
   const rows = ctx.db.sql.prepare<{ token_hash: string }>('SELECT token_hash FROM access_tokens').all();
