@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { type Started, startWay } from '../../scripts/smoke.ts';
-import { completeSandboxFlow, launchChromium, startRelyingParty } from '../e2e/relying-party.ts';
+import { completeSandboxFlow, startRelyingParty } from '../e2e/relying-party.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 
 setDefaultTimeout(90_000);
 

@@ -5,8 +5,8 @@ import { type RunningDemo, startDemo } from '../../src/demo/start.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { completeSandboxFlow } from '../e2e/relying-party.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
-import { launchChromium } from '../sdk/chromium.ts';
 
 setDefaultTimeout(60_000);
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   demoPort = await freePort();
   demo = await startDemo(server.ctx, { port: demoPort });
-  browser = await launchChromium();
+  browser = await launchChromium({ popupBlocker: true });
 });
 afterAll(async () => {
   await browser?.close();

@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { importPersons } from '../../src/persons/import.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { jsonl, record } from '../persons/fixtures.ts';
-import { launchChromium, startRelyingParty, watchConsole } from './relying-party.ts';
+import { startRelyingParty, watchConsole } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
 

@@ -3,8 +3,9 @@ import type { Browser } from 'playwright-core';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { launchChromium, startRelyingParty, watchConsole } from './relying-party.ts';
+import { startRelyingParty, watchConsole } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
 
@@ -50,7 +51,9 @@ beforeAll(async () => {
       `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES ('psn_lin', 'lin@example.org', 1, 1)`,
     )
     .run();
-  browser = await launchChromium(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+  browser = await launchChromium({
+    extraArgs: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
+  });
 });
 
 afterAll(async () => {

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { completeSandboxFlow, launchChromium, startRelyingParty, watchConsole } from './relying-party.ts';
+import { completeSandboxFlow, startRelyingParty, watchConsole } from './relying-party.ts';
 
 setDefaultTimeout(30_000);
 

@@ -3,8 +3,9 @@ import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { completeSandboxFlow, launchChromium, startRelyingParty } from './relying-party.ts';
+import { completeSandboxFlow, startRelyingParty } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
 

@@ -5,9 +5,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { cli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { launchChromium } from '../sdk/chromium.ts';
 
 const SHOTS = 'test-results/screenshots';
 const PASSWORD = 'correct horse battery staple';
@@ -45,7 +45,7 @@ beforeAll(async () => {
       return new Response('callback reached', { headers: { 'content-type': 'text/plain' } });
     },
   });
-  browser = await launchChromium();
+  browser = await launchChromium({ popupBlocker: true });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 /**
  * A loopback relying party: `/callback` records the query it receives; `/start?to=URL` is a page
@@ -42,23 +42,6 @@ export function startRelyingParty() {
     },
     stop: () => server.stop(true),
   };
-}
-
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...extraArgs,
-    ],
-  });
 }
 
 /** Collects CSP violations and page errors, which a correct page never produces. */

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser } from 'playwright-core';
 import { runExample } from '../../docs/examples/openid-client.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { completeSandboxFlow, launchChromium } from '../e2e/relying-party.ts';
+import { completeSandboxFlow } from '../e2e/relying-party.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { cli } from '../helpers/cli.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { launchChromium } from '../e2e/relying-party.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { tempDir } from '../helpers/context.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

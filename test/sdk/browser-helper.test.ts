@@ -10,7 +10,7 @@ import {
 } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BROWSER_HELPER_JS } from '../../src/sdk/browser/bundle.gen.ts';
-import { launchChromium } from './chromium.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 
 /**
  * A tiny application page using the bundled helper, its transaction endpoint, and a stand-in
@@ -80,7 +80,7 @@ let browser: Browser;
 let app: FakeApp;
 let context: BrowserContext;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await launchChromium({ popupBlocker: true });
 });
 afterAll(async () => {
   await browser.close();
