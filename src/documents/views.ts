@@ -66,9 +66,10 @@ export function detailView(
 }
 
 /**
- * The UserInfo `document` claim: the approved fields of one document, or undefined when no
+ * The UserInfo `document` claim: only the approved fields of one document, or undefined when no
  * `document_*` scope was approved. It needs no `identity_documents` (that scope opens the documents
- * API); the reference is included so an application holding both can fetch the detail.
+ * API). The display name is left out (it names the type and country, which have scopes of their own),
+ * and the reference appears only with `identity_documents`, to fetch the detail with.
  */
 export function documentClaim(
   doc: SharedDocument,
@@ -77,5 +78,10 @@ export function documentClaim(
   access: DocumentAccess,
 ): Record<string, unknown> | undefined {
   if (![...scopes].some((s) => s.startsWith('document_'))) return undefined;
-  return { ...summaryView(doc, reference, scopes), ...detailFields(doc, scopes, access) };
+  const { documentReference, displayName: _name, ...approved } = summaryView(doc, reference, scopes);
+  return {
+    ...(scopes.has('identity_documents') ? { documentReference } : {}),
+    ...approved,
+    ...detailFields(doc, scopes, access),
+  };
 }

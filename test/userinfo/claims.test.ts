@@ -27,9 +27,11 @@ type Expect = (p: Persona, ref: string) => Record<string, unknown>;
 const primaryDoc = (p: Persona) => p.documents.find((d) => d.primary) ?? p.documents[0];
 const doc =
   (fields: (d: Persona['documents'][number]) => Record<string, unknown>): Expect =>
-  (p, ref) => {
+  (p) => {
     const d = primaryDoc(p);
-    return d ? { document: { documentReference: ref, displayName: d.displayName, ...fields(d) } } : {};
+    // Only the approved fields: no display name (it names type and country), and the reference only
+    // with identity_documents (see the all-scopes test).
+    return d ? { document: fields(d) } : {};
   };
 const some = <T>(list: T[], f: (l: T[]) => Record<string, unknown>) => (list.length ? f(list) : {});
 
@@ -191,8 +193,6 @@ describe('claimsFor details', () => {
     const docs = createDocumentStore(ctx.db).forPerson('psn_sandbox_ben');
     const scopes = ['document_type', 'document_validity'];
     expect(claimsFor(ben, docs, scopes, opts()).document).toEqual({
-      documentReference: 'ref',
-      displayName: 'French identity card',
       documentType: 'id_card',
       validityStatus: 'valid',
     });
@@ -244,7 +244,7 @@ describe('through a real flow: Ada, one scope per authorization', () => {
       Object.assign(document, row.document ?? {});
       Object.assign(expected, row);
     }
-    expected.document = document;
+    expected.document = { documentReference: ref, ...document };
     const get = await inProcess(ctx)('/v1/userinfo', bearer(accessToken));
     expect(await get.json()).toEqual(expected);
     const post = await inProcess(ctx)('/v1/userinfo', { method: 'POST', ...bearer(accessToken) });
