@@ -102,7 +102,7 @@ export async function mintCode(ctx: AppContext, app: TestApp, opts: MintOptions 
   }
   const requestId = createAuthorizationRequest(ctx, validateAuthorizeRequest(ctx, params));
   const personId = opts.personId ?? createTestPerson(ctx);
-  const consentId = createTestConsent(ctx, app, personId, scopes);
+  const consentId = opts.grant?.consentId ?? createTestConsent(ctx, app, personId, scopes);
   const url = await approveAuthorization(ctx, requestId, {
     personId,
     consentId,

@@ -1,18 +1,8 @@
 import type { AppContext } from '../../src/context.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
-import { approveAuthorization, type Grant } from '../../src/oauth/authorization-result.ts';
-import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
-import { unix } from '../../src/platform/clock.ts';
+import type { Grant } from '../../src/oauth/authorization-result.ts';
 import type { TestApp } from '../helpers/apps.ts';
-import {
-  basic,
-  createTestConsent,
-  createTestPerson,
-  inProcess,
-  pkcePair,
-  REDIRECT,
-  tokenRequest,
-} from '../oauth/fixtures.ts';
+import { basic, inProcess, mintCode, REDIRECT, tokenRequest } from '../oauth/fixtures.ts';
 
 export interface Issued {
   accessToken: string;
@@ -22,51 +12,27 @@ export interface Issued {
 }
 
 /**
- * An access token issued the way a client gets one: a validated authorize request approved for the
- * person under a consent (the given one, or a fresh one for exactly these scopes), then the code
- * exchanged at the token endpoint. The application must have `REDIRECT` registered.
+ * An access token issued the way a client gets one: a code minted by `mintCode` (a validated authorize
+ * request with PKCE and a nonce, approved for the person under the given consent or a fresh one for
+ * exactly these scopes), then exchanged at the token endpoint. The application must have `REDIRECT`
+ * registered.
  */
 export async function issueToken(
   ctx: AppContext,
   app: TestApp,
   opts: { scopes: string[]; personId?: string; grant?: Partial<Grant> },
 ): Promise<Issued> {
-  const request = inProcess(ctx);
-  const pair = await pkcePair();
-  const params = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.clientId,
-    redirect_uri: REDIRECT,
-    scope: opts.scopes.join(' '),
-    state: randomToken(),
-    nonce: randomToken(),
-    code_challenge: pair.challenge,
-    code_challenge_method: 'S256',
-  });
-  const requestId = createAuthorizationRequest(ctx, validateAuthorizeRequest(ctx, params));
-  const personId = opts.personId ?? createTestPerson(ctx);
-  const consentId = opts.grant?.consentId ?? createTestConsent(ctx, app, personId, opts.scopes);
-  const callback = new URL(
-    await approveAuthorization(ctx, requestId, {
-      personId,
-      consentId,
-      authTime: unix(ctx.clock) - 30,
-      acr: 'high',
-      amr: ['pwd', 'face'],
-      livenessVerified: true,
-      faceMatchVerified: true,
-      ...opts.grant,
-    }),
-  );
-  const res = await request(
+  const minted = await mintCode(ctx, app, { ...opts, nonce: randomToken() });
+  const { consentId, personId } = minted;
+  const res = await inProcess(ctx)(
     '/v1/oauth/token',
     tokenRequest(
       {
         grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
+        code: minted.code,
         redirect_uri: REDIRECT,
         client_id: app.clientId,
-        code_verifier: pair.verifier,
+        code_verifier: minted.verifier!,
       },
       { auth: app.clientSecret ? basic(app.clientId, app.clientSecret) : undefined },
     ),
