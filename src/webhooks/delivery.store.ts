@@ -302,5 +302,3 @@ export function createDeliveryStore(db: Db) {
     },
   };
 }
-
-export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

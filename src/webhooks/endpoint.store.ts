@@ -149,5 +149,3 @@ export function createEndpointStore(db: Db) {
     },
   };
 }
-
-export type EndpointStore = ReturnType<typeof createEndpointStore>;

@@ -36,5 +36,3 @@ export function webhookMetrics(ctx: Pick<AppContext, 'metrics' | 'db'>) {
     ),
   };
 }
-
-export type WebhookMetrics = ReturnType<typeof webhookMetrics>;
