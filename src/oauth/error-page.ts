@@ -39,6 +39,7 @@ h1{font-size:1.4rem}code{background:#f2f2f2;padding:.1rem .3rem;border-radius:3p
       'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
       'Referrer-Policy': 'no-referrer',
       'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
       'Cache-Control': 'no-store',
     },
   };

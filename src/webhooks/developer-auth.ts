@@ -12,15 +12,24 @@ export interface DeveloperApiEnv extends AppEnv {
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="developer-api"' };
 
 /**
- * `Authorization: Bearer dk_test_…|dk_live_…`. A missing, malformed, unknown or revoked key, and a key
- * of one environment presented as the other, all get the same 401.
+ * `Authorization: Bearer dk_test_…|dk_live_…`, in two steps around the rate limiter so that failed
+ * attempts are counted (against the client address) and answered with the rate-limit headers too:
+ * `identifyDeveloper` puts a valid key on the context, `requireDeveloper` refuses the request without
+ * one. A missing, malformed, unknown or revoked key, and a key of one environment presented as the
+ * other, all get the same 401.
  */
-export function developerAuth(ctx: AppContext): MiddlewareHandler<DeveloperApiEnv> {
-  return async function developerAuth(c, next) {
-    const header = c.req.header('Authorization') ?? '';
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+export function identifyDeveloper(ctx: AppContext): MiddlewareHandler<DeveloperApiEnv> {
+  return async function identifyDeveloper(c, next) {
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '');
     const key = m ? await authenticateApiKey(ctx.db, ctx.clock, m[1]!) : undefined;
-    if (!key)
+    if (key) c.set('developer', key);
+    await next();
+  };
+}
+
+export function requireDeveloper(): MiddlewareHandler<DeveloperApiEnv> {
+  return async function requireDeveloper(c, next) {
+    if (!c.get('developer'))
       throw new ApiError(
         'INVALID_API_KEY',
         'A valid developer API key is required.',
@@ -28,7 +37,6 @@ export function developerAuth(ctx: AppContext): MiddlewareHandler<DeveloperApiEn
         undefined,
         CHALLENGE,
       );
-    c.set('developer', key);
     await next();
   };
 }

@@ -6,7 +6,7 @@ import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { deliveryHistory, redeliverEvent } from './delivery.service.ts';
-import { type DeveloperApiEnv, developerAuth } from './developer-auth.ts';
+import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from './developer-auth.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -77,18 +77,17 @@ export function webhooksRouter(ctx: AppContext) {
   const base = '/v1/developer/applications/:applicationId/webhooks';
   app.onError((err, c) => apiErrorResponse(err, c as unknown as Context<AppEnv>));
   // `${base}/*` also matches `${base}` itself.
-  app.use(`${base}/*`, developerAuth(ctx));
-  const limit = rateLimit(
-    ctx,
-    'developer',
-    (c) => (c as unknown as Context<DeveloperApiEnv>).get('developer').keyId,
-    {
-      scopeOf: (c) => ({
-        environment: (c as unknown as Context<DeveloperApiEnv>).get('developer').environment,
-      }),
+  app.use(`${base}/*`, identifyDeveloper(ctx));
+  // Per key; requests without a valid key count against the client address.
+  const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
+  const limit = rateLimit(ctx, 'developer', (c) => keyOf(c)?.keyId ?? `ip:${c.get('clientIp')}`, {
+    scopeOf: (c) => {
+      const key = keyOf(c);
+      return key && { environment: key.environment };
     },
-  ) as unknown as Parameters<typeof app.use>[1];
+  }) as unknown as Parameters<typeof app.use>[1];
   app.use(`${base}/*`, limit);
+  app.use(`${base}/*`, requireDeveloper());
 
   const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
   const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;

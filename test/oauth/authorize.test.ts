@@ -64,6 +64,7 @@ async function expectErrorPage(res: Response) {
   const html = await res.text();
   expect(html).toContain(requestId);
   expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  expect(res.headers.get('x-frame-options')).toBe('DENY');
   return html;
 }
 

@@ -35,10 +35,13 @@ describe('developer API: authentication and ownership', () => {
       // The sandbox key's secret part presented with the production prefix.
       `dk_live_${o.sandboxKey.slice('dk_test_'.length)}`,
     ];
-    for (const k of attempts) {
+    for (const [i, k] of attempts.entries()) {
       const r = await api('GET', path, k);
       expect(r.status).toBe(401);
       expect(r.headers.get('WWW-Authenticate')).toStartWith('Bearer');
+      // Failed attempts are counted (per client address) and labelled like any other call.
+      expect(r.headers.get('X-RateLimit-Limit')).toBe('120');
+      expect(r.headers.get('X-RateLimit-Remaining')).toBe(String(119 - i));
       expect(r.json.error.code).toBe('INVALID_API_KEY');
       expect(r.json.error.requestId).toBe(r.headers.get('X-Request-Id'));
     }
