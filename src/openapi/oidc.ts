@@ -91,14 +91,22 @@ export const UserInfo = z
     picture_verified: z.boolean().optional(),
     document: z
       .object({
-        ...DocumentSummaryFields,
+        documentReference: DocumentSummaryFields.documentReference
+          .optional()
+          .meta({ description: 'With `identity_documents`: the reference for the documents API.' }),
+        documentType: DocumentSummaryFields.documentType,
+        issuingCountry: DocumentSummaryFields.issuingCountry,
+        validityStatus: DocumentSummaryFields.validityStatus,
+        verified: DocumentSummaryFields.verified,
+        verifiedAt: DocumentSummaryFields.verifiedAt,
         expiryDate: z.iso.date().optional(),
         maskedDocumentNumber: z.string().optional(),
         documentNumber: z.string().optional(),
       })
       .optional()
       .meta({
-        description: "The approved fields of the person's primary shared document (`document_*` scopes).",
+        description:
+          "Only the approved fields of the person's primary shared document (`document_*` scopes); no display name.",
       }),
   })
   .meta({
