@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { CsrfField, Layout, type PageProps } from '../pages/layout.tsx';
+import { PasswordSigninForm, PersonaList } from '../pages/signin-form.tsx';
 import type { Persona } from '../personas.ts';
 import type { AccountOverview } from './account.ts';
 import type { AccountMessages } from './messages.ts';
@@ -50,46 +51,20 @@ export function AccountSigninPage(
     <Layout {...props} title={a.signinTitle}>
       <h1>{a.signinTitle}</h1>
       <p class="muted">{a.signinIntro}</p>
-      {props.error ? (
-        <p class="alert" role="alert" id="signin-error">
-          {props.error}
-        </p>
-      ) : null}
-      <form method="post" action={`${props.base}/signin`}>
-        <CsrfField token={props.csrf} />
-        <label for="email">{m.email}</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          value={props.email ?? ''}
-          aria-describedby={props.error ? 'signin-error' : undefined}
-        />
-        <label for="password">{m.password}</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
-        <button type="submit">{m.signIn}</button>
-      </form>
+      <PasswordSigninForm
+        labels={m}
+        action={`${props.base}/signin`}
+        csrf={props.csrf}
+        error={props.error}
+        email={props.email}
+      />
       {props.personas.length ? (
         <section aria-labelledby="sandbox-heading">
           <h2 id="sandbox-heading">{a.sandboxHeading}</h2>
           <p class="muted">{a.sandboxIntro}</p>
           <form method="post" action={`${props.base}/signin/persona`}>
             <CsrfField token={props.csrf} />
-            <ul class="personas">
-              {props.personas.map((p) => (
-                <li class="persona">
-                  {p.photo ? <img src={p.photo} alt="" /> : <span class="avatar" aria-hidden="true" />}
-                  <div>
-                    <button type="submit" name="persona" value={p.key} aria-describedby={`persona-${p.key}`}>
-                      {p.name}
-                    </button>
-                    <p id={`persona-${p.key}`}>{p.summary}</p>
-                  </div>
-                </li>
-              ))}
-            </ul>
+            <PersonaList personas={props.personas} />
           </form>
         </section>
       ) : null}

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Persona } from '../personas.ts';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
+import { PasswordSigninForm, PersonaList } from './signin-form.tsx';
 
 interface SigninProps extends PageProps {
   action: string;
@@ -16,35 +17,14 @@ export function PasswordSigninPage(props: SigninProps) {
     <Layout {...props} title={m.signinTitle}>
       <h1>{m.signinTitle}</h1>
       <p class="muted">{m.signinTo(props.applicationName)}</p>
-      {props.error ? (
-        <p class="alert" role="alert" id="signin-error">
-          {props.error}
-        </p>
-      ) : null}
-      <form method="post" action={props.action}>
-        <CsrfField token={props.csrf} />
-        <label for="email">{m.email}</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          autofocus={!props.email}
-          value={props.email ?? ''}
-          aria-describedby={props.error ? 'signin-error' : undefined}
-        />
-        <label for="password">{m.password}</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          autofocus={!!props.email}
-        />
-        <button type="submit">{m.signIn}</button>
-      </form>
+      <PasswordSigninForm
+        labels={m}
+        action={props.action}
+        csrf={props.csrf}
+        error={props.error}
+        email={props.email}
+        focusFirstEmpty
+      />
     </Layout>
   );
 }
@@ -69,19 +49,7 @@ export function PersonaPickerPage(props: SigninProps & { personas: readonly Pers
         <p class="muted" id="outcome-help">
           {m.forcedOutcomeHelp}
         </p>
-        <ul class="personas">
-          {props.personas.map((p) => (
-            <li class="persona">
-              {p.photo ? <img src={p.photo} alt="" /> : <span class="avatar" aria-hidden="true" />}
-              <div>
-                <button type="submit" name="persona" value={p.key} aria-describedby={`persona-${p.key}`}>
-                  {p.name}
-                </button>
-                <p id={`persona-${p.key}`}>{p.summary}</p>
-              </div>
-            </li>
-          ))}
-        </ul>
+        <PersonaList personas={props.personas} />
       </form>
     </Layout>
   );

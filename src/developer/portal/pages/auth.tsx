@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { PasswordSigninForm } from '../../../identity/pages/signin-form.tsx';
 import {
   CsrfField,
   ErrorSummary,
@@ -15,27 +16,13 @@ export function SigninPage(props: PortalProps & { error?: string; email?: string
     <PortalLayout {...props} title={m.signinTitle}>
       <section class="card">
         <h1>{m.signinTitle}</h1>
-        {props.error ? (
-          <p class="alert" role="alert" id="signin-error">
-            {props.error}
-          </p>
-        ) : null}
-        <form method="post" action={`${props.base}/signin`}>
-          <CsrfField token={props.csrf} />
-          <label for="email">{m.email}</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={props.email ?? ''}
-            aria-describedby={props.error ? 'signin-error' : undefined}
-          />
-          <label for="password">{m.password}</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <button type="submit">{m.signIn}</button>
-        </form>
+        <PasswordSigninForm
+          labels={m}
+          action={`${props.base}/signin`}
+          csrf={props.csrf}
+          error={props.error}
+          email={props.email}
+        />
         {props.signupOpen ? (
           <p>
             {`${m.noAccount} `}
