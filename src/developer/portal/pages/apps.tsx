@@ -6,6 +6,7 @@ import {
   Card,
   CopyValue,
   CsrfField,
+  DataTable,
   ErrorSummary,
   FieldError,
   type FieldErrors,
@@ -13,6 +14,7 @@ import {
   Notice,
   PortalLayout,
   type PortalProps,
+  SecretOnce,
   TextArea,
   TextField,
   when,
@@ -32,34 +34,22 @@ export function AppsListPage(props: PortalProps & { apps: ApplicationView[]; not
             {m.newApp}
           </a>
         </div>
-        {props.apps.length === 0 ? (
-          <p>{m.appsEmpty}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{m.appName}</th>
-                  <th scope="col">{m.appType}</th>
-                  <th scope="col">{m.environment}</th>
-                  <th scope="col">{m.reviewStatus}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.apps.map((a) => (
-                  <tr>
-                    <td>
-                      <a href={`${base}/apps/${a.applicationId}`}>{a.name}</a>
-                    </td>
-                    <td>{a.type === 'confidential' ? m.typeConfidential : m.typePublic}</td>
-                    <td>{a.environments.map((e) => m.envNames[e.environment]).join(', ')}</td>
-                    <td>{a.latestReview ? m.reviewStatusNames[a.latestReview.status] : m.none}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          empty={m.appsEmpty}
+          headings={[m.appName, m.appType, m.environment, m.reviewStatus]}
+          rows={props.apps}
+        >
+          {props.apps.map((a) => (
+            <tr>
+              <td>
+                <a href={`${base}/apps/${a.applicationId}`}>{a.name}</a>
+              </td>
+              <td>{a.type === 'confidential' ? m.typeConfidential : m.typePublic}</td>
+              <td>{a.environments.map((e) => m.envNames[e.environment]).join(', ')}</td>
+              <td>{a.latestReview ? m.reviewStatusNames[a.latestReview.status] : m.none}</td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
     </PortalLayout>
   );
@@ -451,12 +441,7 @@ export function SecretShownPage(
         <div class="stack">
           <CopyValue m={m} id="client-id" label={m.clientId} value={props.clientId} />
           {props.clientSecret ? (
-            <>
-              <CopyValue m={m} id="client-secret" label={m.clientSecret} value={props.clientSecret} />
-              <p class="alert" role="note">
-                {m.secretOnce}
-              </p>
-            </>
+            <SecretOnce m={m} id="client-secret" label={m.clientSecret} value={props.clientSecret} />
           ) : (
             <p>{m.noSecretPublic}</p>
           )}

@@ -1,13 +1,14 @@
 /** @jsxImportSource hono/jsx */
 import type { ApiKeySummary } from '../../api-key.store.ts';
 import {
-  CopyValue,
   CsrfField,
+  DataTable,
   ErrorSummary,
   type FieldErrors,
   Notice,
   PortalLayout,
   type PortalProps,
+  SecretOnce,
   TextField,
   when,
 } from './layout.tsx';
@@ -31,10 +32,7 @@ export function KeysPage(
         {props.created ? (
           <div role="status">
             <h2>{m.keyCreatedTitle}</h2>
-            <CopyValue m={m} id="api-key" label={m.keyCreatedTitle} value={props.created.key} />
-            <p class="alert" role="note">
-              {m.secretOnce}
-            </p>
+            <SecretOnce m={m} id="api-key" label={m.keyCreatedTitle} value={props.created.key} />
           </div>
         ) : null}
         <form method="post" action={`${base}/keys`} novalidate>
@@ -57,49 +55,31 @@ export function KeysPage(
         </form>
       </section>
       <section class="card">
-        {props.keys.length === 0 ? (
-          <p>{m.keysEmpty}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{m.keyLabel}</th>
-                  <th scope="col">{m.keyId}</th>
-                  <th scope="col">{m.environment}</th>
-                  <th scope="col">{m.created}</th>
-                  <th scope="col">{m.lastUsed}</th>
-                  <th scope="col">{m.status}</th>
-                  <th scope="col">{m.actions}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.keys.map((k) => (
-                  <tr>
-                    <td>{k.label || m.none}</td>
-                    <td>
-                      <code>{k.keyId}</code>
-                    </td>
-                    <td>{m.envNames[k.environment]}</td>
-                    <td>{when(k.createdAt, m)}</td>
-                    <td>{when(k.lastUsedAt, m)}</td>
-                    <td>{k.revokedAt === null ? m.active : `${m.revoked} ${when(k.revokedAt, m)}`}</td>
-                    <td>
-                      {k.revokedAt === null ? (
-                        <a
-                          href={`${base}/keys/${k.keyId}/revoke`}
-                          aria-label={`${m.revoke} ${k.label || k.keyId}`}
-                        >
-                          {m.revoke}
-                        </a>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          empty={m.keysEmpty}
+          headings={[m.keyLabel, m.keyId, m.environment, m.created, m.lastUsed, m.status, m.actions]}
+          rows={props.keys}
+        >
+          {props.keys.map((k) => (
+            <tr>
+              <td>{k.label || m.none}</td>
+              <td>
+                <code>{k.keyId}</code>
+              </td>
+              <td>{m.envNames[k.environment]}</td>
+              <td>{when(k.createdAt, m)}</td>
+              <td>{when(k.lastUsedAt, m)}</td>
+              <td>{k.revokedAt === null ? m.active : `${m.revoked} ${when(k.revokedAt, m)}`}</td>
+              <td>
+                {k.revokedAt === null ? (
+                  <a href={`${base}/keys/${k.keyId}/revoke`} aria-label={`${m.revoke} ${k.label || k.keyId}`}>
+                    {m.revoke}
+                  </a>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
     </PortalLayout>
   );

@@ -216,6 +216,43 @@ export function CopyValue(props: { m: Messages; id: string; label: string; value
   );
 }
 
+/** A secret shown this one time only, with the warning that it will not be shown again. */
+export function SecretOnce(props: { m: Messages; id: string; label: string; value: string }) {
+  return (
+    <>
+      <CopyValue m={props.m} id={props.id} label={props.label} value={props.value} />
+      <p class="alert" role="note">
+        {props.m.secretOnce}
+      </p>
+    </>
+  );
+}
+
+/** A table with one column heading per entry, or the `empty` sentence when there are no rows. */
+export function DataTable(props: {
+  empty: string;
+  headings: readonly string[];
+  rows: readonly unknown[];
+  children?: Child;
+}) {
+  return props.rows.length === 0 ? (
+    <p>{props.empty}</p>
+  ) : (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {props.headings.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export const Notice = ({ text }: { text?: string }) =>
   text ? (
     <p class="notice" role="status">

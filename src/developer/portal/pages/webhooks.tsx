@@ -5,8 +5,8 @@ import type { EndpointView } from '../../../webhooks/endpoint.service.ts';
 import { EVENT_TYPES } from '../../../webhooks/events.ts';
 import type { Env } from '../env.ts';
 import {
-  CopyValue,
   CsrfField,
+  DataTable,
   ErrorSummary,
   FieldError,
   type FieldErrors,
@@ -14,6 +14,7 @@ import {
   Notice,
   PortalLayout,
   type PortalProps,
+  SecretOnce,
   TextField,
   when,
 } from './layout.tsx';
@@ -229,10 +230,7 @@ export function WebhookSecretPage(
         <p>
           <code>{props.endpointUrl}</code>
         </p>
-        <CopyValue m={m} id="webhook-secret" label={m.signingSecret} value={props.secret} />
-        <p class="alert" role="note">
-          {m.secretOnce}
-        </p>
+        <SecretOnce m={m} id="webhook-secret" label={m.signingSecret} value={props.secret} />
         {props.previousExpires ? <p>{m.previousExpires(when(props.previousExpires, m))}</p> : null}
         <div class="actions">
           <a class="button" href={hooksBase(props)}>
@@ -384,33 +382,26 @@ export function HistoryPageView(
         </div>
       </section>
       <section class="card">
-        {props.history.deliveries.length === 0 ? (
-          <p>{m.historyEmpty}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{m.attemptedAt}</th>
-                  <th scope="col">{m.eventType}</th>
-                  <th scope="col">{m.endpoint}</th>
-                  <th scope="col">{m.attempt}</th>
-                  <th scope="col">{m.status}</th>
-                  <th scope="col">{m.responseStatus}</th>
-                  <th scope="col">{m.error}</th>
-                  <th scope="col">{m.duration}</th>
-                  <th scope="col">{m.nextAttempt}</th>
-                  <th scope="col">{m.actions}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.history.deliveries.map((a) => (
-                  <AttemptRow {...props} a={a} endpoints={props.endpoints} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          empty={m.historyEmpty}
+          headings={[
+            m.attemptedAt,
+            m.eventType,
+            m.endpoint,
+            m.attempt,
+            m.status,
+            m.responseStatus,
+            m.error,
+            m.duration,
+            m.nextAttempt,
+            m.actions,
+          ]}
+          rows={props.history.deliveries}
+        >
+          {props.history.deliveries.map((a) => (
+            <AttemptRow {...props} a={a} endpoints={props.endpoints} />
+          ))}
+        </DataTable>
         {props.nextHref ? (
           <p>
             <a href={props.nextHref}>{m.olderDeliveries}</a>
