@@ -49,8 +49,20 @@ async function withPage(fn: (page: Page, context: BrowserContext) => Promise<voi
   }
 }
 
-/** Polled on a timer: an opener behind its popup gets no animation frames. */
-const poll = { polling: 50 } as const;
+/**
+ * Waits until the page's text contains `text`, across the reload the completion message causes: a
+ * page.waitForFunction started in the old document can miss the new one, so poll from here.
+ */
+async function bodyContains(page: Page, text: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await page.textContent('body').catch(() => null);
+    if (body?.includes(text)) return;
+    if (Date.now() > deadline)
+      throw new Error(`page never showed "${text}"; it shows: ${body?.slice(0, 300)}`);
+    await Bun.sleep(50);
+  }
+}
 
 describe('first run', () => {
   test('registers the sandbox application and its webhook endpoint once, and reuses them on restart', async () => {
@@ -83,11 +95,7 @@ describe('sign-in', () => {
       await popup.waitForURL(/display=popup|\/identity\//);
       await completeSandboxFlow(popup);
       // The callback page posts the completion message and closes; the opener reloads signed in.
-      await page.waitForFunction(
-        () => document.body.textContent?.includes('ID token claims'),
-        undefined,
-        poll,
-      );
+      await bodyContains(page, 'ID token claims');
       expect(popup.isClosed()).toBe(true);
       const text = (await page.textContent('body'))!;
       expect(text).toContain('Signed in as');
