@@ -63,6 +63,26 @@ const lines = (text: string) =>
 const countriesText = (codes: readonly string[]) =>
   codes.length === ALL_COUNTRIES.length ? 'all' : codes.length === 0 ? 'none' : codes.join(' ');
 
+type AppForm = z.infer<typeof appForm>;
+
+/** The environment settings a submitted form asks for, as creating and editing both take them. */
+const settingsOf = (f: AppForm) => ({
+  redirectUris: lines(f.redirect_uris),
+  scopes: f.scopes,
+  documentTypes: f.document_types.length ? f.document_types : 'none',
+  documentCountries: f.document_countries.trim() || 'none',
+});
+
+/** A submitted form shown again as it was typed, next to its errors. */
+const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => ({
+  name: f.name,
+  type,
+  redirectUris: f.redirect_uris,
+  scopes: f.scopes,
+  documentTypes: f.document_types,
+  documentCountries: f.document_countries,
+});
+
 const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => ({
   name: app.name,
   type: app.type,
@@ -127,10 +147,7 @@ export function appsRoutes(p: Portal) {
         createApplication(ctx.db, ctx.clock, {
           name: f.name,
           type: f.type ?? '',
-          redirectUris: lines(f.redirect_uris),
-          scopes: f.scopes,
-          documentTypes: f.document_types.length ? f.document_types : 'none',
-          documentCountries: f.document_countries.trim() || 'none',
+          ...settingsOf(f),
           ownerDeveloperId: dev.developerId,
           actor: actor(c),
         }),
@@ -140,14 +157,7 @@ export function appsRoutes(p: Portal) {
     if (!result.ok)
       return createForm(
         c,
-        {
-          name: f.name,
-          type: f.type === 'public' ? 'public' : 'confidential',
-          redirectUris: f.redirect_uris,
-          scopes: f.scopes,
-          documentTypes: f.document_types,
-          documentCountries: f.document_countries,
-        },
+        typedValues(f, f.type === 'public' ? 'public' : 'confidential'),
         result.errors,
         400,
       );
@@ -245,31 +255,13 @@ export function appsRoutes(p: Portal) {
         updateApplication(ctx.db, ctx.clock, a.applicationId, {
           name: f.name,
           environment: env.environment,
-          redirectUris: lines(f.redirect_uris),
-          scopes: f.scopes,
-          documentTypes: f.document_types.length ? f.document_types : 'none',
-          documentCountries: f.document_countries.trim() || 'none',
+          ...settingsOf(f),
           actor: actor(c),
         }),
       fieldOf,
       'name',
     );
-    if (!result.ok)
-      return editForm(
-        c,
-        a,
-        env.environment,
-        {
-          name: f.name,
-          type: a.type,
-          redirectUris: f.redirect_uris,
-          scopes: f.scopes,
-          documentTypes: f.document_types,
-          documentCountries: f.document_countries,
-        },
-        result.errors,
-        400,
-      );
+    if (!result.ok) return editForm(c, a, env.environment, typedValues(f, a.type), result.errors, 400);
     return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&updated=1`, 303);
   });
 
