@@ -16,14 +16,18 @@ export function startRelyingParty() {
         const q = Object.fromEntries(url.searchParams);
         callbacks.push(q);
         for (const w of waiters.splice(0)) w(q);
-        return new Response('<!doctype html><title>Done</title><p>Signed in</p>', {
-          headers: { 'content-type': 'text/html' },
-        });
+        // The empty icon keeps the browser from asking for /favicon.ico (a 404 is a console error).
+        return new Response(
+          '<!doctype html><title>Done</title><link rel="icon" href="data:,"><p>Signed in</p>',
+          {
+            headers: { 'content-type': 'text/html' },
+          },
+        );
       }
       if (url.pathname === '/start') {
         const to = JSON.stringify(url.searchParams.get('to'));
         return new Response(
-          `<!doctype html><title>App</title><button id="go">Sign in with Verity</button>
+          `<!doctype html><title>App</title><link rel="icon" href="data:,"><button id="go">Sign in with Verity</button>
            <script>document.getElementById('go').onclick = () => window.open(${to}, 'verity', 'width=480,height=640');</script>`,
           { headers: { 'content-type': 'text/html' } },
         );
