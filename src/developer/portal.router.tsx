@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
+import { logUnhandled } from '../identity/error-response.tsx';
 import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
 import { trimTrailingSlash } from '../identity/trailing-slash.ts';
 import { appsRoutes } from './portal/apps.routes.tsx';
@@ -72,11 +73,7 @@ export function portalRouter(ctx: AppContext) {
     if (err instanceof ApiError && err.code === 'CSRF_FAILED')
       return page(c, 403, m.forbiddenTitle, m.errorCsrf);
     if (err instanceof ApiError && err.status < 500) return page(c, err.status, m.errorTitle, err.message);
-    c.get('log')?.error('unhandled error', {
-      requestId: c.get('requestId'),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
+    logUnhandled(c, err);
     return page(c, 500, m.errorTitle, m.errorInternal);
   });
 

@@ -8,6 +8,7 @@ import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../h
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
 import { unix } from '../platform/clock.ts';
 import { accountRouter } from './account/account.router.tsx';
+import { errorResponse, logUnhandled } from './error-response.tsx';
 import { configuredFaceProvider } from './face/configured.ts';
 import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
@@ -25,7 +26,6 @@ import {
 } from './flow.ts';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.tsx';
-import { ErrorPage } from './pages/error.tsx';
 import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
 import type { PageProps } from './pages/layout.tsx';
 import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
@@ -260,28 +260,6 @@ export function identityRouter(ctx: AppContext) {
     return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
   });
 
-  const errorPage = (c: C, status: number, message: string) => {
-    let csrf = '';
-    try {
-      csrf = csrfToken(c);
-    } catch {
-      // The session middleware itself failed; the error page has no form anyway.
-    }
-    const m = messagesFor();
-    return c.html(
-      <ErrorPage
-        m={m}
-        nonce={c.get('cspNonce') ?? ''}
-        csrf={csrf}
-        display="page"
-        sandbox={false}
-        message={message}
-        requestId={c.get('requestId') ?? ''}
-      />,
-      status as 400,
-    );
-  };
-
   app.onError((err, c) => {
     const m = messagesFor();
     if (err instanceof FlowError) {
@@ -291,17 +269,13 @@ export function identityRouter(ctx: AppContext) {
           : err.reason === 'sandbox_disabled'
             ? m.errorSandboxDisabled
             : m.errorUnknownRequest;
-      return errorPage(c, err.status, message);
+      return errorResponse(c, err.status, message);
     }
-    if (err instanceof ApiError && err.status < 500) return errorPage(c, err.status, err.message);
+    if (err instanceof ApiError && err.status < 500) return errorResponse(c, err.status, err.message);
     // approve/reject refuse a request that ended meanwhile (a double submit, another tab).
-    if (err instanceof NotFoundError) return errorPage(c, 404, m.errorUnknownRequest);
-    c.get('log')?.error('unhandled error', {
-      requestId: c.get('requestId'),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    return errorPage(c, 500, m.errorInternal);
+    if (err instanceof NotFoundError) return errorResponse(c, 404, m.errorUnknownRequest);
+    logUnhandled(c, err);
+    return errorResponse(c, 500, m.errorInternal);
   });
 
   app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));

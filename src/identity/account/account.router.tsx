@@ -7,8 +7,8 @@ import { ApiError, NotFoundError } from '../../errors.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { unix } from '../../platform/clock.ts';
+import { errorResponse, logUnhandled } from '../error-response.tsx';
 import { messagesFor } from '../messages/index.ts';
-import { ErrorPage } from '../pages/error.tsx';
 import { passwordSignIn } from '../password-signin.ts';
 import { createFlowPersonStore, type FlowPerson } from '../person.store.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
@@ -169,30 +169,9 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
       status = err.status;
       message = err.message;
     } else {
-      c.get('log')?.error('unhandled error', {
-        requestId: c.get('requestId'),
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
+      logUnhandled(c, err);
     }
-    let csrf = '';
-    try {
-      csrf = csrfToken(c);
-    } catch {
-      // The session middleware itself failed; the error page has no form anyway.
-    }
-    return c.html(
-      <ErrorPage
-        m={m}
-        nonce={c.get('cspNonce') ?? ''}
-        csrf={csrf}
-        display="page"
-        sandbox={false}
-        message={message}
-        requestId={c.get('requestId') ?? ''}
-      />,
-      status as 400,
-    );
+    return errorResponse(c, status, message);
   });
   return app;
 }

@@ -1,0 +1,40 @@
+/** @jsxImportSource hono/jsx */
+import type { Context } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import type { SecurityHeadersEnv } from '../http/security-headers.ts';
+import { messagesFor } from './messages/index.ts';
+import { ErrorPage } from './pages/error.tsx';
+import { csrfToken, type SessionEnv } from './session.middleware.ts';
+
+type C = Context<AppEnv & SessionEnv & SecurityHeadersEnv>;
+
+/** The identity experience's error page (sign-in flow and account page alike) with its request id. */
+export function errorResponse(c: C, status: number, message: string) {
+  let csrf = '';
+  try {
+    csrf = csrfToken(c);
+  } catch {
+    // The session middleware itself failed; the error page has no form anyway.
+  }
+  return c.html(
+    <ErrorPage
+      m={messagesFor()}
+      nonce={c.get('cspNonce') ?? ''}
+      csrf={csrf}
+      display="page"
+      sandbox={false}
+      message={message}
+      requestId={c.get('requestId') ?? ''}
+    />,
+    status as 400,
+  );
+}
+
+/** Logs an error no rule expected, before it is answered with a 500 that says nothing of it. */
+export function logUnhandled(c: C, err: unknown) {
+  c.get('log')?.error('unhandled error', {
+    requestId: c.get('requestId'),
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    stack: err instanceof Error ? err.stack : undefined,
+  });
+}
