@@ -12,19 +12,26 @@ export interface PageProps {
   sandbox: boolean;
 }
 
+/** The head of every server-rendered page: not indexed, no favicon request, its styles under the CSP nonce. */
+export function PageHead(props: { title: string; nonce: string; css: string }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex" />
+      <link rel="icon" href="data:," />
+      <title>{props.title}</title>
+      <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: props.css }} />
+    </head>
+  );
+}
+
 /** The one layout of the identity experience. */
 export function Layout(props: PageProps & { title: string; children?: Child }) {
   const { m } = props;
   return (
     <html lang={m.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <link rel="icon" href="data:," />
-        <title>{`${props.title} · ${m.productName}`}</title>
-        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: CSS }} />
-      </head>
+      <PageHead title={`${props.title} · ${m.productName}`} nonce={props.nonce} css={CSS} />
       <body class={props.display === 'popup' ? 'popup' : 'page'}>
         <a class="skip" href="#main">
           {m.skipToContent}

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
-import { CsrfField } from '../../../identity/pages/layout.tsx';
+import { CsrfField, PageHead } from '../../../identity/pages/layout.tsx';
 import type { Messages } from '../messages/index.ts';
 import { PORTAL_CSS } from './styles.ts';
 
@@ -36,14 +36,11 @@ export function PortalLayout(props: PortalProps & { title: string; children?: Ch
   );
   return (
     <html lang={m.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <link rel="icon" href="data:," />
-        <title>{`${props.title} · ${m.portalName} · ${m.productName}`}</title>
-        <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: PORTAL_CSS }} />
-      </head>
+      <PageHead
+        title={`${props.title} · ${m.portalName} · ${m.productName}`}
+        nonce={props.nonce}
+        css={PORTAL_CSS}
+      />
       <body class="page">
         <a class="skip" href="#main">
           {m.skipToContent}
