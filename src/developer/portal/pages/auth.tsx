@@ -63,6 +63,22 @@ function NewPasswordFields(props: { m: PortalProps['m']; errors?: FieldErrors; l
   );
 }
 
+/** The optional name and the new password twice: what signing up and accepting an invitation both ask. */
+function NameAndPasswordFields(props: { m: PortalProps['m']; errors?: FieldErrors; name?: string }) {
+  return (
+    <>
+      <TextField
+        id="name"
+        label={`${props.m.name} ${props.m.optional}`}
+        autocomplete="name"
+        value={props.name}
+        errors={props.errors}
+      />
+      <NewPasswordFields m={props.m} errors={props.errors} />
+    </>
+  );
+}
+
 export function SignupPage(props: PasswordFormProps & { open: boolean; email?: string }) {
   const { m } = props;
   return (
@@ -82,14 +98,7 @@ export function SignupPage(props: PasswordFormProps & { open: boolean; email?: s
               value={props.email}
               errors={props.errors}
             />
-            <TextField
-              id="name"
-              label={`${m.name} ${m.optional}`}
-              autocomplete="name"
-              value={props.name}
-              errors={props.errors}
-            />
-            <NewPasswordFields m={m} errors={props.errors} />
+            <NameAndPasswordFields m={m} errors={props.errors} name={props.name} />
             <button type="submit">{m.signUp}</button>
           </form>
         ) : (
@@ -115,14 +124,7 @@ export function InvitationPage(props: PasswordFormProps & { action: string; invi
             <CsrfField token={props.csrf} />
             <ErrorSummary m={m} errors={props.errors} />
             <p>{m.invitationFor(props.invitedEmail)}</p>
-            <TextField
-              id="name"
-              label={`${m.name} ${m.optional}`}
-              autocomplete="name"
-              value={props.name}
-              errors={props.errors}
-            />
-            <NewPasswordFields m={m} errors={props.errors} />
+            <NameAndPasswordFields m={m} errors={props.errors} name={props.name} />
             <button type="submit">{m.acceptInvitation}</button>
           </form>
         ) : (
