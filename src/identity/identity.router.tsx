@@ -24,6 +24,7 @@ import {
   signedIn,
   verifyFace,
 } from './flow.ts';
+import { readForm } from './form.ts';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.tsx';
 import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
@@ -116,12 +117,6 @@ export function identityRouter(ctx: AppContext) {
     return req;
   };
 
-  const form = async <T extends z.ZodType>(c: C, schema: T): Promise<z.output<T>> => {
-    const parsed = schema.safeParse(await c.req.parseBody());
-    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The form was incomplete or malformed.', 400);
-    return parsed.data;
-  };
-
   /** Every step answers with a 303: after a POST the browser fetches the next page with GET. */
   const go = (c: C, id: string, next: Next) => {
     switch (next.kind) {
@@ -167,7 +162,7 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     if (req.status !== 'pending') return go(c, req.id, resume(ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
-      const f = await form(c, personaForm);
+      const f = await readForm(c, personaForm);
       const persona = personaByKey(f.persona);
       if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
       const session = await signInSession(c, ctx, {
@@ -180,7 +175,7 @@ export function identityRouter(ctx: AppContext) {
       const forced = applyForcedOutcome(ctx, req, f.outcome);
       return go(c, req.id, forced ?? signedIn(ctx, req, person, session));
     }
-    const f = await form(c, signinForm);
+    const f = await readForm(c, signinForm);
     const m = messagesFor(req.uiLocales);
     const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
     if (!result.ok) {
@@ -216,12 +211,12 @@ export function identityRouter(ctx: AppContext) {
     const person = personAtStep(ctx, req, c.get('session'), 'authenticated');
     if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
-      const f = await form(c, sandboxFaceForm);
+      const f = await readForm(c, sandboxFaceForm);
       return go(c, req.id, await verifyFace(ctx, req, person, sandboxFaceProvider(f.outcome), []));
     }
     const provider = configuredFaceProvider(ctx.config);
     if (!provider) return go(c, req.id, faceUnavailable(ctx, req));
-    const f = await form(c, z.object({ frames: framesField }));
+    const f = await readForm(c, z.object({ frames: framesField }));
     return go(c, req.id, await verifyFace(ctx, req, person, provider, f.frames));
   });
 
@@ -256,7 +251,7 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
     if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
-    const f = await form(c, consentForm);
+    const f = await readForm(c, consentForm);
     return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
   });
 

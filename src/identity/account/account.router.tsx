@@ -8,6 +8,7 @@ import type { AppEnv } from '../../http/env.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { unix } from '../../platform/clock.ts';
 import { errorResponse, logUnhandled } from '../error-response.tsx';
+import { readForm } from '../form.ts';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
 import { createFlowPersonStore, type FlowPerson } from '../person.store.ts';
@@ -69,12 +70,6 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
     return p;
   };
 
-  const form = async <T extends z.ZodType>(c: C, schema: T): Promise<z.output<T>> => {
-    const parsed = schema.safeParse(await c.req.parseBody());
-    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The form was incomplete or malformed.', 400);
-    return parsed.data;
-  };
-
   const back = (c: C, notice?: (typeof NOTICES)[number]) =>
     c.redirect(notice ? `${base}?done=${notice}` : base, 303);
 
@@ -103,7 +98,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   });
 
   app.post('/signin', async (c) => {
-    const f = await form(c, signinForm);
+    const f = await readForm(c, signinForm);
     const m = messagesFor();
     const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
     if (!result.ok) {
@@ -121,7 +116,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   app.post('/signin/persona', async (c) => {
     if (!ctx.config.identity.sandbox)
       throw new ApiError('SANDBOX_DISABLED', messagesFor().errorSandboxDisabled, 403);
-    const persona = personaByKey((await form(c, personaForm)).persona);
+    const persona = personaByKey((await readForm(c, personaForm)).persona);
     if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
     await signInSession(c, ctx, { subjectId: persona.personId, authTime: unix(ctx.clock), amr: ['sandbox'] });
     return back(c);
@@ -152,7 +147,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.post('/documents/:id/sharing', async (c) => {
     const person = requirePerson(c);
-    const f = await form(c, sharingForm);
+    const f = await readForm(c, sharingForm);
     setDocumentSharing(ctx, person.id, c.req.param('id'), f.share === 'on');
     return back(c, 'sharing');
   });
