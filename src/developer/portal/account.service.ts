@@ -2,7 +2,7 @@ import { recordAudit } from '../../audit/audit.store.ts';
 import type { AppContext } from '../../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
 import { ValidationError } from '../../errors.ts';
-import { createSigninThrottle } from '../../identity/signin-throttle.ts';
+import { signinThrottle } from '../../identity/password-signin.ts';
 import { unix } from '../../platform/clock.ts';
 import {
   acceptInvitation,
@@ -18,17 +18,9 @@ export const MAX_PASSWORD = 1024;
 export const MAX_NAME = 100;
 
 /**
- * The identity experience's throttle and limits; developer accounts get their own key space so a
+ * Developers are throttled by the identity experience's throttle and limits, in their own key space so a
  * person and a developer sharing an email do not lock each other out.
  */
-function throttle(ctx: AppContext) {
-  const c = ctx.config.identity;
-  return createSigninThrottle(ctx.db, {
-    perAccount: c.signin_attempts_per_account,
-    perIp: c.signin_attempts_per_ip,
-    window: Math.floor(c.signin_window / 1000),
-  });
-}
 const accountOf = (email: string) => `developer:${email.trim().toLowerCase()}`;
 
 export type SignInResult =
@@ -43,7 +35,7 @@ export async function developerSignIn(
   ctx: AppContext,
   input: { email: string; password: string; ip: string },
 ): Promise<SignInResult> {
-  const t = throttle(ctx);
+  const t = signinThrottle(ctx);
   const account = accountOf(input.email);
   if (t.blocked(account, input.ip, unix(ctx.clock))) return { ok: false, reason: 'throttled' };
   const dev = findDeveloperByEmail(ctx.db, input.email);
