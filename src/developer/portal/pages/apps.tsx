@@ -10,6 +10,7 @@ import {
   ErrorSummary,
   FieldError,
   type FieldErrors,
+  FormActions,
   Hint,
   Notice,
   PortalLayout,
@@ -212,12 +213,11 @@ export function AppFormPage(
               errors={errors}
             />
           </fieldset>
-          <div class="actions">
-            <button type="submit">{props.mode === 'create' ? m.createApp : m.save}</button>
-            <a class="button secondary" href={props.cancelHref}>
-              {m.cancel}
-            </a>
-          </div>
+          <FormActions
+            m={m}
+            submit={props.mode === 'create' ? m.createApp : m.save}
+            cancelHref={props.cancelHref}
+          />
         </form>
       </section>
     </PortalLayout>
@@ -497,12 +497,11 @@ export function ReviewPage(
             value={values.fullNumberJustification}
             errors={errors}
           />
-          <div class="actions">
-            <button type="submit">{m.submitReview}</button>
-            <a class="button secondary" href={`${props.base}/apps/${props.app.applicationId}`}>
-              {m.cancel}
-            </a>
-          </div>
+          <FormActions
+            m={m}
+            submit={m.submitReview}
+            cancelHref={`${props.base}/apps/${props.app.applicationId}`}
+          />
         </form>
       </section>
     </PortalLayout>

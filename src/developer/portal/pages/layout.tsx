@@ -273,6 +273,20 @@ export function when(t: number | string | null | undefined, m: Messages): string
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** The end of a form: its submit button and a Cancel link back. */
+export function FormActions(props: { m: Messages; submit: string; cancelHref: string; danger?: boolean }) {
+  return (
+    <div class="actions">
+      <button type="submit" class={props.danger ? 'danger' : undefined}>
+        {props.submit}
+      </button>
+      <a class="button secondary" href={props.cancelHref}>
+        {props.m.cancel}
+      </a>
+    </div>
+  );
+}
+
 /** A confirmation page for a destructive or irreversible action. */
 export function ConfirmPage(
   props: PortalProps & {
@@ -293,14 +307,12 @@ export function ConfirmPage(
         <form method="post" action={props.action}>
           <CsrfField token={props.csrf} />
           {props.children}
-          <div class="actions">
-            <button type="submit" class={props.danger ? 'danger' : undefined}>
-              {props.confirm}
-            </button>
-            <a class="button secondary" href={props.cancelHref}>
-              {props.m.cancel}
-            </a>
-          </div>
+          <FormActions
+            m={props.m}
+            submit={props.confirm}
+            cancelHref={props.cancelHref}
+            danger={props.danger}
+          />
         </form>
       </section>
     </PortalLayout>

@@ -10,6 +10,7 @@ import {
   ErrorSummary,
   FieldError,
   type FieldErrors,
+  FormActions,
   Hint,
   Notice,
   PortalLayout,
@@ -207,12 +208,11 @@ export function EndpointFormPage(
               <label for="enabled">{m.endpointEnabledLabel}</label>
             </div>
           ) : null}
-          <div class="actions">
-            <button type="submit">{props.mode === 'create' ? m.addEndpoint : m.save}</button>
-            <a class="button secondary" href={hooksBase(props)}>
-              {m.cancel}
-            </a>
-          </div>
+          <FormActions
+            m={m}
+            submit={props.mode === 'create' ? m.addEndpoint : m.save}
+            cancelHref={hooksBase(props)}
+          />
         </form>
       </section>
     </PortalLayout>
@@ -270,12 +270,7 @@ export function RotateWebhookPage(props: WebhookProps & { endpoint: EndpointView
               </div>
             ))}
           </fieldset>
-          <div class="actions">
-            <button type="submit">{m.rotateConfirm}</button>
-            <a class="button secondary" href={hb}>
-              {m.cancel}
-            </a>
-          </div>
+          <FormActions m={m} submit={m.rotateConfirm} cancelHref={hb} />
         </form>
       </section>
     </PortalLayout>
