@@ -127,6 +127,31 @@ export function FieldError({ id, errors }: { id: string; errors?: FieldErrors })
   ) : null;
 }
 
+interface FieldProps {
+  id: string;
+  label: string;
+  hint?: string;
+  errors?: FieldErrors;
+}
+
+/** A form control with its label, and its hint and error next to it. */
+function Field(props: FieldProps & { children?: Child }) {
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <Hint id={props.id} text={props.hint} />
+      <FieldError id={props.id} errors={props.errors} />
+      {props.children}
+    </div>
+  );
+}
+
+/** The attributes tying a control to its hint and error. */
+const fieldAria = (props: FieldProps) => ({
+  'aria-invalid': props.errors?.[props.id] ? ('true' as const) : undefined,
+  'aria-describedby': describedBy(props.id, !!props.hint, props.errors),
+});
+
 /** A labelled text-like input with its hint and error next to it. */
 export function TextField(props: {
   id: string;
@@ -141,10 +166,7 @@ export function TextField(props: {
   maxlength?: number;
 }) {
   return (
-    <div>
-      <label for={props.id}>{props.label}</label>
-      <Hint id={props.id} text={props.hint} />
-      <FieldError id={props.id} errors={props.errors} />
+    <Field {...props}>
       <input
         id={props.id}
         name={props.name ?? props.id}
@@ -153,10 +175,9 @@ export function TextField(props: {
         required={props.required}
         autocomplete={props.autocomplete}
         maxlength={props.maxlength}
-        aria-invalid={props.errors?.[props.id] ? 'true' : undefined}
-        aria-describedby={describedBy(props.id, !!props.hint, props.errors)}
+        {...fieldAria(props)}
       />
-    </div>
+    </Field>
   );
 }
 
@@ -170,21 +191,17 @@ export function TextArea(props: {
   rows?: number;
 }) {
   return (
-    <div>
-      <label for={props.id}>{props.label}</label>
-      <Hint id={props.id} text={props.hint} />
-      <FieldError id={props.id} errors={props.errors} />
+    <Field {...props}>
       <textarea
         id={props.id}
         name={props.id}
         rows={props.rows ?? 4}
         required={props.required}
-        aria-invalid={props.errors?.[props.id] ? 'true' : undefined}
-        aria-describedby={describedBy(props.id, !!props.hint, props.errors)}
+        {...fieldAria(props)}
       >
         {props.value ?? ''}
       </textarea>
-    </div>
+    </Field>
   );
 }
 
