@@ -93,9 +93,14 @@ describe('sign-in', () => {
       await page.getByRole('button', { name: 'Sign in (popup)' }).click();
       const popup = await popupPromise;
       await popup.waitForURL(/display=popup|\/identity\//);
+      const consoleLines: string[] = [];
+      for (const p of [page, popup]) p.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
       await completeSandboxFlow(popup);
       // The callback page posts the completion message and closes; the opener reloads signed in.
-      await bodyContains(page, 'ID token claims');
+      await bodyContains(page, 'ID token claims').catch(async (e) => {
+        const where = popup.isClosed() ? 'closed' : `${popup.url()}\n${await popup.textContent('body')}`;
+        throw new Error(`${(e as Error).message}\npopup: ${where}\nconsole: ${consoleLines.join('\n')}`);
+      });
       expect(popup.isClosed()).toBe(true);
       const text = (await page.textContent('body'))!;
       expect(text).toContain('Signed in as');

@@ -124,8 +124,14 @@ function completeInPopup(opts: SignInOptions, w: Window, popup: Window): Promise
       finish({ status: 'complete', transactionId });
     };
     w.addEventListener('message', onMessage);
+    // The completion page posts its message and then closes itself, and the opener can see the popup
+    // closed before that message is delivered: report 'closed' only when it is still closed one poll
+    // later, by which time a pending completion message has arrived.
+    let seenClosed = false;
     timer = setInterval(() => {
-      if (popup.closed) finish({ status: 'closed' });
+      if (!popup.closed) return;
+      if (seenClosed) finish({ status: 'closed' });
+      seenClosed = true;
     }, opts.closedPollMs ?? 400);
 
     requestTransaction(opts, w, 'popup').then(
