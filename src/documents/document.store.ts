@@ -40,7 +40,7 @@ interface Row {
   proof_status: SharedDocument['proofStatus'];
 }
 
-const toDocument = (r: Row): SharedDocument => ({
+const documentFromRow = (r: Row): SharedDocument => ({
   id: r.id,
   personId: r.person_id,
   documentType: r.document_type,
@@ -69,7 +69,7 @@ const FOR_PERSON = `SELECT id, person_id, document_type, issuing_country, docume
 export function createDocumentStore(db: Db) {
   return {
     forPerson(personId: string): SharedDocument[] {
-      return db.sql.prepare<Row>(FOR_PERSON).all(personId).map(toDocument);
+      return db.sql.prepare<Row>(FOR_PERSON).all(personId).map(documentFromRow);
     },
 
     /** The person's own switch; false when the document is not theirs. */
