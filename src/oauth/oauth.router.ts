@@ -73,7 +73,7 @@ export function oauthRouter(ctx: AppContext) {
   // The token endpoint answers in its own error shape, so it is a sub-app with its own onError.
   const token = new Hono<AppEnv>();
   token.post('/v1/oauth/token', async (c) => {
-    const body = parseTokenBody(c.req.header('content-type'), await c.req.text());
+    const body = await tokenBody(c);
     if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
     const client = authenticateClient(ctx, readClientCredentials(c.req.header('authorization'), body));
     if (body.grant_type !== 'authorization_code')
@@ -86,41 +86,32 @@ export function oauthRouter(ctx: AppContext) {
   return app;
 }
 
+/**
+ * The token request's parameters, parsed once per request: the rate limiter reads them (to find the
+ * client's environment) before the handler does. Hono caches the body text for the second reader.
+ */
+const parsedBodies = new WeakMap<Request, Record<string, string>>();
+async function tokenBody(c: Context<AppEnv>): Promise<Record<string, string>> {
+  let body = parsedBodies.get(c.req.raw);
+  if (!body) {
+    body = parseTokenBody(c.req.header('content-type'), await c.req.text());
+    parsedBodies.set(c.req.raw, body);
+  }
+  return body;
+}
+
 /** The environment and plan of the client a request names, for per-environment/per-plan limits. */
 async function oauthScope(ctx: AppContext, c: Context<AppEnv>): Promise<RateLimitScope | undefined> {
-  let clientId = c.req.query('client_id') ?? (await bodyClientId(c));
-  const auth = c.req.header('authorization');
-  if (!clientId && auth && /^basic\s/i.test(auth)) {
+  let clientId = c.req.query('client_id');
+  if (!clientId && c.req.method === 'POST' && c.req.path === '/v1/oauth/token') {
     try {
-      const decoded = atob(auth.slice(6).trim());
-      clientId = decodeURIComponent(decoded.slice(0, decoded.indexOf(':')).replace(/\+/g, ' '));
+      clientId = readClientCredentials(c.req.header('authorization'), await tokenBody(c)).clientId;
     } catch {
+      // A malformed request is refused by the handler; it counts at the default limit.
       clientId = undefined;
     }
   }
   if (!clientId) return undefined;
   const client = findClient(ctx.db, clientId);
   return client ? { environment: client.environment, plan: client.plan } : undefined;
-}
-
-/**
- * `client_id` from a POST body (public clients and client_secret_post send it there). Hono caches the
- * body text, so the handler reads it again for free.
- */
-async function bodyClientId(c: Context<AppEnv>): Promise<string | undefined> {
-  // A body declared too large is left to the body limit; the listener caps undeclared ones.
-  if (c.req.method !== 'POST' || Number(c.req.header('content-length') ?? 0) > 64 * 1024) return undefined;
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const text = await c.req.text();
-  if (type === 'application/x-www-form-urlencoded')
-    return new URLSearchParams(text).get('client_id') ?? undefined;
-  if (type === 'application/json') {
-    try {
-      const id = (JSON.parse(text) as { client_id?: unknown }).client_id;
-      return typeof id === 'string' ? id : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
