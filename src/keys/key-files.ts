@@ -1,5 +1,6 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { files } from '../platform/files.ts';
+import { importRsaPrivateJwk, type RsaPrivateKey } from '../platform/rs256.ts';
 
 /** RS256 keys shorter than this are refused whatever the configuration says. */
 export const MIN_RSA_BITS = 2048;
@@ -9,7 +10,7 @@ export interface KeyFiles {
   dir: string;
   /** Writes a fresh key file; `createdAt` (unix seconds) lets a sweep tell a crashed write from a fresh one. */
   generate(bits: number, createdAt: number): Promise<{ kid: string; publicJwk: JWK }>;
-  loadPrivate(kid: string): Promise<CryptoKey>;
+  loadPrivate(kid: string): Promise<RsaPrivateKey>;
   loadPublic(kid: string): Promise<JWK | undefined>;
   /** Every key file in the directory, with the time it was written (0 when unknown). */
   list(): Promise<{ kid: string; createdAt: number }[]>;
@@ -41,7 +42,7 @@ export function keyFiles(dir: string): KeyFiles {
       const text = await files.readText(pathOf(dir, kid));
       if (!text) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
       const { created_at: _, ...jwk } = JSON.parse(text) as JWK & { created_at?: number };
-      return (await importJWK(jwk, 'RS256')) as CryptoKey;
+      return importRsaPrivateJwk(jwk);
     },
     async loadPublic(kid) {
       const text = await files.readText(pathOf(dir, kid));

@@ -2,12 +2,13 @@ import type { JWK } from 'jose';
 import type { Config } from '../config/schema.ts';
 import type { Db } from '../db/open.ts';
 import { type Clock, unix } from '../platform/clock.ts';
+import type { RsaPrivateKey } from '../platform/rs256.ts';
 import { createKeyStore, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
 
 export interface SigningKey {
   kid: string;
-  key: CryptoKey;
+  key: RsaPrivateKey;
 }
 
 // Another process (the CLI) may rotate keys; a running server notices within this long. Measured on

@@ -1,8 +1,8 @@
-import { SignJWT } from 'jose';
+import { base64url } from 'jose';
 import type { AppContext } from '../context.ts';
 import { sha256BytesSync } from '../crypto/digest.ts';
-import { base64url } from '../crypto/encoding.ts';
 import { unix } from '../platform/clock.ts';
+import { signRs256 } from '../platform/rs256.ts';
 
 export interface IdTokenInput {
   sub: string;
@@ -16,30 +16,34 @@ export interface IdTokenInput {
 
 /** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
 export function atHash(accessToken: string): string {
-  return base64url(sha256BytesSync(accessToken).slice(0, 16));
+  return base64url.encode(sha256BytesSync(accessToken).slice(0, 16));
 }
 
 /**
  * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data is not in it: that goes
  * to UserInfo. It lives as long as the access token.
+ *
+ * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
+ * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
+ * every token with jose and openid-client.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const { kid, key } = await ctx.keys.signingKey();
-  const hash = atHash(input.accessToken);
   const iat = unix(ctx.clock);
-  return new SignJWT({
+  const header = { alg: 'RS256', kid, typ: 'JWT' };
+  const claims = {
+    iss: ctx.config.server.base_url,
+    sub: input.sub,
+    aud: input.clientId,
+    exp: iat + Math.floor(ctx.config.oauth.token_ttl / 1000),
+    iat,
     auth_time: input.authTime,
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
     azp: input.clientId,
-    at_hash: hash,
+    at_hash: atHash(input.accessToken),
     acr: input.acr,
     amr: input.amr,
-  })
-    .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-    .setIssuer(ctx.config.server.base_url)
-    .setSubject(input.sub)
-    .setAudience(input.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + Math.floor(ctx.config.oauth.token_ttl / 1000))
-    .sign(key);
+  };
+  const signingInput = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}`;
+  return `${signingInput}.${signRs256(key, signingInput)}`;
 }
