@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JWKS_MAX_AGE_SECONDS } from '../keys/jwks-cache.ts';
 import { duration, parseDuration } from './duration.ts';
 
 // One strict object per TOML section, a default on every key: an empty file is a working sandbox,
@@ -35,7 +36,14 @@ export const keysSchema = z
   .strictObject({
     dir: z.string().min(1).default('./data/keys'),
     rotate_every: duration('30d'),
-    publish_ahead: duration('1h'),
+    /**
+     * A next key promoted sooner than relying parties refetch the JWKS would sign tokens that their
+     * cached key set cannot verify.
+     */
+    publish_ahead: duration('1h').refine(
+      (ms) => ms >= JWKS_MAX_AGE_SECONDS * 1000,
+      `must be at least ${JWKS_MAX_AGE_SECONDS} seconds (the JWKS max-age: relying parties may cache the key set that long)`,
+    ),
     rsa_bits: z
       .number()
       .int()

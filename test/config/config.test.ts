@@ -73,6 +73,46 @@ provider = "http"
     ).toBe('http');
   });
 
+  test('publish_ahead shorter than the JWKS max-age is refused, whichever way it is set', async () => {
+    // A next key promoted within 300 s of publication could sign tokens that a relying party's cached
+    // JWKS (max-age=300) does not yet hold.
+    const rule = 'keys.publish_ahead: must be at least 300 seconds (the JWKS max-age';
+    for (const value of ['0s', '299s', '4m', '299999ms']) {
+      let problems: string[] = [];
+      try {
+        parseConfig(`[keys]\npublish_ahead = "${value}"`);
+      } catch (e) {
+        problems = (e as ConfigError).problems;
+      }
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toStartWith(rule);
+    }
+    expect(() => parseConfig('', { VERITY_KEYS_PUBLISH_AHEAD: '1m' })).toThrow(rule);
+    // Reported together with the section's other problems.
+    let both: string[] = [];
+    try {
+      parseConfig('[keys]\npublish_ahead = "10s"\nrotate_every = "soon"');
+    } catch (e) {
+      both = (e as ConfigError).problems;
+    }
+    expect(both).toHaveLength(2);
+    expect(both.join('\n')).toContain(rule);
+    expect(parseConfig('[keys]\npublish_ahead = "300s"').keys.publish_ahead).toBe(300_000);
+    expect(parseConfig('[keys]\npublish_ahead = "5m"').keys.publish_ahead).toBe(300_000);
+    expect(parseConfig('').keys.publish_ahead).toBe(3_600_000);
+
+    const { dir, cleanup } = tempDir();
+    try {
+      await Bun.write(`${dir}/short.toml`, '[keys]\npublish_ahead = "1m"\n');
+      const r = await cli('config', 'check', '--config', `${dir}/short.toml`, '--json');
+      expect(r.code).toBe(1);
+      expect(r.json.error.code).toBe('CONFIG_INVALID');
+      expect(r.json.error.problems).toEqual([expect.stringContaining(rule)]);
+    } finally {
+      cleanup();
+    }
+  });
+
   test('a TOML syntax error is reported, not thrown raw', () => {
     expect(() => parseConfig('[server\nlisten=')).toThrow(/TOML syntax/);
   });

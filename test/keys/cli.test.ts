@@ -30,7 +30,16 @@ async function setup(extra = '') {
       c.db.close();
     }
   };
-  return { dir: t.dir, first, run, audit };
+  /** The CLI runs on the real clock: moves a key's publication back instead of waiting publish_ahead. */
+  const publishedAgo = async (kid: string, seconds: number) => {
+    const c = await createContext(parseConfig(toml), { log: silentLogger, migrate: false });
+    try {
+      c.db.sql.prepare('UPDATE signing_keys SET created_at = created_at - ? WHERE kid = ?').run(seconds, kid);
+    } finally {
+      c.db.close();
+    }
+  };
+  return { dir: t.dir, first, run, audit, publishedAgo };
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -71,8 +80,9 @@ describe('verity keys', () => {
   });
 
   test('rotate promotes a next key published for publish_ahead and leaves a fresh next key', async () => {
-    const s = await setup('publish_ahead = "0s"');
+    const s = await setup();
     const b = (await s.run('keys', 'rotate', '--json')).json.next;
+    await s.publishedAgo(b, 3600);
     const r = await s.run('keys', 'rotate', '--json');
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ active: b, retired: [s.first], promoted: true, promotableAt: null });
@@ -117,8 +127,9 @@ describe('verity keys', () => {
   });
 
   test('retire the active key with a published successor; retired keys stay listed until removed', async () => {
-    const s = await setup('publish_ahead = "0s"');
+    const s = await setup();
     const b = (await s.run('keys', 'rotate', '--json')).json.next;
+    await s.publishedAgo(b, 3600);
     const r = await s.run('keys', 'retire', s.first, '--json');
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({
