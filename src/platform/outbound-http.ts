@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { lookup as dnsLookupAll } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -20,7 +20,20 @@ export interface PostOptions {
   checkAddress(address: string): string | undefined;
   /** Response bytes read before the rest is discarded (only the status and headers matter). */
   maxResponseBytes?: number;
+  /**
+   * Every address a name resolves to, called once per connection; node:dns `lookup` when absent.
+   * Taking it as an option lets the rebinding defence be shown with answers no real resolver gives
+   * on demand (a public address first, a private one afterwards).
+   */
+  lookup?: LookupAll;
 }
+
+/** node:dns `lookup` with `all: true`. */
+export type LookupAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface PostResponse {
   status: number;
@@ -43,9 +56,10 @@ export function postOnce(opts: PostOptions): Promise<PostResponse> {
   const client = url.protocol === 'https:' ? https : http;
   const bodyBytes = Buffer.from(opts.body, 'utf8');
   let refusal: string | undefined;
+  const lookupAll: LookupAll = opts.lookup ?? dnsLookup;
 
   const lookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(
+    lookupAll(
       hostname,
       { all: true, family: options.family ?? 0, hints: options.hints },
       (err, addresses) => {
