@@ -57,8 +57,10 @@ export function createDemoApp(o: DemoAppOptions): Hono<{ Variables: { nonce: str
       `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`,
     );
     c.header('X-Content-Type-Options', 'nosniff');
-    // The callback URL carries the code: never leak it in a Referer.
-    c.header('Referrer-Policy', 'no-referrer');
+    // The callback URL carries the code: never leak it in a Referer. Elsewhere the referrer stays within
+    // the demo: under no-referrer Chromium sends `Origin: null` with the page's own form posts, and the
+    // Sign out form's origin check would refuse them.
+    c.header('Referrer-Policy', c.req.path === '/callback' ? 'no-referrer' : 'same-origin');
     c.header('Cache-Control', 'no-store');
   });
 
@@ -91,6 +93,13 @@ export function createDemoApp(o: DemoAppOptions): Hono<{ Variables: { nonce: str
     try {
       userinfo = await client.userinfo(session.accessToken);
     } catch (e) {
+      // The token is all the session holds: once Verity refuses it (consent revoked, or expired), the
+      // session is over, and the person is told why and offered a new sign-in instead of stale claims.
+      if (e instanceof VerityError && e.code === 'invalid_token') {
+        store.deleteSession(session.id);
+        deleteCookie(c, SESSION_COOKIE, { path: '/', secure });
+        return c.html(signedOutPage(nonce, describe(e)));
+      }
       userinfoError = describe(e);
     }
     if (session.scopes.includes('identity_documents')) {
@@ -215,7 +224,7 @@ export function createDemoApp(o: DemoAppOptions): Hono<{ Variables: { nonce: str
 function describe(e: unknown): string {
   if (e instanceof VerityError) {
     if (e.code === 'invalid_token')
-      return 'invalid_token: Verity no longer accepts this access (consent revoked, or the 15-minute token expired). Sign in again.';
+      return "invalid_token: Verity refused this application's access token (your consent was revoked, or the 15-minute token expired).";
     return `${e.code}: ${e.message}`;
   }
   return 'Verity could not be reached.';

@@ -35,11 +35,24 @@ export function layout(title: string, nonce: string, body: Html): Html {
 </html>`;
 }
 
-export function signedOutPage(nonce: string): Html {
+/**
+ * The start page. `accessEnded` explains why a signed-in person is back here: Verity refused the
+ * session's access token, so the session was ended rather than left showing claims it can no longer read.
+ */
+export function signedOutPage(nonce: string, accessEnded?: string): Html {
   return layout(
     'Sign in',
     nonce,
-    html`<p>
+    html`${
+      accessEnded
+        ? html`<div id="access-ended" role="alert">
+            <h2>Verity no longer gives this application access</h2>
+            <p class="error">${accessEnded}</p>
+            <p>You are signed out of the demo. Sign in again to continue.</p>
+          </div>`
+        : ''
+    }
+      <p>
         This small application signs you in with Verity's sandbox. Pick a test persona (Ada is a verified adult),
         pass the face check and allow the scopes; the application then shows what it received.
       </p>
@@ -112,8 +125,9 @@ export function signedInPage(nonce: string, v: SignedInView): Html {
       <h2>Consent</h2>
       <p>
         You can revoke this application's access on your Verity account page. After that, UserInfo and the
-        documents above stop working at once (reload this page to see it) and a <code>consent.revoked</code>
-        webhook arrives.
+        documents above stop working at once: reload this page and the demo shows Verity's refusal and signs
+        you out, a <code>consent.revoked</code> webhook arrives, and the next sign-in asks for your consent
+        again.
       </p>
       <p><a class="button secondary" id="revoke" href="${v.accountUrl}" target="_blank" rel="noopener">Revoke consent on your account page</a></p>`,
   );

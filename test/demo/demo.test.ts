@@ -1,4 +1,6 @@
+import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { dirname, join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { registrationPath } from '../../src/demo/registration.ts';
 import { type RunningDemo, startDemo } from '../../src/demo/start.ts';
@@ -13,7 +15,7 @@ setDefaultTimeout(60_000);
 /**
  * The demo relying party against a real Verity server on a real port, driven in headless Chromium
  * with the popup blocker on: its first run, the popup and redirect sign-ins, the callback refusing
- * replays and forgeries, the page of claims, and verified webhooks.
+ * replays and forgeries, the page of claims, verified webhooks, and revoking consent from its link.
  */
 
 let server: TestServer;
@@ -151,11 +153,14 @@ describe('sign-in', () => {
 
       const replay = await page.goto(callback!);
       expect(replay!.status()).toBe(400);
+      // The callback's URL carries the code, so its page sends no Referer anywhere.
+      expect(replay!.headers()['referrer-policy']).toBe('no-referrer');
       expect(await page.textContent('#error-code')).toBe('transaction_missing');
 
       // A fresh sign-in, then a callback carrying another state for this browser.
       await page.goto(demo.url);
       await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).waitFor();
       const started = await page.evaluate(async () => {
         const r = await fetch('/auth/transaction', {
           method: 'POST',
@@ -200,5 +205,102 @@ describe('webhooks', () => {
       body,
     });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('consent revocation', () => {
+  /** The access token of the demo's session for `sub`, read from the demo's own database. */
+  function demoToken(sub: string): string | undefined {
+    const db = new Database(join(dirname(resolve(server.ctx.config.database.path)), 'demo.db'));
+    try {
+      return db
+        .query<{ access_token: string }, [string]>('SELECT access_token FROM demo_sessions WHERE sub = ?')
+        .get(sub)?.access_token;
+    } finally {
+      db.close();
+    }
+  }
+
+  async function expectRefused(token: string) {
+    for (const path of ['/v1/userinfo', '/v1/userinfo/identity-documents']) {
+      const res = await fetch(`${server.ctx.config.server.base_url}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    }
+  }
+
+  test('the revoke link: consent revoked on the account page, the demo shows the refusal and signs out, the next sign-in asks for consent', async () => {
+    await withPage(async (page, context) => {
+      await page.goto(demo.url);
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).click();
+      await completeSandboxFlow(page, 'Cleo Sandbox');
+      await page.waitForURL(`${demo.url}/`);
+      await bodyContains(page, 'UserInfo claims');
+      expect(await page.locator('#userinfo-error').count()).toBe(0);
+
+      // While the consent stands, signing in again skips the consent screen (Verity remembers the
+      // person in this browser, so only the face check is asked).
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).click();
+      await page.getByRole('button', { name: 'Pass face check' }).click();
+      await page.waitForURL(`${demo.url}/`);
+      await bodyContains(page, 'UserInfo claims');
+      const sub = (await page.locator('main code').first().textContent())!;
+      const token = demoToken(sub);
+      expect(token).toStartWith('at_');
+
+      // The link opens the account page in a new tab, where the person is still signed in.
+      const [account] = await Promise.all([
+        context.waitForEvent('page'),
+        page.getByRole('link', { name: 'Revoke consent on your account page' }).click(),
+      ]);
+      await account.getByText('Signed in as Cleo Sandbox').waitFor();
+      const apps = account.getByRole('list', { name: 'Connected applications' });
+      await apps.getByRole('heading', { name: 'Verity demo (Sandbox)' }).waitFor();
+      await account
+        .getByRole('button', {
+          name: 'Revoke Verity demo: Show you what a relying party receives from Verity (demo)',
+        })
+        .click();
+      await account.getByRole('status').getByText('Consent revoked.', { exact: false }).waitFor();
+      await account.getByText('You have not allowed any application to use your information.').waitFor();
+      await account.close();
+
+      // Verity refuses the unexpired token at once, for UserInfo and documents alike.
+      await expectRefused(token!);
+
+      // Back in the demo tab, as the page says: reload. The demo's next call is refused, and it says so.
+      await page.reload();
+      const ended = page.getByRole('alert');
+      await ended.getByText('Verity no longer gives this application access').waitFor();
+      expect(await ended.textContent()).toContain('invalid_token');
+      expect(await ended.textContent()).toContain('consent was revoked');
+      expect(await page.textContent('body')).not.toContain('ID token claims');
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).waitFor();
+      // The demo ended its session: cookie and stored token are gone, and a second reload is plainly signed out.
+      expect((await context.cookies(demo.url)).some((c) => c.name === 'verity_demo_session')).toBe(false);
+      expect(demoToken(sub)).toBeUndefined();
+      await page.reload();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).waitFor();
+
+      // The consent.revoked event reaches the demo's webhook receiver.
+      await dispatchDue(server.ctx);
+      await page.goto(`${demo.url}/webhooks`);
+      expect(await page.locator('#webhooks .event-type').allTextContents()).toContain('consent.revoked');
+
+      // Signing in again asks for consent again; allowing it gives the demo its claims back.
+      await page.goto(demo.url);
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).click();
+      await page.getByRole('button', { name: 'Pass face check' }).click();
+      await page.getByRole('heading', { name: 'Verity demo wants to use your information' }).waitFor();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL(`${demo.url}/`);
+      await bodyContains(page, 'UserInfo claims');
+      expect(await page.locator('#userinfo-error').count()).toBe(0);
+      expect((await page.locator('main code').first().textContent())!).toBe(sub);
+    });
   });
 });
