@@ -140,6 +140,7 @@ CREATE TABLE `signing_keys` (
 	`remove_after` integer
 ) STRICT;
 --> statement-breakpoint
+CREATE UNIQUE INDEX `signing_keys_one_active` ON `signing_keys` (`state`) WHERE state = 'active';--> statement-breakpoint
 CREATE TABLE `access_tokens` (
 	`token_hash` text PRIMARY KEY NOT NULL,
 	`code_hash` text NOT NULL,
