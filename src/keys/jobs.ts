@@ -1,5 +1,5 @@
 import type { Job } from '../jobs.ts';
-import { rotateDue } from './rotation.ts';
+import { rotateDue, sweepTemporaryKeyFiles } from './rotation.ts';
 
 export const keysJobs: Job[] = [
   {
@@ -11,6 +11,11 @@ export const keysJobs: Job[] = [
       const r = await rotateDue(ctx);
       if (r.published || r.promoted || r.removed.length || r.orphansRemoved.length) {
         ctx.log.info('signing keys changed', { ...r });
+      }
+      // Also at start: a crash that left a temporary key file most likely also stopped the server.
+      const swept = await sweepTemporaryKeyFiles(ctx);
+      if (swept.length) {
+        ctx.log.warn('removed temporary key files left by an interrupted write', { files: swept });
       }
     },
   },

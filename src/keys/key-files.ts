@@ -15,10 +15,24 @@ export interface KeyFiles {
   /** Every key file in the directory, with the time it was written (0 when unknown). */
   list(): Promise<{ kid: string; createdAt: number }[]>;
   remove(kid: string): Promise<void>;
+  /**
+   * Temporary files of atomic key writes (`<kid>.jwk.json.<uuid>.tmp`) still in the directory, with
+   * their modification time (unix seconds): either a write in progress or one a crash never renamed.
+   */
+  listTemporary(): Promise<{ name: string; modifiedAt: number }[]>;
+  /** Deletes one such temporary file; any other name is refused. */
+  removeTemporary(name: string): Promise<void>;
 }
 
 const SUFFIX = '.jwk.json';
 const pathOf = (dir: string, kid: string) => files.join(dir, `${kid}${SUFFIX}`);
+/**
+ * The exact name `files.writePrivateAtomic` gives a key file before renaming it (a base64url kid and a
+ * random UUID). Nothing else matches: not whole key files, not instance secrets nor their own writes.
+ */
+const TEMPORARY =
+  /^[A-Za-z0-9_-]+\.jwk\.json\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+export const isTemporaryKeyFile = (name: string) => TEMPORARY.test(name);
 
 export function keyFiles(dir: string): KeyFiles {
   return {
@@ -68,6 +82,20 @@ export function keyFiles(dir: string): KeyFiles {
       return out;
     },
     remove: (kid) => files.remove(pathOf(dir, kid)),
+    async listTemporary() {
+      const out: { name: string; modifiedAt: number }[] = [];
+      for (const name of await files.list(dir)) {
+        if (!isTemporaryKeyFile(name)) continue;
+        // Gone meanwhile (renamed by its writer) or not a regular file: nothing to sweep.
+        const ms = await files.modifiedAt(files.join(dir, name));
+        if (ms !== undefined) out.push({ name, modifiedAt: Math.floor(ms / 1000) });
+      }
+      return out;
+    },
+    async removeTemporary(name) {
+      if (!isTemporaryKeyFile(name)) throw new Error(`not a temporary key file: ${name}`);
+      await files.remove(files.join(dir, name));
+    },
   };
 }
 

@@ -14,6 +14,11 @@ import type { KeyRow } from './key.store.ts';
 
 /** A file without a row younger than this may be a write whose row is about to be inserted. */
 export const ORPHAN_GRACE_SECONDS = 10 * 60;
+/**
+ * A temporary key file younger than this may be a write in progress in another process; an atomic
+ * write takes milliseconds, so one this old was left by a crash between writing and renaming.
+ */
+export const TEMPORARY_GRACE_SECONDS = 60 * 60;
 /** Clock skew allowed to relying parties when they check `exp`. */
 export const SKEW_SECONDS = 60;
 
@@ -121,6 +126,7 @@ export function promote(
     const next = ctx.keys.store.get(kid);
     const active = ctx.keys.store.active();
     if (next?.state !== 'next' || !active) return undefined;
+    // Retire first: the unique index on the active state refuses a second active row even mid-transaction.
     ctx.keys.store.setState(active.kid, 'retired', { retired_at: now, remove_after: removeAfter });
     ctx.keys.store.setState(next.kid, 'active', { activated_at: now });
     recordAudit(ctx.db, ctx.clock, {
@@ -158,4 +164,21 @@ export async function sweepOrphanFiles(ctx: AppContext, now: number): Promise<st
   const orphans = onDisk.filter((f) => !known.has(f.kid) && now - f.createdAt >= ORPHAN_GRACE_SECONDS);
   for (const f of orphans) await ctx.keys.files.remove(f.kid);
   return orphans.map((f) => f.kid);
+}
+
+/**
+ * Temporary files of atomic key writes that a crash left unrenamed, older than the grace period. They
+ * hold private key material that no row references, so they are deleted. Only names an atomic key
+ * write produces are candidates: key files and instance secrets are never touched. Returns the names
+ * removed.
+ */
+export async function sweepTemporaryKeyFiles(
+  ctx: AppContext,
+  now: number = unix(ctx.clock),
+): Promise<string[]> {
+  const stale = (await ctx.keys.files.listTemporary()).filter(
+    (f) => now - f.modifiedAt >= TEMPORARY_GRACE_SECONDS,
+  );
+  for (const f of stale) await ctx.keys.files.removeTemporary(f.name);
+  return stale.map((f) => f.name);
 }

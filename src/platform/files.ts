@@ -1,4 +1,4 @@
-import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
@@ -48,6 +48,16 @@ export const files = {
   },
   async remove(path: string): Promise<void> {
     await rm(path, { force: true });
+  },
+  /** Modification time (epoch ms) of a regular file; undefined when it is missing or not a regular file. */
+  async modifiedAt(path: string): Promise<number | undefined> {
+    try {
+      const s = await lstat(path);
+      return s.isFile() ? s.mtimeMs : undefined;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return undefined;
+      throw e;
+    }
   },
   async mode(path: string): Promise<number> {
     return (await stat(path)).mode & 0o777;
