@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
 import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
+import { openSqlite, type SqliteDriver } from '../platform/sqlite.ts';
 import { createEndpoint } from '../webhooks/endpoint.service.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
 
@@ -41,6 +42,11 @@ export function registrationPath(ctx: AppContext): string {
   return files.join(files.dirname(files.resolve(ctx.config.database.path)), 'demo-app.json');
 }
 
+/** The demo's own SQLite file (sessions, transactions, webhooks), beside Verity's database. */
+export function demoDatabasePath(ctx: AppContext): string {
+  return files.join(files.dirname(files.resolve(ctx.config.database.path)), 'demo.db');
+}
+
 async function read(path: string): Promise<DemoRegistration | undefined> {
   const text = await files.readText(path);
   if (text === undefined) return undefined;
@@ -55,9 +61,60 @@ async function read(path: string): Promise<DemoRegistration | undefined> {
  * Registers the demo's sandbox application the first time and reuses it on every later start: the
  * credentials live in `demo-app.json` beside the database. A file whose application no longer exists
  * (the database was replaced) is registered afresh. The webhook endpoint is added once localhost
- * targets are allowed, which `npm start` arranges.
+ * targets are allowed, which `npm start` arranges. Demo processes starting together against one
+ * database take turns, so they register once and share the result.
  */
 export async function ensureDemoRegistration(ctx: AppContext, demoUrl: string): Promise<DemoRegistration> {
+  return withRegistrationLock(ctx, () => register(ctx, demoUrl));
+}
+
+/** How often, and how long apart, a start waits for another process's registration to finish. */
+const LOCK_ATTEMPTS = 1200;
+const LOCK_RETRY_MS = 25;
+
+/**
+ * Runs `fn` while holding the write lock of the demo's own database. The registration spans Verity's
+ * database (application, webhook endpoint) and `demo-app.json` (the only place the secrets are kept in
+ * the clear), so no single transaction covers it: two demo processes starting together would each find
+ * nothing and register twice. Under the lock the second one finds the first one's file and reuses it.
+ * A process that dies releases the lock with it. Waiting is a retry loop rather than SQLite's busy
+ * timeout, which would block this process's event loop (and the server beside it) meanwhile, and
+ * would never let a second registration in the same process reach the point where it gives way.
+ */
+async function withRegistrationLock<T>(ctx: AppContext, fn: () => Promise<T>): Promise<T> {
+  const path = demoDatabasePath(ctx);
+  await files.ensureDir(files.dirname(path));
+  // A connection of its own: the lock is held across awaits, so no other statement may run on it.
+  const lock = await openSqlite(path);
+  try {
+    await acquire(lock);
+    try {
+      return await fn();
+    } finally {
+      lock.exec('ROLLBACK');
+    }
+  } finally {
+    lock.close();
+  }
+}
+
+async function acquire(lock: SqliteDriver): Promise<void> {
+  lock.exec('PRAGMA busy_timeout = 0');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      lock.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (e) {
+      if (!isBusy(e) || attempt >= LOCK_ATTEMPTS) throw e;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  }
+}
+
+const isBusy = (e: unknown) =>
+  (e as { code?: unknown }).code === 'SQLITE_BUSY' || /database is locked/i.test(String(e));
+
+async function register(ctx: AppContext, demoUrl: string): Promise<DemoRegistration> {
   const path = registrationPath(ctx);
   const redirectUri = `${demoUrl}/callback`;
   let reg = await read(path);

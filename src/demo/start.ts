@@ -1,11 +1,10 @@
 import type { AppContext } from '../context.ts';
-import { files } from '../platform/files.ts';
 import { listen, parseListen } from '../platform/listen.ts';
 import { openSqlite } from '../platform/sqlite.ts';
 import { createVerityClient, sqliteTransactionStore } from '../sdk/index.ts';
 import { createDemoApp } from './demo.app.ts';
 import { createDemoStore } from './demo.store.ts';
-import { type DemoRegistration, ensureDemoRegistration } from './registration.ts';
+import { type DemoRegistration, demoDatabasePath, ensureDemoRegistration } from './registration.ts';
 
 export interface RunningDemo {
   url: string;
@@ -25,8 +24,7 @@ export async function startDemo(ctx: AppContext, opts: { port?: number } = {}): 
   const url = ctx.config.demo.url || `http://localhost:${port}`;
   const registration = await ensureDemoRegistration(ctx, url);
 
-  const dbPath = files.join(files.dirname(files.resolve(ctx.config.database.path)), 'demo.db');
-  const db = await openSqlite(dbPath);
+  const db = await openSqlite(demoDatabasePath(ctx));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   const store = createDemoStore(db);
   const client = createVerityClient({
