@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { type Started, startWay } from '../../scripts/smoke.ts';
-import { completeSandboxFlow, startRelyingParty } from '../e2e/relying-party.ts';
+import { type RelyingParty, signInWithOpenIdClient, startRelyingParty } from '../e2e/relying-party.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 
 setDefaultTimeout(90_000);
@@ -18,7 +18,7 @@ setDefaultTimeout(90_000);
 const root = join(import.meta.dir, '../..');
 const dist = join(root, '.tmp', `node-flow-${crypto.randomUUID()}`);
 let server: Started;
-let rp: ReturnType<typeof startRelyingParty>;
+let rp: RelyingParty;
 let browser: Browser;
 
 beforeAll(async () => {
@@ -67,34 +67,12 @@ test('under Node 20: CLI registration, sandbox sign-in, code exchange, ID token,
     oidc.ClientSecretBasic(app.clientSecret),
     { execute: [oidc.allowInsecureRequests] },
   );
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.callbackUrl,
+  const tokens = await signInWithOpenIdClient({
+    browser,
+    rp,
+    config,
     scope: 'openid profile email',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
     purpose: 'Check the Node 20 build end to end',
-  });
-
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(url.href);
-  const arrived = rp.nextCallback();
-  await completeSandboxFlow(page);
-  const query = await arrived;
-  await context.close();
-
-  const callback = new URL(rp.callbackUrl);
-  for (const [k, v] of Object.entries(query)) callback.searchParams.set(k, v);
-  const tokens = await oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    expectedNonce: nonce,
-    idTokenExpected: true,
   });
   expect(tokens.access_token).toStartWith('at_');
   expect(tokens.expires_in).toBe(900);

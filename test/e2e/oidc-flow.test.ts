@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import * as oidc from 'openid-client';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { completeSandboxFlow, startRelyingParty } from './relying-party.ts';
+import { type RelyingParty, signInWithOpenIdClient, startRelyingParty } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
 
@@ -16,7 +16,7 @@ setDefaultTimeout(60_000);
  */
 
 let server: TestServer;
-let rp: ReturnType<typeof startRelyingParty>;
+let rp: RelyingParty;
 let browser: Browser;
 let confidential: TestApp;
 let publicApp: TestApp;
@@ -67,43 +67,14 @@ async function run(
   tag = '',
 ) {
   const config = await configFor(kind, auth);
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.callbackUrl,
+  const tokens = await signInWithOpenIdClient({
+    browser,
+    rp,
+    config,
     scope: SCOPES,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
     // A purpose per run: an identical earlier consent would skip the consent screen.
     purpose: `Create your account (${kind}, ${display}, ${auth}${tag})`,
     display,
-  });
-
-  const context = await browser.newContext();
-  let page: Page;
-  if (display === 'popup') {
-    const opener = await context.newPage();
-    await opener.goto(`${rp.origin}/start?to=${encodeURIComponent(url.href)}`);
-    [page] = await Promise.all([opener.waitForEvent('popup'), opener.getByRole('button').click()]);
-  } else {
-    page = await context.newPage();
-    await page.goto(url.href);
-  }
-  const arrived = rp.nextCallback();
-  await completeSandboxFlow(page);
-  const query = await arrived;
-  await context.close();
-
-  const callback = new URL(rp.callbackUrl);
-  for (const [k, v] of Object.entries(query)) callback.searchParams.set(k, v);
-  const tokens = await oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    expectedNonce: nonce,
-    idTokenExpected: true,
   });
   return { tokens, config };
 }

@@ -1,4 +1,5 @@
-import type { Page } from 'playwright-core';
+import * as oidc from 'openid-client';
+import type { Browser, Page } from 'playwright-core';
 
 /**
  * A loopback relying party: `/callback` records the query it receives; `/start?to=URL` is a page
@@ -48,6 +49,8 @@ export function startRelyingParty() {
   };
 }
 
+export type RelyingParty = ReturnType<typeof startRelyingParty>;
+
 /** Collects CSP violations and page errors, which a correct page never produces. */
 export function watchConsole(page: Page): string[] {
   const problems: string[] = [];
@@ -63,4 +66,66 @@ export async function completeSandboxFlow(page: Page, persona = 'Ada Sandbox'): 
   await page.getByRole('button', { name: persona, exact: true }).click();
   await page.getByRole('button', { name: 'Pass face check' }).click();
   await page.getByRole('button', { name: 'Allow' }).click();
+}
+
+export interface OpenIdSignIn {
+  browser: Browser;
+  rp: RelyingParty;
+  /** openid-client's configuration from discovery, with the client's authentication method. */
+  config: oidc.Configuration;
+  scope: string;
+  /** A different purpose per sign-in of one person: an identical earlier consent skips the consent screen. */
+  purpose: string;
+  /** `popup`: the relying party's page opens the authorization URL in a popup, as a button would. */
+  display?: 'page' | 'popup';
+  persona?: string;
+}
+
+/**
+ * The standard relying-party sequence with `openid-client`: PKCE, state and nonce, the authorization
+ * URL completed by a sandbox persona in a fresh Chromium context, then the code exchanged with the
+ * state, nonce and ID token checked by the library (it throws when any of them is wrong).
+ */
+export async function signInWithOpenIdClient(o: OpenIdSignIn) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(o.config, {
+    redirect_uri: o.rp.callbackUrl,
+    scope: o.scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    purpose: o.purpose,
+    ...(o.display ? { display: o.display } : {}),
+  });
+
+  const context = await o.browser.newContext();
+  let query: Record<string, string>;
+  try {
+    let page: Page;
+    if (o.display === 'popup') {
+      const opener = await context.newPage();
+      await opener.goto(`${o.rp.origin}/start?to=${encodeURIComponent(url.href)}`);
+      [page] = await Promise.all([opener.waitForEvent('popup'), opener.getByRole('button').click()]);
+    } else {
+      page = await context.newPage();
+      await page.goto(url.href);
+    }
+    const arrived = o.rp.nextCallback();
+    await completeSandboxFlow(page, o.persona);
+    query = await arrived;
+  } finally {
+    await context.close();
+  }
+
+  const callback = new URL(o.rp.callbackUrl);
+  for (const [k, v] of Object.entries(query)) callback.searchParams.set(k, v);
+  return oidc.authorizationCodeGrant(o.config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
 }
