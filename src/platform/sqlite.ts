@@ -29,23 +29,24 @@ export async function openSqlite(path: string): Promise<SqliteDriver> {
 async function openBun(path: string): Promise<SqliteDriver> {
   const { Database } = await import('bun:sqlite');
   const db = new Database(path, { create: true, strict: true });
-  const cache = new Map<string, unknown>();
+  // The wrapper, not only the statement, is cached: hot paths call prepare() for every query.
+  const cache = new Map<string, Statement<unknown>>();
   const driver: SqliteDriver = {
     kind: 'bun',
     raw: db,
     exec: (sql) => db.exec(sql),
     prepare<Row>(sql: string) {
-      let stmt = cache.get(sql) as ReturnType<typeof db.prepare> | undefined;
-      if (!stmt) {
-        stmt = db.prepare(sql);
-        cache.set(sql, stmt);
+      let wrapper = cache.get(sql);
+      if (!wrapper) {
+        const s = db.prepare(sql);
+        wrapper = {
+          get: (...p: unknown[]) => s.get(...(p as never[])) ?? undefined,
+          all: (...p: unknown[]) => s.all(...(p as never[])),
+          run: (...p: unknown[]) => ({ changes: Number(s.run(...(p as never[])).changes) }),
+        };
+        cache.set(sql, wrapper);
       }
-      const s = stmt;
-      return {
-        get: (...p: unknown[]) => (s.get(...(p as never[])) ?? undefined) as Row | undefined,
-        all: (...p: unknown[]) => s.all(...(p as never[])) as Row[],
-        run: (...p: unknown[]) => ({ changes: Number(s.run(...(p as never[])).changes) }),
-      };
+      return wrapper as Statement<Row>;
     },
     transaction: (fn) => db.transaction(fn).immediate(),
     async backup(file) {
@@ -64,7 +65,7 @@ async function openBun(path: string): Promise<SqliteDriver> {
 async function openNode(path: string): Promise<SqliteDriver> {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path);
-  const cache = new Map<string, import('better-sqlite3').Statement>();
+  const cache = new Map<string, Statement<unknown>>();
   const bind = (params: unknown[]) =>
     params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p));
   return {
@@ -74,26 +75,26 @@ async function openNode(path: string): Promise<SqliteDriver> {
       db.exec(sql);
     },
     prepare<Row>(sql: string) {
-      let s = cache.get(sql);
-      if (!s) {
-        s = db.prepare(sql);
-        cache.set(sql, s);
+      let wrapper = cache.get(sql);
+      if (!wrapper) {
+        const stmt = db.prepare(sql);
+        const returnsRows = stmt.reader;
+        wrapper = {
+          get: (...p: unknown[]) => {
+            if (returnsRows) return stmt.get(...bind(p));
+            stmt.run(...bind(p));
+            return undefined;
+          },
+          all: (...p: unknown[]) => {
+            if (returnsRows) return stmt.all(...bind(p));
+            stmt.run(...bind(p));
+            return [];
+          },
+          run: (...p: unknown[]) => ({ changes: stmt.run(...bind(p)).changes }),
+        };
+        cache.set(sql, wrapper);
       }
-      const stmt = s;
-      const returnsRows = stmt.reader;
-      return {
-        get: (...p: unknown[]) => {
-          if (returnsRows) return stmt.get(...bind(p)) as Row | undefined;
-          stmt.run(...bind(p));
-          return undefined;
-        },
-        all: (...p: unknown[]) => {
-          if (returnsRows) return stmt.all(...bind(p)) as Row[];
-          stmt.run(...bind(p));
-          return [];
-        },
-        run: (...p: unknown[]) => ({ changes: stmt.run(...bind(p)).changes }),
-      };
+      return wrapper as Statement<Row>;
     },
     transaction: (fn) => db.transaction(fn).immediate(),
     async backup(file) {
