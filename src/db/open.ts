@@ -2,6 +2,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { files } from '../platform/files.ts';
 import { openSqlite, type SqliteDriver } from '../platform/sqlite.ts';
 import * as schema from './schema/index.ts';
+import { createWriteBatch, type WriteBatch } from './write-batch.ts';
 
 export type Orm = BaseSQLiteDatabase<'sync', unknown, typeof schema>;
 
@@ -13,6 +14,8 @@ export interface Db {
   sql: SqliteDriver;
   orm: Orm;
   path: string;
+  /** Group-committed writes for hot paths (see write-batch.ts). */
+  batch: WriteBatch;
   close(): void;
 }
 
@@ -27,9 +30,10 @@ export async function openDb(path: string): Promise<Db> {
   sql.exec('PRAGMA synchronous = NORMAL');
   sql.exec('PRAGMA foreign_keys = ON');
   sql.exec('PRAGMA busy_timeout = 5000');
+
   const orm =
     sql.kind === 'bun'
       ? (await import('drizzle-orm/bun-sqlite')).drizzle({ client: sql.raw as never, schema })
       : (await import('drizzle-orm/better-sqlite3')).drizzle({ client: sql.raw as never, schema });
-  return { sql, orm: orm as unknown as Orm, path, close: () => sql.close() };
+  return { sql, orm: orm as unknown as Orm, path, batch: createWriteBatch(sql), close: () => sql.close() };
 }

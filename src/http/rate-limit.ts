@@ -92,7 +92,8 @@ export function rateLimit(
   const config = ctx.config.rate_limits[bucket];
   return async function rateLimit(c, next) {
     const limit = resolveLimit(config, await opts.scopeOf?.(c));
-    const result = hit(ctx, `${bucket}:${await keyOf(c)}`, limit);
+    const key = `${bucket}:${await keyOf(c)}`;
+    const result = await ctx.db.batch(() => hit(ctx, key, limit));
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(result.limit),
       'X-RateLimit-Remaining': String(result.remaining),

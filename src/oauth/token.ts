@@ -101,7 +101,8 @@ export async function exchangeCode(
     : undefined;
   const ttl = Math.floor(ctx.config.oauth.token_ttl / 1000);
 
-  const outcome = ctx.db.sql.transaction((): string | undefined => {
+  // Group-committed with the other exchanges of this turn; resolves only once committed.
+  const outcome = await ctx.db.batch((): string | undefined => {
     if (!codes.redeem(codeHash, now)) {
       // Lost the race or replayed: whatever was issued from this code is now suspect.
       codes.revokeTokensFrom(codeHash, now);

@@ -1,0 +1,129 @@
+import { describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { openDb } from '../../src/db/open.ts';
+import { createWriteBatch } from '../../src/db/write-batch.ts';
+import { openSqlite, type SqliteDriver } from '../../src/platform/sqlite.ts';
+import { tempDir } from '../helpers/context.ts';
+
+/** A driver that counts the statements the batch runs, and can be told to fail COMMIT. */
+function instrumented(sql: SqliteDriver, opts: { failCommit?: boolean } = {}) {
+  const ran: string[] = [];
+  const driver: SqliteDriver = {
+    ...sql,
+    prepare(statement) {
+      const real = sql.prepare(statement);
+      return {
+        ...real,
+        run: (...p: unknown[]) => {
+          ran.push(statement);
+          if (opts.failCommit && statement === 'COMMIT') throw new Error('disk I/O error');
+          return real.run(...p);
+        },
+      } as never;
+    },
+  };
+  return { driver, commits: () => ran.filter((s) => s === 'COMMIT').length };
+}
+
+async function setup() {
+  const { dir, cleanup } = tempDir();
+  const path = join(dir, 'verity.db');
+  const db = await openDb(path);
+  db.sql.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+  // A second connection sees only what is committed.
+  const other = await openSqlite(path);
+  const rows = () =>
+    other
+      .prepare<{ k: string }>('SELECT k FROM t ORDER BY k')
+      .all()
+      .map((r) => r.k);
+  const insert = (k: string) => () => db.sql.prepare('INSERT INTO t (k, v) VALUES (?, 1)').run(k);
+  return {
+    db,
+    rows,
+    insert,
+    close() {
+      other.close();
+      db.close();
+      cleanup();
+    },
+  };
+}
+
+describe('group commit', () => {
+  test('units queued in one turn commit together, once, and resolve only after the commit', async () => {
+    const s = await setup();
+    try {
+      const { driver, commits } = instrumented(s.db.sql);
+      const batch = createWriteBatch(driver);
+      const pending = ['a', 'b', 'c', 'd'].map((k) => batch(s.insert(k)));
+      // Nothing has run yet: the batch waits for the rest of this turn.
+      expect(s.rows()).toEqual([]);
+      const seen = await Promise.all(pending.map((p) => p.then(() => s.rows())));
+      // Whichever promise settles first already finds every unit committed.
+      for (const r of seen) expect(r).toEqual(['a', 'b', 'c', 'd']);
+      expect(commits()).toBe(1);
+    } finally {
+      s.close();
+    }
+  });
+
+  test('a unit that throws is rolled back alone and rejects; the others commit', async () => {
+    const s = await setup();
+    try {
+      const batch = createWriteBatch(s.db.sql);
+      const results = await Promise.allSettled([
+        batch(s.insert('a')),
+        batch(() => {
+          s.insert('half')();
+          throw new Error('refused');
+        }),
+        batch(s.insert('a')), // the primary key refuses a second 'a'
+        batch(s.insert('b')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason.message).toBe('refused');
+      expect(s.rows()).toEqual(['a', 'b']);
+    } finally {
+      s.close();
+    }
+  });
+
+  test('a failed commit rejects every unit of the batch and leaves nothing behind', async () => {
+    const s = await setup();
+    try {
+      const { driver } = instrumented(s.db.sql, { failCommit: true });
+      const batch = createWriteBatch(driver);
+      const results = await Promise.allSettled([batch(s.insert('a')), batch(s.insert('b'))]);
+      for (const r of results) {
+        expect(r.status).toBe('rejected');
+        expect((r as PromiseRejectedResult).reason.message).toBe('disk I/O error');
+      }
+      expect(s.rows()).toEqual([]);
+      // The connection is usable again: the failed batch did not leave a transaction open.
+      await createWriteBatch(s.db.sql)(s.insert('c'));
+      expect(s.rows()).toEqual(['c']);
+    } finally {
+      s.close();
+    }
+  });
+
+  test('a unit queued while a batch commits goes into the next batch', async () => {
+    const s = await setup();
+    try {
+      const { driver, commits } = instrumented(s.db.sql);
+      const batch = createWriteBatch(driver);
+      let inner: Promise<unknown> | undefined;
+      await batch(() => {
+        s.insert('a')();
+        inner = batch(s.insert('b'));
+      });
+      expect(s.rows()).toEqual(['a']);
+      await inner;
+      expect(s.rows()).toEqual(['a', 'b']);
+      expect(commits()).toBe(2);
+    } finally {
+      s.close();
+    }
+  });
+});
