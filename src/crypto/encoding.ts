@@ -1,7 +1,8 @@
+import { base64url as joseBase64url } from 'jose';
+
+/** Unpadded base64url; jose's encoder uses the runtime's native one where there is one. */
 export function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return joseBase64url.encode(bytes);
 }
 
 export function fromBase64url(text: string): Uint8Array {

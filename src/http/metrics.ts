@@ -4,11 +4,16 @@
  */
 type Labels = Record<string, string>;
 
-const key = (labels: Labels) =>
-  Object.entries(labels)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-    .join(',');
+const escapeValue = (v: string) =>
+  /[\\"\n]/.test(v) ? v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : v;
+
+// Called for every request: label names are sorted by code unit (no locale), values escaped only
+// when they need it.
+const key = (labels: Labels) => {
+  let out = '';
+  for (const k of Object.keys(labels).sort()) out += `${out ? ',' : ''}${k}="${escapeValue(labels[k]!)}"`;
+  return out;
+};
 
 export class Counter {
   private values = new Map<string, number>();
