@@ -58,8 +58,11 @@ export function readClientCredentials(
  * present none (they prove possession of the code with PKCE). Unknown clients and secrets of the
  * other environment fail the same way.
  */
-export function authenticateClient(ctx: AppContext, creds: ClientCredentials): OAuthClient {
-  const client = findClient(ctx.db, creds.clientId);
+export function authenticateClient(
+  ctx: AppContext,
+  creds: ClientCredentials,
+  client = findClient(ctx.db, creds.clientId),
+): OAuthClient {
   if (!client) throw invalidClient();
   if (client.type === 'public') {
     if (creds.method !== 'none') throw invalidClient('Public clients do not authenticate with a secret.');

@@ -7,8 +7,8 @@ import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
-import { findClient } from './client.store.ts';
-import { authenticateClient, readClientCredentials } from './client-auth.ts';
+import { findClient, type OAuthClient } from './client.store.ts';
+import { authenticateClient, type ClientCredentials, readClientCredentials } from './client-auth.ts';
 import { authorizeErrorPage } from './error-page.ts';
 import { exchangeCode } from './token.ts';
 import { parseTokenBody } from './token-body.ts';
@@ -73,9 +73,10 @@ export function oauthRouter(ctx: AppContext) {
   // The token endpoint answers in its own error shape, so it is a sub-app with its own onError.
   const token = new Hono<AppEnv>();
   token.post('/v1/oauth/token', async (c) => {
-    const body = await tokenBody(c);
+    const request = await tokenRequest(ctx, c);
+    const body = request.body;
     if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
-    const client = authenticateClient(ctx, readClientCredentials(c.req.header('authorization'), body));
+    const client = authenticateClient(ctx, request.credentials(), request.client);
     if (body.grant_type !== 'authorization_code')
       throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
     const result = await exchangeCode(ctx, client, body);
@@ -87,31 +88,60 @@ export function oauthRouter(ctx: AppContext) {
 }
 
 /**
- * The token request's parameters, parsed once per request: the rate limiter reads them (to find the
- * client's environment) before the handler does. Hono caches the body text for the second reader.
+ * The token request as both the rate limiter (for the client's environment and plan) and the handler
+ * need it, worked out once per request: its parameters, the credentials it presents and the client
+ * they name. A malformed body or Authorization header is kept as the error the handler will answer.
  */
-const parsedBodies = new WeakMap<Request, Record<string, string>>();
-async function tokenBody(c: Context<AppEnv>): Promise<Record<string, string>> {
-  let body = parsedBodies.get(c.req.raw);
-  if (!body) {
-    body = parseTokenBody(c.req.header('content-type'), await c.req.text());
-    parsedBodies.set(c.req.raw, body);
+interface TokenRequest {
+  body: Record<string, string>;
+  /** The presented credentials; throws the OAuth error for malformed ones. */
+  credentials(): ClientCredentials;
+  /** The client named by the credentials, looked up once. */
+  client: OAuthClient | undefined;
+}
+
+const tokenRequests = new WeakMap<Request, Promise<TokenRequest>>();
+
+function tokenRequest(ctx: AppContext, c: Context<AppEnv>): Promise<TokenRequest> {
+  let request = tokenRequests.get(c.req.raw);
+  if (!request) {
+    request = readTokenRequest(ctx, c);
+    tokenRequests.set(c.req.raw, request);
   }
-  return body;
+  return request;
+}
+
+async function readTokenRequest(ctx: AppContext, c: Context<AppEnv>): Promise<TokenRequest> {
+  const body = parseTokenBody(c.req.header('content-type'), await c.req.text());
+  let credentials: ClientCredentials | undefined;
+  let error: unknown;
+  try {
+    credentials = readClientCredentials(c.req.header('authorization'), body);
+  } catch (e) {
+    error = e;
+  }
+  return {
+    body,
+    credentials: () => {
+      if (!credentials) throw error;
+      return credentials;
+    },
+    client: credentials && findClient(ctx.db, credentials.clientId),
+  };
 }
 
 /** The environment and plan of the client a request names, for per-environment/per-plan limits. */
 async function oauthScope(ctx: AppContext, c: Context<AppEnv>): Promise<RateLimitScope | undefined> {
-  let clientId = c.req.query('client_id');
-  if (!clientId && c.req.method === 'POST' && c.req.path === '/v1/oauth/token') {
-    try {
-      clientId = readClientCredentials(c.req.header('authorization'), await tokenBody(c)).clientId;
-    } catch {
-      // A malformed request is refused by the handler; it counts at the default limit.
-      clientId = undefined;
-    }
+  let client: OAuthClient | undefined;
+  if (c.req.method === 'POST' && c.req.path === '/v1/oauth/token') {
+    // A malformed request is refused by the handler; it counts at the default limit.
+    client = await tokenRequest(ctx, c).then(
+      (r) => r.client,
+      () => undefined,
+    );
+  } else {
+    const clientId = c.req.query('client_id');
+    client = clientId ? findClient(ctx.db, clientId) : undefined;
   }
-  if (!clientId) return undefined;
-  const client = findClient(ctx.db, clientId);
   return client ? { environment: client.environment, plan: client.plan } : undefined;
 }
