@@ -30,7 +30,6 @@ export async function openDb(path: string): Promise<Db> {
   sql.exec('PRAGMA synchronous = NORMAL');
   sql.exec('PRAGMA foreign_keys = ON');
   sql.exec('PRAGMA busy_timeout = 5000');
-
   const orm =
     sql.kind === 'bun'
       ? (await import('drizzle-orm/bun-sqlite')).drizzle({ client: sql.raw as never, schema })
