@@ -1,6 +1,7 @@
 import { createContext } from './bootstrap.ts';
 import type { Config } from './config/schema.ts';
 import type { AppContext } from './context.ts';
+import { startBackgroundCheckpoints } from './db/checkpoint.ts';
 import { createApp } from './http/app.ts';
 import { startJobs } from './jobs.ts';
 import type { Logger } from './log.ts';
@@ -14,12 +15,16 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Opens the database (migrating it), starts the HTTP listener and the scheduled jobs. */
+/**
+ * Opens the database (migrating it), starts its background checkpoints, the HTTP listener and the
+ * scheduled jobs.
+ */
 export async function startServer(
   config: Config,
   opts: { clock?: Clock; log?: Logger; jobs?: boolean; port?: number } = {},
 ): Promise<RunningServer> {
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
+  const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
   const app = createApp(ctx);
   const addr = parseListen(config.server.listen);
   const server: Listening = await listen((req, conn) => app.fetch(req, conn), {
@@ -35,6 +40,7 @@ export async function startServer(
     async stop() {
       stopJobs();
       await server.close();
+      await stopCheckpoints();
       ctx.db.close();
     },
   };

@@ -23,6 +23,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomId, randomToken, sha256, sha256Hex } from '../../src/crypto/tokens.ts';
+import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
 import { createApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
@@ -47,6 +48,7 @@ else await main();
 async function serve(configPath: string, port: number) {
   const config = parseConfig(readFileSync(configPath, 'utf8'));
   const ctx = await createContext(config, { log: silentLogger });
+  await startBackgroundCheckpoints(ctx.db, silentLogger);
   const signing = await measureSigning(ctx, 2000);
   const app = createApp(ctx);
   app.get('/bench/bare', (c) => c.text('ok'));
