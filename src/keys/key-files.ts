@@ -27,11 +27,12 @@ export interface KeyFiles {
 const SUFFIX = '.jwk.json';
 const pathOf = (dir: string, kid: string) => files.join(dir, `${kid}${SUFFIX}`);
 /**
- * The exact name `files.writePrivateAtomic` gives a key file before renaming it (a base64url kid and a
- * random UUID). Nothing else matches: not whole key files, not instance secrets nor their own writes.
+ * The exact name `files.writePrivateAtomic` gives a key file (a base64url kid) or an instance secret
+ * before renaming it, with its random UUID. Both hold secret material. Nothing else matches: not whole
+ * key files, not the secrets themselves.
  */
 const TEMPORARY =
-  /^[A-Za-z0-9_-]+\.jwk\.json\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+  /^(?:[A-Za-z0-9_-]+\.jwk\.json|pairwise\.secret|webhook-secrets\.secret)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
 export const isTemporaryKeyFile = (name: string) => TEMPORARY.test(name);
 
 export function keyFiles(dir: string): KeyFiles {

@@ -167,10 +167,10 @@ export async function sweepOrphanFiles(ctx: AppContext, now: number): Promise<st
 }
 
 /**
- * Temporary files of atomic key writes that a crash left unrenamed, older than the grace period. They
- * hold private key material that no row references, so they are deleted. Only names an atomic key
- * write produces are candidates: key files and instance secrets are never touched. Returns the names
- * removed.
+ * Temporary files of atomic key or instance-secret writes that a crash left unrenamed, older than the
+ * grace period. They hold secret material nothing refers to, so they are deleted. Only names such a
+ * write produces are candidates: whole key files and the secrets themselves are never touched. Returns
+ * the names removed.
  */
 export async function sweepTemporaryKeyFiles(
   ctx: AppContext,

@@ -81,7 +81,7 @@ describe('temporary key files left by a crash between write and rename', () => {
     expect(existsSync(join(dir, leftover!))).toBe(false);
   });
 
-  test('nothing but a temporary key file is ever deleted, however old', async () => {
+  test('nothing but a temporary key or secret file is ever deleted, however old', async () => {
     ctx = await testContext();
     const dir = join(ctx.dir, 'keys');
     const { instanceSecret } = await import('../../src/keys/instance-secrets.ts');
@@ -98,8 +98,9 @@ describe('temporary key files left by a crash between write and rename', () => {
       join(dir, `${active}.jwk.json`),
       join(dir, 'pairwise.secret'),
       join(dir, 'webhook-secrets.secret'),
-      // Look-alikes that an atomic key write never produces.
-      fileAged(dir, `pairwise.secret.${uuid()}.tmp`, ctx.clock, old),
+      // Look-alikes that an atomic key or secret write never produces.
+      fileAged(dir, `other.secret.${uuid()}.tmp`, ctx.clock, old),
+      fileAged(dir, `pairwise.secret.${uuid()}.tmp.bak`, ctx.clock, old),
       fileAged(dir, `${KID}.jwk.json.1234.tmp`, ctx.clock, old),
       fileAged(dir, `${KID}.jwk.json.${uuid()}.tmp.bak`, ctx.clock, old),
       fileAged(dir, `${KID}.jwk.json.${uuid().toUpperCase()}.tmp`, ctx.clock, old),
@@ -112,8 +113,11 @@ describe('temporary key files left by a crash between write and rename', () => {
     const dirLike = join(dir, tmpKeyName());
     mkdirSync(dirLike);
     const before = readdirSync(dir).sort();
+    // An instance secret's own unrenamed write holds a secret too: it goes, as key writes do.
+    const secretWrites = [`pairwise.secret.${uuid()}.tmp`, `webhook-secrets.secret.${uuid()}.tmp`];
+    for (const name of secretWrites) fileAged(dir, name, ctx.clock, old);
 
-    expect(await sweepTemporaryKeyFiles(ctx)).toEqual([]);
+    expect((await sweepTemporaryKeyFiles(ctx)).sort()).toEqual(secretWrites.sort());
     expect(readdirSync(dir).sort()).toEqual(before);
     for (const path of [...keep, dirLike]) expect(existsSync(path)).toBe(true);
     // The active key still publishes and signs.
