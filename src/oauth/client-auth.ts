@@ -18,14 +18,17 @@ function formDecode(text: string): string {
   return decodeURIComponent(text.replace(/\+/g, ' '));
 }
 
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
 function decodeBasic(header: string): { id: string; secret: string } {
   const m = /^basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
   if (!m) throw invalidClient('The Authorization header is not valid HTTP Basic.');
   try {
     const binary = atob(m[1]!);
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(
-      Uint8Array.from(binary, (ch) => ch.charCodeAt(0)),
-    );
+    // Client ids and secrets are ASCII; anything else is decoded as strict UTF-8.
+    const text = /^[\x00-\x7f]*$/.test(binary)
+      ? binary
+      : utf8Decoder.decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
     const colon = text.indexOf(':');
     if (colon < 0) throw new Error('no separator');
     return { id: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };
