@@ -26,9 +26,9 @@ function decodeBasic(header: string): { id: string; secret: string } {
   try {
     const binary = atob(m[1]!);
     // Client ids and secrets are ASCII; anything else is decoded as strict UTF-8.
-    const text = /^[\x00-\x7f]*$/.test(binary)
-      ? binary
-      : utf8Decoder.decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+    const text = /[\u0080-\u00ff]/.test(binary)
+      ? utf8Decoder.decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))
+      : binary;
     const colon = text.indexOf(':');
     if (colon < 0) throw new Error('no separator');
     return { id: formDecode(text.slice(0, colon)), secret: formDecode(text.slice(colon + 1)) };

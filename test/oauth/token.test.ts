@@ -314,6 +314,18 @@ describe('client authentication', () => {
       401,
       'invalid_client',
     );
+    // Credentials are UTF-8: bytes that are not are a malformed header, UTF-8 naming no client is unknown.
+    const describe = async (raw: string) => {
+      const res = await request(
+        '/v1/oauth/token',
+        tokenRequest(exchangeBody(m), { auth: `Basic ${btoa(raw)}` }),
+      );
+      expect(res.status).toBe(401);
+      return ((await res.json()) as { error_description: string }).error_description;
+    };
+    expect(await describe('\xff\xfe:secret')).toBe('The Authorization header is not valid HTTP Basic.');
+    const utf8 = String.fromCharCode(...new TextEncoder().encode('cïd_test_ü:sécret'));
+    expect(await describe(utf8)).toBe('Client authentication failed.');
   });
 
   test('both methods at once is invalid_request', async () => {
