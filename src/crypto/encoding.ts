@@ -1,8 +1,8 @@
 import { base64url as joseBase64url } from 'jose';
 
-/** Unpadded base64url; jose's encoder uses the runtime's native one where there is one. */
-export function base64url(bytes: Uint8Array): string {
-  return joseBase64url.encode(bytes);
+/** Unpadded base64url of bytes or of a string's UTF-8; jose's encoder uses the runtime's native one. */
+export function base64url(data: Uint8Array | string): string {
+  return joseBase64url.encode(data);
 }
 
 export function fromBase64url(text: string): Uint8Array {

@@ -1,6 +1,6 @@
-import { base64url } from 'jose';
 import type { AppContext } from '../context.ts';
 import { sha256BytesSync } from '../crypto/digest.ts';
+import { base64url } from '../crypto/encoding.ts';
 import { unix } from '../platform/clock.ts';
 import { signRs256 } from '../platform/rs256.ts';
 
@@ -16,7 +16,7 @@ export interface IdTokenInput {
 
 /** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
 export function atHash(accessToken: string): string {
-  return base64url.encode(sha256BytesSync(accessToken).slice(0, 16));
+  return base64url(sha256BytesSync(accessToken).slice(0, 16));
 }
 
 /**
@@ -44,6 +44,6 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}`;
+  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
   return `${signingInput}.${signRs256(key, signingInput)}`;
 }
