@@ -434,7 +434,9 @@ async function measureBinary(exe: string, parent: string, codes: number, connect
       migrate: false,
     });
     const fixture = await mintCodes(ctx, codes);
+    const warmUp = await mintCodes(ctx, Math.ceil(codes / 2));
     ctx.db.close();
+    await load('warm-up', connections, exchangeRequests(base, warmUp));
     const exchanges = await load(
       'token exchange (dist/verity)',
       connections,
