@@ -5,14 +5,7 @@ import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
 import { openDb } from '../../src/db/open.ts';
 import { silentLogger } from '../../src/log.ts';
 import { tempDir } from '../helpers/context.ts';
-
-async function until(check: () => boolean, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await Bun.sleep(20);
-  }
-}
+import { waitFor } from '../helpers/wait.ts';
 
 test('a worker checkpoints the log into the database file while commits never do', async () => {
   const { dir, cleanup } = tempDir();
@@ -30,7 +23,7 @@ test('a worker checkpoints the log into the database file while commits never do
     const insert = db.sql.prepare('INSERT INTO t (v) VALUES (?)');
     for (let i = 0; i < 1500; i++) db.sql.transaction(() => insert.run('x'.repeat(3000)));
     // The rows reach the database file without this connection checkpointing.
-    await until(() => statSync(path).size > before + 1500 * 3000);
+    await waitFor('the rows in the database file', () => statSync(path).size > before + 1500 * 3000);
     await stop();
     // Stopped: SQLite's own automatic checkpoint is back.
     expect(db.sql.prepare<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint').get()).toEqual({

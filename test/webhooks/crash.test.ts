@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cli } from '../helpers/cli.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { type Receiver, receiver, verify } from './fixtures.ts';
 
 const root = join(import.meta.dir, '..', '..');
@@ -21,14 +22,6 @@ afterEach(async () => {
   rx = undefined;
   cleanup?.();
 });
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms: number) {
-  const deadline = performance.now() + ms;
-  while (!(await cond())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 function spawnServer(configPath: string) {
   return Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {

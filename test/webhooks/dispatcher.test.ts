@@ -4,6 +4,7 @@ import { pruneWebhookHistory } from '../../src/webhooks/delivery.service.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   enqueueConsentEvent,
   LOCALHOST_OK,
@@ -22,14 +23,6 @@ afterEach(async () => {
 });
 
 const granted = (o: Owner) => enqueueConsentEvent(ctx, o, 'consent.granted');
-
-async function until(cond: () => boolean, ms = 5000) {
-  const deadline = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error('condition not reached');
-    await Bun.sleep(10);
-  }
-}
 
 describe('webhook dispatcher', () => {
   test('a slow receiver holds at most its own slots and never delays another endpoint', async () => {
@@ -54,7 +47,7 @@ describe('webhook dispatcher', () => {
     for (let i = 0; i < 6; i++) granted(o);
 
     const drained = dispatchDue(ctx);
-    await until(() => fast.received.length === 6);
+    await waitFor('six deliveries to the fast receiver', () => fast.received.length === 6);
     expect(slow.received).toHaveLength(2);
     release();
     const outcomes = await drained;
@@ -125,9 +118,12 @@ describe('webhook dispatcher', () => {
     startDispatcher(ctx);
     const ev = granted(o);
     // No dispatchDue and no scheduled job: the commit alone wakes the dispatcher.
-    await until(() => r.received.length === 1 && failing.received.length === 1);
+    await waitFor(
+      'one delivery to each receiver',
+      () => r.received.length === 1 && failing.received.length === 1,
+    );
     expect(r.received[0]!.headers['service-event-id']).toBe(ev.id);
-    await until(() =>
+    await waitFor('the failure recorded', () =>
       ctx.metrics.render().includes('verity_webhook_deliveries_retried_total{cause="status"} 1'),
     );
     const text = ctx.metrics.render();
