@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import type { SharedDocument } from '../documents/document.store.ts';
 import { PERSONA_PHOTOS } from './persona-photos.ts';
 
 /**
@@ -11,16 +12,18 @@ import { PERSONA_PHOTOS } from './persona-photos.ts';
 export type PersonaId = 'ada' | 'ben' | 'cleo' | 'dan' | 'eve' | 'finn';
 export type AssuranceLevel = 'none' | 'low' | 'substantial' | 'high';
 
-export interface PersonaDocument {
-  id: string;
-  documentType: 'passport' | 'id_card' | 'driving_licence' | 'residence_permit';
-  issuingCountry: string;
-  documentNumber: string;
-  displayName: string;
-  expiryDate: string;
-  validityStatus: 'valid' | 'expired' | 'revoked' | 'suspended';
-  primary: boolean;
-}
+/** A persona's document: the stored document's own fields, seeded as verified and shared. */
+export type PersonaDocument = Pick<
+  SharedDocument,
+  | 'id'
+  | 'documentType'
+  | 'issuingCountry'
+  | 'documentNumber'
+  | 'displayName'
+  | 'expiryDate'
+  | 'validityStatus'
+  | 'primary'
+>;
 
 export interface Persona {
   key: PersonaId;
