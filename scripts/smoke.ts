@@ -13,9 +13,9 @@
  * build` first for node and binary)
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../test/helpers/port.ts';
 
 export type Way = 'bun' | 'node' | 'binary';
 export const WAYS: Way[] = ['bun', 'node', 'binary'];
@@ -33,17 +33,6 @@ export function commandFor(way: Way, dist?: string): string[] {
   if (way === 'bun') return [process.execPath, join(root, 'src/main.ts')];
   if (way === 'node') return ['node', artifactFor(way, dist)!];
   return [artifactFor(way, dist)!];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface SmokeResult {

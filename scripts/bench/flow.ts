@@ -31,6 +31,7 @@ import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/
 import { unix } from '../../src/platform/clock.ts';
 import { listen } from '../../src/platform/listen.ts';
 import { signRs256 } from '../../src/platform/rs256.ts';
+import { freePort } from '../../test/helpers/port.ts';
 
 const root = join(import.meta.dir, '..', '..');
 const args = process.argv.slice(2);
@@ -158,13 +159,6 @@ async function load(
     p99: percentile(latencies, 99),
     errors,
   };
-}
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
 }
 
 function benchToml(dir: string, port: number): string {

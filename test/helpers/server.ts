@@ -1,20 +1,11 @@
-import { createServer } from 'node:net';
 import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { tempDir, testToml } from './context.ts';
+import { freePort } from './port.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface TestServer extends RunningServer {
   clock: FixedClock;
