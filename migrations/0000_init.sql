@@ -142,8 +142,8 @@ CREATE TABLE `signing_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `signing_keys_one_active` ON `signing_keys` (`state`) WHERE state = 'active';--> statement-breakpoint
 CREATE TABLE `access_tokens` (
-	`token_hash` text PRIMARY KEY NOT NULL,
-	`code_hash` text NOT NULL,
+	`id` text PRIMARY KEY NOT NULL,
+	`token_hash` text NOT NULL,
 	`environment_id` text NOT NULL,
 	`consent_id` text NOT NULL,
 	`person_id` text NOT NULL,
@@ -159,11 +159,11 @@ CREATE TABLE `access_tokens` (
 	FOREIGN KEY (`person_id`) REFERENCES `persons`(`id`) ON UPDATE no action ON DELETE cascade
 ) STRICT;
 --> statement-breakpoint
-CREATE INDEX `access_tokens_code` ON `access_tokens` (`code_hash`);--> statement-breakpoint
 CREATE INDEX `access_tokens_consent` ON `access_tokens` (`consent_id`);--> statement-breakpoint
 CREATE INDEX `access_tokens_expires` ON `access_tokens` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `authorization_codes` (
-	`code_hash` text PRIMARY KEY NOT NULL,
+	`id` text PRIMARY KEY NOT NULL,
+	`code_hash` text NOT NULL,
 	`environment_id` text NOT NULL,
 	`client_id` text NOT NULL,
 	`redirect_uri` text NOT NULL,
@@ -180,6 +180,7 @@ CREATE TABLE `authorization_codes` (
 	`created_at` integer NOT NULL,
 	`expires_at` integer NOT NULL,
 	`used_at` integer,
+	`token_id` text,
 	FOREIGN KEY (`environment_id`) REFERENCES `application_environments`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`consent_id`) REFERENCES `consents`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`person_id`) REFERENCES `persons`(`id`) ON UPDATE no action ON DELETE cascade

@@ -1,8 +1,7 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 import type { Environment } from '../apps/scope-rules.ts';
 import type { AppContext } from '../context.ts';
-import { sha256HexSync } from '../crypto/digest.ts';
-import { randomToken } from '../crypto/tokens.ts';
+import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
@@ -151,8 +150,7 @@ export async function approveAuthorization(
   const row = requests.joined(requestId);
   if (!row) throw new NotFoundError('Unknown authorization request.');
   // Async work happens before the (synchronous) transaction.
-  const code = randomToken();
-  const codeHash = sha256HexSync(code);
+  const code = mintLocatedSecret(ctx.clock);
   const sub = await subjectFor(ctx, row.application_id, grant.personId);
   const now = unix(ctx.clock);
   const scopes = JSON.parse(row.scopes) as string[];
@@ -174,7 +172,8 @@ export async function approveAuthorization(
     // Sandbox personas never reach production applications, nor production persons the sandbox.
     if (!consent) throw new NotFoundError('The consent is not active for this person and application.');
     codes.insert({
-      code_hash: codeHash,
+      id: code.id,
+      code_hash: code.hash,
       environment_id: row.environment_id,
       client_id: row.client_id,
       redirect_uri: row.redirect_uri,
@@ -193,7 +192,11 @@ export async function approveAuthorization(
     });
     enqueueCompleted(ctx, row, { decision: 'approved', sub, scopes });
   });
-  return callbackUrl(row.redirect_uri, { code, state: row.state, iss: ctx.config.server.base_url });
+  return callbackUrl(row.redirect_uri, {
+    code: code.value,
+    state: row.state,
+    iss: ctx.config.server.base_url,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 
 export interface CodeRow {
+  id: string;
   code_hash: string;
   environment_id: string;
   client_id: string;
@@ -18,13 +19,14 @@ export interface CodeRow {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  token_id: string | null;
 }
 
-export type NewCode = Omit<CodeRow, 'used_at'>;
+export type NewCode = Omit<CodeRow, 'used_at' | 'token_id'>;
 
 export interface NewAccessToken {
+  id: string;
   token_hash: string;
-  code_hash: string;
   environment_id: string;
   consent_id: string;
   person_id: string;
@@ -36,15 +38,17 @@ export interface NewAccessToken {
   expires_at: number;
 }
 
-const INSERT_CODE = `INSERT INTO authorization_codes (code_hash, environment_id, client_id, redirect_uri,
+const INSERT_CODE = `INSERT INTO authorization_codes (id, code_hash, environment_id, client_id, redirect_uri,
     code_challenge, nonce, scopes, consent_id, person_id, auth_time, acr, amr, liveness_verified,
     face_match_verified, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const FIND_CODE = 'SELECT * FROM authorization_codes WHERE code_hash = ?';
-// The single-use guarantee: of any number of concurrent redemptions, exactly one changes the row.
-const REDEEM = 'UPDATE authorization_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL';
-const REVOKE_FROM_CODE = 'UPDATE access_tokens SET revoked_at = ? WHERE code_hash = ? AND revoked_at IS NULL';
-const INSERT_TOKEN = `INSERT INTO access_tokens (token_hash, code_hash, environment_id, consent_id, person_id,
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const FIND_CODE = 'SELECT * FROM authorization_codes WHERE id = ?';
+// The single-use guarantee: of any number of concurrent redemptions, exactly one changes the row. It
+// records the token it is about to issue, for revocation on a later replay.
+const REDEEM = 'UPDATE authorization_codes SET used_at = ?, token_id = ? WHERE id = ? AND used_at IS NULL';
+const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
+  WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
+const INSERT_TOKEN = `INSERT INTO access_tokens (id, token_hash, environment_id, consent_id, person_id,
     scopes, acr, liveness_verified, face_match_verified, created_at, expires_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
@@ -54,6 +58,7 @@ export function createCodeStore(db: Db) {
       db.sql
         .prepare(INSERT_CODE)
         .run(
+          c.id,
           c.code_hash,
           c.environment_id,
           c.client_id,
@@ -73,26 +78,26 @@ export function createCodeStore(db: Db) {
         );
     },
 
-    find(codeHash: string): CodeRow | undefined {
-      return db.sql.prepare<CodeRow>(FIND_CODE).get(codeHash);
+    find(id: string): CodeRow | undefined {
+      return db.sql.prepare<CodeRow>(FIND_CODE).get(id);
     },
 
-    /** True for the one caller that marks the code used. */
-    redeem(codeHash: string, now: number): boolean {
-      return db.sql.prepare(REDEEM).run(now, codeHash).changes === 1;
+    /** True for the one caller that marks the code used (and `tokenId` the token issued from it). */
+    redeem(id: string, now: number, tokenId: string | null): boolean {
+      return db.sql.prepare(REDEEM).run(now, tokenId, id).changes === 1;
     },
 
-    /** Revokes every access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */
-    revokeTokensFrom(codeHash: string, now: number): number {
-      return db.sql.prepare(REVOKE_FROM_CODE).run(now, codeHash).changes;
+    /** Revokes the access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */
+    revokeTokensFrom(id: string, now: number): number {
+      return db.sql.prepare(REVOKE_FROM_CODE).run(now, id).changes;
     },
 
     insertToken(t: NewAccessToken): void {
       db.sql
         .prepare(INSERT_TOKEN)
         .run(
+          t.id,
           t.token_hash,
-          t.code_hash,
           t.environment_id,
           t.consent_id,
           t.person_id,

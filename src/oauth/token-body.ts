@@ -16,10 +16,11 @@ export function parseTokenBody(contentType: string | undefined, text: string): R
 
 function parseForm(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(text)) {
+  // forEach rather than for…of: no iterator and entry arrays per parameter, on every exchange.
+  new URLSearchParams(text).forEach((v, k) => {
     if (Object.hasOwn(out, k)) throw invalid(`The parameter ${k} is repeated.`);
     out[k] = v;
-  }
+  });
   return out;
 }
 

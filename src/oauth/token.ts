@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { sha256HexSync } from '../crypto/digest.ts';
-import { randomToken } from '../crypto/tokens.ts';
+import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
 import { signIdToken } from '../oidc/id-token.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
@@ -68,16 +67,18 @@ export async function exchangeCode(
   if (!body.code) throw new OAuthError('invalid_request', 'The code parameter is required.');
   if (!body.redirect_uri) throw new OAuthError('invalid_request', 'The redirect_uri parameter is required.');
   const codes = createCodeStore(ctx.db);
-  const codeHash = sha256HexSync(body.code);
-  const code = codes.find(codeHash);
-  if (!code) throw invalidGrant('The code is invalid, expired or already used.');
+  const codeId = locatedSecretId(body.code);
+  const code = codeId === undefined ? undefined : codes.find(codeId);
+  // A value naming a real code but not matching it is a guess, not a presentation: it burns nothing.
+  if (!code || !matchesStoredHash(body.code, code.code_hash))
+    throw invalidGrant('The code is invalid, expired or already used.');
   const now = unix(ctx.clock);
 
   const reason = code.used_at !== null ? 'The code was already used.' : rejectReason(code, client, body, now);
   if (reason) {
     ctx.db.sql.transaction(() => {
-      codes.redeem(codeHash, now);
-      codes.revokeTokensFrom(codeHash, now);
+      codes.redeem(code.id, now, null);
+      codes.revokeTokensFrom(code.id, now);
     });
     throw invalidGrant(reason);
   }
@@ -85,8 +86,8 @@ export async function exchangeCode(
   // Everything async (random token, hashes, pairwise subject, signature) before the transaction.
   const scopes = JSON.parse(code.scopes) as string[];
   const amr = JSON.parse(code.amr) as string[];
-  const accessToken = randomToken('at_');
-  const tokenHash = sha256HexSync(accessToken);
+  const token = mintLocatedSecret(ctx.clock, 'at_');
+  const accessToken = token.value;
   const sub = await subjectFor(ctx, client.applicationId, code.person_id);
   const idToken = scopes.includes('openid')
     ? await signIdToken(ctx, {
@@ -103,15 +104,15 @@ export async function exchangeCode(
 
   // Group-committed with the other exchanges of this turn; resolves only once committed.
   const outcome = await ctx.db.batch((): string | undefined => {
-    if (!codes.redeem(codeHash, now)) {
+    if (!codes.redeem(code.id, now, token.id)) {
       // Lost the race or replayed: whatever was issued from this code is now suspect.
-      codes.revokeTokensFrom(codeHash, now);
+      codes.revokeTokensFrom(code.id, now);
       return 'The code was already used.';
     }
     if (!consentActive(ctx, code.consent_id, now)) return 'The consent is no longer active.';
     codes.insertToken({
-      token_hash: tokenHash,
-      code_hash: codeHash,
+      id: token.id,
+      token_hash: token.hash,
       environment_id: code.environment_id,
       consent_id: code.consent_id,
       person_id: code.person_id,

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
-import { sha256Hex } from '../crypto/tokens.ts';
+import { sha256HexSync } from '../crypto/digest.ts';
+import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { rateLimit } from '../http/rate-limit.ts';
@@ -27,8 +28,8 @@ export interface AccessGrant {
 
 export interface BearerEnv {
   Variables: AppEnv['Variables'] & {
-    /** SHA-256 of the presented token, set before rate limiting so the limit is per token. */
-    bearerHash?: string;
+    /** The presented `at_…` token, set before rate limiting so the limit is per token. */
+    bearerToken?: string;
     /** Why the request carries no usable token; raised after it has been counted. */
     bearerError?: Error;
     grant: AccessGrant;
@@ -91,6 +92,7 @@ export async function presentedToken(c: Context): Promise<string | undefined> {
 }
 
 interface Row {
+  token_hash: string;
   consent_id: string;
   person_id: string;
   scopes: string;
@@ -111,7 +113,7 @@ interface Row {
 }
 
 // One indexed read per request: the token with its consent, person and application environment.
-const LOOKUP = `SELECT t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified, t.face_match_verified,
+const LOOKUP = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified, t.face_match_verified,
     t.expires_at AS token_expires_at, t.revoked_at, c.status AS consent_status,
     c.expires_at AS consent_expires_at, c.application_id, e.id AS environment_id, e.environment,
     e.document_types, e.document_countries, a.full_number_approved, p.status AS person_status
@@ -120,7 +122,7 @@ const LOOKUP = `SELECT t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_ve
   JOIN application_environments e ON e.id = t.environment_id
   JOIN applications a ON a.id = e.application_id
   JOIN persons p ON p.id = t.person_id
-  WHERE t.token_hash = ?`;
+  WHERE t.id = ?`;
 
 // Written at most once per second per consent, so a busy token does not turn every read into a write.
 const MARK_USED = `UPDATE consents SET last_used_at = ?
@@ -132,10 +134,11 @@ const MARK_USED = `UPDATE consents SET last_used_at = ?
  * off a token that has not reached its 15 minutes), and the person is not disabled. Records the use on
  * the consent.
  */
-export function authenticateToken(ctx: AppContext, tokenHash: string): AccessGrant {
+export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
   const now = unix(ctx.clock);
-  const row = ctx.db.sql.prepare<Row>(LOOKUP).get(tokenHash);
-  if (!row) throw invalidToken();
+  const id = locatedSecretId(token, 'at_');
+  const row = id === undefined ? undefined : ctx.db.sql.prepare<Row>(LOOKUP).get(id);
+  if (!row || !matchesStoredHash(token, row.token_hash)) throw invalidToken();
   if (row.revoked_at !== null || row.token_expires_at <= now) throw invalidToken();
   if (row.consent_status !== 'active' || row.consent_expires_at <= now)
     throw invalidToken('The consent behind this access token has ended.');
@@ -177,19 +180,20 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
       c.set('bearerError', e as Error);
     }
     // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
-    c.set('bearerHash', token?.startsWith('at_') ? await sha256Hex(token) : '');
+    if (token?.startsWith('at_')) c.set('bearerToken', token);
     await next();
   };
   const limit = rateLimit(ctx, 'userinfo', (c) => {
-    const hash = (c as unknown as Context<BearerEnv>).get('bearerHash');
-    return hash ? `token:${hash}` : `ip:${c.get('clientIp')}`;
+    const token = (c as unknown as Context<BearerEnv>).get('bearerToken');
+    // Hashed: the bucket key is stored, and a token is never stored in the clear.
+    return token ? `token:${sha256HexSync(token)}` : `ip:${c.get('clientIp')}`;
   }) as unknown as MiddlewareHandler<BearerEnv>;
   const auth: MiddlewareHandler<BearerEnv> = async function authenticateBearer(c, next) {
     const failure = c.get('bearerError');
     if (failure) throw failure;
-    const hash = c.get('bearerHash');
-    if (!hash) throw invalidToken();
-    c.set('grant', authenticateToken(ctx, hash));
+    const token = c.get('bearerToken');
+    if (!token) throw invalidToken();
+    c.set('grant', authenticateToken(ctx, token));
     await next();
   };
   return [read, limit, auth];

@@ -1,3 +1,4 @@
+import { timeOrderedUuid } from '../crypto/located-secret.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import { type Clock, unix } from '../platform/clock.ts';
@@ -25,7 +26,8 @@ export function enqueueEvent<T extends EventType>(
   const now = clock.now();
   const t = unix(clock);
   const envelope: EventEnvelope<T> = {
-    id: crypto.randomUUID(),
+    // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
+    id: timeOrderedUuid(clock),
     type: input.type,
     createdAt: now.toISOString(),
     data: input.data,

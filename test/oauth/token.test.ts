@@ -70,7 +70,7 @@ describe('a successful exchange', () => {
       'scope',
       'token_type',
     ]);
-    expect(body.access_token).toMatch(/^at_[A-Za-z0-9_-]{43}$/);
+    expect(body.access_token).toMatch(/^at_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'openid profile' });
     expect(body.refresh_token).toBeUndefined();
   });
@@ -188,6 +188,13 @@ describe('codes are single use', () => {
   test('an unknown code', async () => {
     const m = await mintCode(ctx, app);
     await expectError(await exchange({ ...m, code: `${m.code}x` }), 400, 'invalid_grant');
+  });
+
+  test("a code naming a real code's id with another secret is refused and burns nothing", async () => {
+    const m = await mintCode(ctx, app);
+    const forged = `${m.code.slice(0, 32)}${'A'.repeat(43)}`;
+    await expectError(await exchange({ ...m, code: forged }), 400, 'invalid_grant');
+    expect((await exchange(m)).status).toBe(200);
   });
 });
 
@@ -481,4 +488,28 @@ test('an oversized body is refused before it is parsed', async () => {
   });
   expect(res.status).toBe(413);
   expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+});
+
+test('an oversized body is refused by its declared length, and when it streams without one', async () => {
+  const body = `grant_type=authorization_code&code=${'a'.repeat(70_000)}`;
+  const declared = await request('/v1/oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(body.length) },
+    body,
+  });
+  expect(declared.status).toBe(413);
+  const chunks = new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < 10; i++)
+        controller.enqueue(new TextEncoder().encode(body.slice(i * 7000, (i + 1) * 7000)));
+      controller.close();
+    },
+  });
+  const streamed = await request('/v1/oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: chunks,
+  });
+  expect(streamed.status).toBe(413);
+  expect(((await streamed.json()) as { error: string }).error).toBe('invalid_request');
 });

@@ -51,6 +51,8 @@ test('unknown, malformed, expired and revoked tokens are invalid_token', async (
   const { accessToken, consentId } = await setup();
   await expectInvalid(bearer(`at_${'A'.repeat(43)}`));
   await expectInvalid(bearer(`${accessToken}x`));
+  // The id of a real token with another secret: found by its id, refused by its hash.
+  await expectInvalid(bearer(`${accessToken.slice(0, 35)}${'A'.repeat(43)}`));
   await expectInvalid({ headers: { Authorization: 'Bearer' } });
   await expectInvalid({ headers: { Authorization: `Bearer ${accessToken} extra` } });
   for (const path of PATHS) await expectInvalid(bearer('not-a-token'), path);

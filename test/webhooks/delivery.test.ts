@@ -56,7 +56,9 @@ describe('webhook delivery', () => {
       createdAt: '2026-06-01T12:00:00.000Z',
       data: consentData(o.applicationId),
     });
-    expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // A UUIDv7 whose timestamp is the event's creation time (the injected clock's).
+    expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(body.id.replace('-', '').slice(0, 12), 16)).toBe(Date.parse(body.createdAt));
 
     // Independent of Verity's code: node:crypto over t + "." + raw body.
     const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(req.headers['service-signature']!);

@@ -47,7 +47,9 @@ export const authorizationRequests = sqliteTable(
 export const authorizationCodes = sqliteTable(
   'authorization_codes',
   {
-    codeHash: text('code_hash').primaryKey(),
+    /** The time-ordered id the code carries (crypto/located-secret.ts); the code itself only hashed. */
+    id: text('id').primaryKey(),
+    codeHash: text('code_hash').notNull(),
     environmentId: text('environment_id')
       .notNull()
       .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
@@ -70,6 +72,8 @@ export const authorizationCodes = sqliteTable(
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     usedAt: time('used_at'),
+    /** The access token issued from the code, so a replayed code revokes it. */
+    tokenId: text('token_id'),
   },
   (t) => [index('authorization_codes_expires').on(t.expiresAt)],
 );
@@ -77,9 +81,9 @@ export const authorizationCodes = sqliteTable(
 export const accessTokens = sqliteTable(
   'access_tokens',
   {
-    tokenHash: text('token_hash').primaryKey(),
-    /** The code it was issued from, so a replayed code revokes it. */
-    codeHash: text('code_hash').notNull(),
+    /** The time-ordered id the token carries (crypto/located-secret.ts); the token itself only hashed. */
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
     environmentId: text('environment_id')
       .notNull()
       .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
@@ -97,9 +101,5 @@ export const accessTokens = sqliteTable(
     expiresAt: time('expires_at').notNull(),
     revokedAt: time('revoked_at'),
   },
-  (t) => [
-    index('access_tokens_code').on(t.codeHash),
-    index('access_tokens_consent').on(t.consentId),
-    index('access_tokens_expires').on(t.expiresAt),
-  ],
+  (t) => [index('access_tokens_consent').on(t.consentId), index('access_tokens_expires').on(t.expiresAt)],
 );
