@@ -22,7 +22,11 @@ function instrumented(sql: SqliteDriver, opts: { failCommit?: boolean } = {}) {
       } as never;
     },
   };
-  return { driver, commits: () => ran.filter((s) => s === 'COMMIT').length };
+  return {
+    driver,
+    commits: () => ran.filter((s) => s === 'COMMIT').length,
+    savepoints: () => ran.filter((s) => s.startsWith('SAVEPOINT')).length,
+  };
 }
 
 async function setup() {
@@ -84,6 +88,36 @@ describe('group commit', () => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
       expect((results[1] as PromiseRejectedResult).reason.message).toBe('refused');
       expect(s.rows()).toEqual(['a', 'b']);
+    } finally {
+      s.close();
+    }
+  });
+
+  test('without a failure no savepoint is taken; after one, the earlier units run again and commit once', async () => {
+    const s = await setup();
+    try {
+      const { driver, savepoints, commits } = instrumented(s.db.sql);
+      const batch = createWriteBatch(driver);
+      await Promise.all([batch(s.insert('a')), batch(s.insert('b'))]);
+      expect(savepoints()).toBe(0);
+
+      let runs = 0;
+      const results = await Promise.allSettled([
+        batch(() => {
+          runs++;
+          s.insert('c')();
+          return runs;
+        }),
+        batch(s.insert('a')), // refused: the batch is rolled back and replayed unit by unit
+        batch(s.insert('d')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      // The first unit ran twice; the value it resolves with is the committed run's.
+      expect(runs).toBe(2);
+      expect((results[0] as PromiseFulfilledResult<number>).value).toBe(2);
+      expect(savepoints()).toBe(3);
+      expect(commits()).toBe(2);
+      expect(s.rows()).toEqual(['a', 'b', 'c', 'd']);
     } finally {
       s.close();
     }
