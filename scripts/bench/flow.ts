@@ -356,8 +356,9 @@ async function main() {
     const sign = async () => (await (await fetch(`${base}/bench/sign?ms=300`)).json()) as Signing;
     // The machine's speed drifts (other tenants, frequency): measured minutes apart, a ceiling and a
     // rate could each come from a different speed. So the exchanges run in slices, each between two
-    // measurements of the ceiling, and each slice is held to the higher of the two.
-    const slices: { exchanges: Result; ceiling: number; cpuMicros: number }[] = [];
+    // measurements of the ceiling, and each slice is compared with them: with their mean (the
+    // estimate of the ceiling while the slice ran) and, strictly, with the higher of the two.
+    const slices: { exchanges: Result; neighbours: [number, number]; cpuMicros: number }[] = [];
     const signings: Signing[] = [await sign()];
     const per = Math.ceil(fixture.codes.length / sliceCount);
     for (let i = 0; i < sliceCount; i++) {
@@ -368,7 +369,7 @@ async function main() {
       const last = signings.at(-1)!;
       const next = await sign();
       signings.push(next);
-      slices.push({ exchanges, ceiling: Math.max(last.signsPerSecond, next.signsPerSecond), cpuMicros });
+      slices.push({ exchanges, neighbours: [last.signsPerSecond, next.signsPerSecond], cpuMicros });
     }
     const all = slices.map((x) => x.exchanges);
     const latencies = all.flatMap((r) => r.latencies).sort((a, b) => a - b);
@@ -383,8 +384,10 @@ async function main() {
       latencies,
       seconds: all.reduce((t, r) => t + r.seconds, 0),
     };
-    const ratios = slices.map((x) => x.exchanges.perSecond / x.ceiling).sort((a, b) => a - b);
-    const ratio = median(ratios);
+    const sliceRatios = (ceiling: (n: [number, number]) => number) =>
+      slices.map((x) => x.exchanges.perSecond / ceiling(x.neighbours)).sort((a, b) => a - b);
+    const ratios = sliceRatios(([a, b]) => (a + b) / 2);
+    const strictRatios = sliceRatios(([a, b]) => Math.max(a, b));
     const signsPerSecond = median(signings.map((x) => x.signsPerSecond));
     const cpuPerExchange = slices.reduce((t, x) => t + x.cpuMicros, 0) / requests;
     const cpuPerSign = median(signings.map((x) => x.cpuMicros));
@@ -421,8 +424,12 @@ async function main() {
     console.log(
       `${pad('RS256 signatures (1 core, seq.)', 34)}${num(signsPerSecond)}   (median of ${signings.length} measurements, ${Math.min(...signings.map((x) => x.signsPerSecond)).toFixed(0)}–${Math.max(...signings.map((x) => x.signsPerSecond)).toFixed(0)})`,
     );
+    const list = (rs: number[]) => rs.map((r) => r.toFixed(2)).join(' ');
+    console.log(`\nExchanges ÷ signatures, ${sliceCount} slices, each against its neighbouring ceilings:`);
+    console.log(`  their mean:       ${list(ratios)}`);
+    console.log(`  the higher (strict): ${list(strictRatios)}`);
     console.log(
-      `\nExchanges ÷ signatures per slice (${sliceCount} slices, each against the higher ceiling measured next to it): ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
+      `  whole run:        ${(exchange.perSecond / signsPerSecond).toFixed(2)} (all exchanges ÷ the median ceiling)`,
     );
     console.log(
       `Server CPU time: ${cpuPerExchange.toFixed(0)} µs per exchange, ${cpuPerSign.toFixed(0)} µs per signature (ratio ${(cpuPerSign / cpuPerExchange).toFixed(2)})`,
@@ -441,7 +448,8 @@ async function main() {
       );
     };
     console.log('\nTargets');
-    check('exchanges/s ÷ RS256 signs/s (median slice)', ratio, 0.8, 'higher');
+    check('exchanges/s ÷ RS256 signs/s (median slice, mean ceiling)', median(ratios), 0.8, 'higher');
+    check('exchanges/s ÷ RS256 signs/s (median slice, strict)', median(strictRatios), 0.8, 'higher');
     check(`exchange p99 ms at ${connections} connections`, exchange.p99, 150, 'lower');
     check('discovery ÷ bare route', discovery.perSecond / bare.perSecond, 0.7, 'higher');
     check('JWKS ÷ bare route', jwks.perSecond / bare.perSecond, 0.7, 'higher');

@@ -6,7 +6,7 @@ import { documentsRouter } from '../documents/documents.router.ts';
 import { ApiError } from '../errors.ts';
 import { identityRouter } from '../identity/identity.router.tsx';
 import { jwksRouter } from '../keys/jwks.router.ts';
-import { oauthRouter } from '../oauth/oauth.router.ts';
+import { oauthRouter, tokenEndpoint } from '../oauth/oauth.router.ts';
 import { discoveryRouter } from '../oidc/discovery.router.ts';
 import { userinfoRouter } from '../oidc/userinfo.router.ts';
 import { webhooksRouter } from '../webhooks/webhooks.router.ts';
@@ -27,6 +27,8 @@ export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/
  */
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
+  // Ahead of the middleware, which it does itself (see tokenEndpoint): it never reaches what follows.
+  app.post('/v1/oauth/token', tokenEndpoint(ctx));
   app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));

@@ -77,6 +77,33 @@ export function hit(ctx: AppContext, key: string, limit: Limit): Hit {
   };
 }
 
+/** Counts one request of `bucket` against `key` (group-committed with the other writes of the turn). */
+export function countRequest(
+  ctx: AppContext,
+  bucket: RateLimitBucket,
+  key: string,
+  scope: RateLimitScope | undefined,
+): Promise<Hit> {
+  const limit = resolveLimit(ctx.config.rate_limits[bucket], scope);
+  return ctx.db.batch(() => hit(ctx, `${bucket}:${key}`, limit));
+}
+
+export function rateLimitHeaders(h: Hit): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(h.limit),
+    'X-RateLimit-Remaining': String(h.remaining),
+    'X-RateLimit-Reset': String(h.reset),
+  };
+}
+
+/** The 429 for a request over its limit, with the rate-limit headers and Retry-After. */
+export function rateLimitExceeded(h: Hit): ApiError {
+  return new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests; retry later.', 429, undefined, {
+    ...rateLimitHeaders(h),
+    'Retry-After': String(h.reset),
+  });
+}
+
 /**
  * Fixed-window rate limiting stored in SQLite (DESIGN.md §5), so limits hold across restarts and
  * are shared by every process on the database. Every response of the bucket carries the
@@ -89,23 +116,10 @@ export function rateLimit(
   keyOf: (c: Context<AppEnv>) => string | Promise<string>,
   opts: RateLimitOptions = {},
 ): MiddlewareHandler<AppEnv> {
-  const config = ctx.config.rate_limits[bucket];
   return async function rateLimit(c, next) {
-    const limit = resolveLimit(config, await opts.scopeOf?.(c));
-    const key = `${bucket}:${await keyOf(c)}`;
-    const result = await ctx.db.batch(() => hit(ctx, key, limit));
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(result.limit),
-      'X-RateLimit-Remaining': String(result.remaining),
-      'X-RateLimit-Reset': String(result.reset),
-    };
-    if (!result.allowed) {
-      const err = new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests; retry later.', 429, undefined, {
-        ...headers,
-        'Retry-After': String(result.reset),
-      });
-      return (opts.respond ?? apiErrorResponse)(err, c);
-    }
+    const result = await countRequest(ctx, bucket, await keyOf(c), await opts.scopeOf?.(c));
+    const headers = rateLimitHeaders(result);
+    if (!result.allowed) return (opts.respond ?? apiErrorResponse)(rateLimitExceeded(result), c);
     for (const [k, v] of Object.entries(headers)) c.header(k, v);
     await next();
     // Handlers that build their own Response bypass c.header; make sure the headers are there too.

@@ -1,10 +1,18 @@
-import { type Context, Hono } from 'hono';
+import { type Context, type Handler, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { bodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
-import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
-import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
+import { tokenErrorResponse } from '../http/errors.ts';
+import {
+  countRequest,
+  type RateLimitScope,
+  rateLimit,
+  rateLimitExceeded,
+  rateLimitHeaders,
+} from '../http/rate-limit.ts';
+import { recordRequest, setRequestContext } from '../http/request-context.ts';
+import { setRequestId } from '../http/request-id.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
 import { findClient, type OAuthClient } from './client.store.ts';
@@ -13,30 +21,25 @@ import { authorizeErrorPage } from './error-page.ts';
 import { exchangeCode } from './token.ts';
 import { parseTokenBody } from './token-body.ts';
 
-/** GET/POST /v1/oauth/authorize and POST /v1/oauth/token */
+// Every legitimate OAuth request body is a few hundred bytes.
+const MAX_BODY = 64 * 1024;
+const tooLarge = (c: Context) =>
+  tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);
+
+/** GET/POST /v1/oauth/authorize (POST /v1/oauth/token is `tokenEndpoint`). */
 export function oauthRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const identityUrl = ctx.config.server.identity_url;
   const issuer = ctx.config.server.base_url;
 
-  // Every legitimate OAuth request body is a few hundred bytes. First, so that the rate limiter's
-  // look at the body (for the client's environment) reads a bounded one.
-  const limitBody = bodyLimit({
-    maxSize: 64 * 1024,
-    onError: (c) =>
-      tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c),
-  });
-  app.post('/v1/oauth/*', limitBody);
+  app.post('/v1/oauth/*', bodyLimit({ maxSize: MAX_BODY, onError: tooLarge }));
 
-  // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5); the client
-  // named in the request (if any) selects its environment's and plan's limit.
+  // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
+  // endpoint counts in tokenEndpoint); the client named in the request selects its environment's and
+  // plan's limit.
   app.use(
     '/v1/oauth/*',
-    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, {
-      scopeOf: (c) => oauthScope(ctx, c),
-      respond: (err, c) =>
-        c.req.path === '/v1/oauth/token' ? tokenErrorResponse(err, c) : apiErrorResponse(err, c),
-    }),
+    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, { scopeOf: (c) => authorizeScope(ctx, c) }),
   );
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
@@ -70,78 +73,75 @@ export function oauthRouter(ctx: AppContext) {
     return authorize(c, params);
   });
 
-  // The token endpoint answers in its own error shape, so it is a sub-app with its own onError.
-  const token = new Hono<AppEnv>();
-  token.post('/v1/oauth/token', async (c) => {
-    const request = await tokenRequest(ctx, c);
-    const body = request.body;
-    if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
-    const client = authenticateClient(ctx, request.credentials(), request.client);
-    if (body.grant_type !== 'authorization_code')
-      throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
-    const result = await exchangeCode(ctx, client, body);
-    return c.json(result, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-  });
-  token.onError((err, c) => tokenErrorResponse(err, c));
-  app.route('/', token);
   return app;
 }
 
 /**
- * The token request as both the rate limiter (for the client's environment and plan) and the handler
- * need it, worked out once per request: its parameters, the credentials it presents and the client
- * they name. A malformed body or Authorization header is kept as the error the handler will answer.
+ * POST /v1/oauth/token. It is mounted ahead of the app's middleware (see http/app.ts) and does that
+ * middleware's work itself, in the same order: request id and client address, body limit, the OAuth
+ * rate limit (at the limit of the client the request names), then the exchange, then metrics. The
+ * endpoint is bound by its RS256 signature, and passing through the chain of middleware layers cost
+ * about as much as all of its database work.
  */
-interface TokenRequest {
-  body: Record<string, string>;
-  /** The presented credentials; throws the OAuth error for malformed ones. */
-  credentials(): ClientCredentials;
-  /** The client named by the credentials, looked up once. */
-  client: OAuthClient | undefined;
-}
-
-const tokenRequests = new WeakMap<Request, Promise<TokenRequest>>();
-
-function tokenRequest(ctx: AppContext, c: Context<AppEnv>): Promise<TokenRequest> {
-  let request = tokenRequests.get(c.req.raw);
-  if (!request) {
-    request = readTokenRequest(ctx, c);
-    tokenRequests.set(c.req.raw, request);
-  }
-  return request;
-}
-
-async function readTokenRequest(ctx: AppContext, c: Context<AppEnv>): Promise<TokenRequest> {
-  const body = parseTokenBody(c.req.header('content-type'), await c.req.text());
-  let credentials: ClientCredentials | undefined;
-  let error: unknown;
-  try {
-    credentials = readClientCredentials(c.req.header('authorization'), body);
-  } catch (e) {
-    error = e;
-  }
-  return {
-    body,
-    credentials: () => {
-      if (!credentials) throw error;
-      return credentials;
-    },
-    client: credentials && findClient(ctx.db, credentials.clientId),
+export function tokenEndpoint(ctx: AppContext): Handler<AppEnv> {
+  const limitBody = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge });
+  return async function token(c) {
+    const start = performance.now();
+    setRequestId(c);
+    setRequestContext(ctx, c);
+    try {
+      const refused = await limitBody(c, async () => {
+        c.res = await exchange(ctx, c);
+      });
+      if (refused) c.res = refused;
+    } catch (e) {
+      c.res = tokenErrorResponse(e instanceof Error ? e : new Error(String(e)), c);
+    }
+    recordRequest(ctx, c, '/v1/oauth/token', start);
+    return c.res;
   };
 }
 
-/** The environment and plan of the client a request names, for per-environment/per-plan limits. */
-async function oauthScope(ctx: AppContext, c: Context<AppEnv>): Promise<RateLimitScope | undefined> {
+async function exchange(ctx: AppContext, c: Context<AppEnv>): Promise<Response> {
+  const text = await c.req.text();
+  let body: Record<string, string> | undefined;
+  let credentials: ClientCredentials | undefined;
   let client: OAuthClient | undefined;
-  if (c.req.method === 'POST' && c.req.path === '/v1/oauth/token') {
-    // A malformed request is refused by the handler; it counts at the default limit.
-    client = await tokenRequest(ctx, c).then(
-      (r) => r.client,
-      () => undefined,
-    );
-  } else {
-    const clientId = c.req.query('client_id');
-    client = clientId ? findClient(ctx.db, clientId) : undefined;
+  let bodyError: unknown;
+  let credentialsError: unknown;
+  try {
+    body = parseTokenBody(c.req.header('content-type'), text);
+    try {
+      credentials = readClientCredentials(c.req.header('authorization'), body);
+      client = findClient(ctx.db, credentials.clientId);
+    } catch (e) {
+      credentialsError = e;
+    }
+  } catch (e) {
+    bodyError = e;
   }
-  return client ? { environment: client.environment, plan: client.plan } : undefined;
+  // Counted before anything is refused; a malformed request counts at the default limit.
+  const hit = await countRequest(ctx, 'oauth', `ip:${c.get('clientIp')}`, client && scopeOf(client));
+  for (const [k, v] of Object.entries(rateLimitHeaders(hit))) c.header(k, v);
+  if (!hit.allowed) throw rateLimitExceeded(hit);
+  if (!body) throw bodyError;
+  if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
+  if (!credentials) throw credentialsError;
+  const authenticated = authenticateClient(ctx, credentials, client);
+  if (body.grant_type !== 'authorization_code')
+    throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
+  const result = await exchangeCode(ctx, authenticated, body);
+  return c.json(result, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}
+
+const scopeOf = (client: OAuthClient): RateLimitScope => ({
+  environment: client.environment,
+  plan: client.plan,
+});
+
+/** The environment and plan of the client an authorize request names, for its limit. */
+function authorizeScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undefined {
+  const clientId = c.req.query('client_id');
+  const client = clientId ? findClient(ctx.db, clientId) : undefined;
+  return client && scopeOf(client);
 }

@@ -37,6 +37,8 @@ describe('operations endpoints', () => {
     for (let i = 0; i < 3; i++) await fetch(`${server.url}/healthz`);
     await fetch(`${server.url}/nothing-here/raw-secret-value`);
     await fetch(`${server.url}/v1/oauth/authorize?client_id=cid_test_x&code=raw-code-value`);
+    // The token endpoint, which does the middleware's work itself, is counted like any route.
+    await fetch(`${server.url}/v1/oauth/token`, { method: 'POST', body: 'code=raw-code-value' });
 
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);
@@ -47,6 +49,10 @@ describe('operations endpoints', () => {
     expect(text).toMatch(/verity_http_requests_total\{method="GET",route="[^"]*",status="404"\} 1/);
     expect(text).toContain('# TYPE verity_http_request_duration_seconds histogram');
     expect(text).toMatch(/verity_http_request_duration_seconds_count\{route="\/healthz"\} 3/);
+    expect(text).toContain(
+      'verity_http_requests_total{method="POST",route="/v1/oauth/token",status="400"} 1',
+    );
+    expect(text).toMatch(/verity_http_request_duration_seconds_count\{route="\/v1\/oauth\/token"\} 1/);
     expect(text).not.toContain('raw-secret-value');
     expect(text).not.toContain('raw-code-value');
     expect(text).not.toContain('cid_test_x');
