@@ -35,7 +35,7 @@ export function createConsentLifecycleStore(db: Db) {
       .map(toRecord);
   return {
     get(id: string): ConsentRecord | undefined {
-      const row = db.sql.prepare<Row>(`${SELECT} WHERE c.id = ?`).get(id);
+      const row = db.sql.prepare<Row>(`${SELECT} WHERE c.id = CAST(? AS TEXT)`).get(id);
       return row && toRecord(row);
     },
 

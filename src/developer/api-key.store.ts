@@ -136,7 +136,7 @@ export async function authenticateApiKey(
   const row = db.sql
     .prepare<KeyRow & { status: string }>(
       `SELECT k.*, d.status FROM developer_api_keys k JOIN developers d ON d.id = k.developer_id
-       WHERE k.key_hash = ?`,
+       WHERE k.key_hash = CAST(? AS TEXT)`,
     )
     .get(hash);
   // The lookup is by hash, so its timing says nothing about the key; the comparison guards the match.

@@ -19,16 +19,12 @@ export interface TokenResponse {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-// Primary-key lookups checked here, not a join (see client.store.ts for why).
-const CONSENT = 'SELECT status, expires_at, person_id FROM consents WHERE id = ?';
-const PERSON_STATUS = 'SELECT status FROM persons WHERE id = ?';
+// Both by primary key, in this order (CROSS JOIN, and CAST: see client.store.ts).
+const CONSENT_ACTIVE = `SELECT 1 FROM consents c CROSS JOIN persons p ON p.id = c.person_id
+  WHERE c.id = CAST(? AS TEXT) AND c.status = 'active' AND c.expires_at > ? AND p.status = 'active'`;
 
 function consentActive(ctx: AppContext, consentId: string, now: number): boolean {
-  const c = ctx.db.sql
-    .prepare<{ status: string; expires_at: number; person_id: string }>(CONSENT)
-    .get(consentId);
-  if (c?.status !== 'active' || c.expires_at <= now) return false;
-  return ctx.db.sql.prepare<{ status: string }>(PERSON_STATUS).get(c.person_id)?.status === 'active';
+  return ctx.db.sql.prepare(CONSENT_ACTIVE).get(consentId, now) !== undefined;
 }
 
 /** Why this presentation of the code is not acceptable, or undefined if it is. */

@@ -113,6 +113,7 @@ interface Row {
 }
 
 // One indexed read per request: the token with its consent, person and application environment.
+// CAST(? AS TEXT), not a bare ?, for the reason in oauth/client.store.ts (a join re-prepared per run).
 const LOOKUP = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified, t.face_match_verified,
     t.expires_at AS token_expires_at, t.revoked_at, c.status AS consent_status,
     c.expires_at AS consent_expires_at, c.application_id, e.id AS environment_id, e.environment,
@@ -122,7 +123,7 @@ const LOOKUP = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr,
   JOIN application_environments e ON e.id = t.environment_id
   JOIN applications a ON a.id = e.application_id
   JOIN persons p ON p.id = t.person_id
-  WHERE t.id = ?`;
+  WHERE t.id = CAST(? AS TEXT)`;
 
 // Written at most once per second per consent, so a busy token does not turn every read into a write.
 const MARK_USED = `UPDATE consents SET last_used_at = ?

@@ -101,7 +101,7 @@ const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_i
   FROM webhook_deliveries d
   JOIN webhook_events ev ON ev.id = d.event_id
   JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+  WHERE d.endpoint_id = CAST(? AS TEXT) AND d.status = 'pending' AND d.next_attempt_at <= ?
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
   ORDER BY d.next_attempt_at LIMIT ?`;
 
