@@ -89,12 +89,14 @@ export function tokenEndpoint(ctx: AppContext): Handler<AppEnv> {
     const start = performance.now();
     setRequestId(c);
     setRequestContext(ctx, c);
+    const counted: { headers?: Record<string, string> } = {};
     try {
       const refused = await limitBody(c, async () => {
-        c.res = await exchange(ctx, c);
+        c.res = await exchange(ctx, c, counted);
       });
       if (refused) c.res = refused;
     } catch (e) {
+      for (const [k, v] of Object.entries(counted.headers ?? {})) c.header(k, v);
       c.res = tokenErrorResponse(e instanceof Error ? e : new Error(String(e)), c);
     }
     recordRequest(ctx, c, '/v1/oauth/token', start);
@@ -102,7 +104,12 @@ export function tokenEndpoint(ctx: AppContext): Handler<AppEnv> {
   };
 }
 
-async function exchange(ctx: AppContext, c: Context<AppEnv>): Promise<Response> {
+/** The exchange itself; `counted` receives the rate-limit headers as soon as the request is counted. */
+async function exchange(
+  ctx: AppContext,
+  c: Context<AppEnv>,
+  counted: { headers?: Record<string, string> },
+): Promise<Response> {
   const text = await c.req.text();
   let body: Record<string, string> | undefined;
   let credentials: ClientCredentials | undefined;
@@ -122,7 +129,7 @@ async function exchange(ctx: AppContext, c: Context<AppEnv>): Promise<Response> 
   }
   // Counted before anything is refused; a malformed request counts at the default limit.
   const hit = await countRequest(ctx, 'oauth', `ip:${c.get('clientIp')}`, client && scopeOf(client));
-  for (const [k, v] of Object.entries(rateLimitHeaders(hit))) c.header(k, v);
+  counted.headers = rateLimitHeaders(hit);
   if (!hit.allowed) throw rateLimitExceeded(hit);
   if (!body) throw bodyError;
   if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
@@ -131,7 +138,8 @@ async function exchange(ctx: AppContext, c: Context<AppEnv>): Promise<Response> 
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
   const result = await exchangeCode(ctx, authenticated, body);
-  return c.json(result, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  // All headers in one go: each c.header() call costs a Headers update.
+  return c.json(result, 200, { ...counted.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
 
 const scopeOf = (client: OAuthClient): RateLimitScope => ({

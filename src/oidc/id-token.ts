@@ -27,10 +27,20 @@ export function atHash(accessToken: string): string {
  * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
  * every token with jose and openid-client.
  */
+// The encoded protected header depends only on the key.
+const headers = new Map<string, string>();
+function encodedHeader(kid: string): string {
+  let h = headers.get(kid);
+  if (!h) {
+    h = base64url(JSON.stringify({ alg: 'RS256', kid, typ: 'JWT' }));
+    headers.set(kid, h);
+  }
+  return h;
+}
+
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const { kid, key } = await ctx.keys.signingKey();
   const iat = unix(ctx.clock);
-  const header = { alg: 'RS256', kid, typ: 'JWT' };
   const claims = {
     iss: ctx.config.server.base_url,
     sub: input.sub,
@@ -44,6 +54,6 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+  const signingInput = `${encodedHeader(kid)}.${base64url(JSON.stringify(claims))}`;
   return `${signingInput}.${signRs256(key, signingInput)}`;
 }
