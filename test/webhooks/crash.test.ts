@@ -35,6 +35,12 @@ describe('webhook outbox under a crash', () => {
   test('SIGKILL in the middle of a burst: every event delivered at least once, one body per id, database intact', async () => {
     const tmp = tempDir('verity-crash');
     cleanup = tmp.cleanup;
+    // The receiver takes a little while per request, so deliveries are in flight when the server dies.
+    // It listens before the server's port is picked, so the two can never be handed the same port.
+    rx = receiver(async () => {
+      await Bun.sleep(15);
+      return new Response(null, { status: 204 });
+    });
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const configPath = join(tmp.dir, 'verity.toml');
@@ -52,11 +58,6 @@ lease = "2s"
 requests = 100000
 `,
     );
-    // The receiver takes a little while per request, so deliveries are in flight when the server dies.
-    rx = receiver(async () => {
-      await Bun.sleep(15);
-      return new Response(null, { status: 204 });
-    });
 
     expect((await cli('migrate', '--config', configPath)).code).toBe(0);
     const { developerId } = (
