@@ -8,8 +8,8 @@ import { constantTimeEqual, randomToken } from './tokens.ts';
  * entries are appended to the same few B-tree pages instead of landing on a random page each. On the
  * token endpoint's write path a random key costs a page write per row; see `mintLocatedSecret`.
  */
-export function timeOrderedUuid(clock: Clock): string {
-  return uuidv7({ msecs: clock.now().getTime() });
+export function timeOrderedUuid(at: Date): string {
+  return uuidv7({ msecs: at.getTime() });
 }
 
 /**
@@ -32,7 +32,7 @@ const SECRET = /^[A-Za-z0-9_-]{43}$/;
 const ID = /^[0-9a-f]{32}$/;
 
 export function mintLocatedSecret(clock: Clock, prefix = ''): LocatedSecret {
-  const id = timeOrderedUuid(clock).replaceAll('-', '');
+  const id = timeOrderedUuid(clock.now()).replaceAll('-', '');
   const value = `${prefix}${id}${randomToken()}`;
   return { value, id, hash: sha256HexSync(value) };
 }

@@ -1,3 +1,4 @@
+import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
 import type { AppContext } from '../context.ts';
 import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
@@ -82,8 +83,7 @@ export async function exchangeCode(
   // Everything async (random token, hashes, pairwise subject, signature) before the transaction.
   const scopes = JSON.parse(code.scopes) as string[];
   const amr = JSON.parse(code.amr) as string[];
-  const token = mintLocatedSecret(ctx.clock, 'at_');
-  const accessToken = token.value;
+  const token = mintLocatedSecret(ctx.clock, ACCESS_TOKEN_PREFIX);
   const sub = await subjectFor(ctx, client.applicationId, code.person_id);
   const idToken = scopes.includes('openid')
     ? await signIdToken(ctx, {
@@ -93,7 +93,7 @@ export async function exchangeCode(
         nonce: code.nonce ?? undefined,
         acr: code.acr,
         amr,
-        accessToken,
+        accessTokenHash: token.hash,
       })
     : undefined;
   const ttl = Math.floor(ctx.config.oauth.token_ttl / 1000);
@@ -137,7 +137,7 @@ export async function exchangeCode(
   if (outcome) throw invalidGrant(outcome);
 
   return {
-    access_token: accessToken,
+    access_token: token.value,
     token_type: 'Bearer',
     expires_in: ttl,
     ...(idToken ? { id_token: idToken } : {}),

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
 import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
@@ -137,7 +138,7 @@ const MARK_USED = `UPDATE consents SET last_used_at = ?
  */
 export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
   const now = unix(ctx.clock);
-  const id = locatedSecretId(token, 'at_');
+  const id = locatedSecretId(token, ACCESS_TOKEN_PREFIX);
   const row = id === undefined ? undefined : ctx.db.sql.prepare<Row>(LOOKUP).get(id);
   if (!row || !matchesStoredHash(token, row.token_hash)) throw invalidToken();
   if (row.revoked_at !== null || row.token_expires_at <= now) throw invalidToken();
@@ -181,7 +182,7 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
       c.set('bearerError', e as Error);
     }
     // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
-    if (token?.startsWith('at_')) c.set('bearerToken', token);
+    if (token?.startsWith(ACCESS_TOKEN_PREFIX)) c.set('bearerToken', token);
     await next();
   };
   const limit = rateLimit(ctx, 'userinfo', (c) => {

@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.ts';
-import { sha256BytesSync } from '../crypto/digest.ts';
 import { base64url } from '../crypto/encoding.ts';
 import { unix } from '../platform/clock.ts';
 import { signRs256 } from '../platform/rs256.ts';
@@ -11,22 +10,15 @@ export interface IdTokenInput {
   nonce?: string;
   acr: string;
   amr: string[];
-  accessToken: string;
+  /** SHA-256 of the access token, hex: the digest already computed to store it. */
+  accessTokenHash: string;
 }
 
-/** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
-export function atHash(accessToken: string): string {
-  return base64url(sha256BytesSync(accessToken).slice(0, 16));
+/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
+export function atHash(accessTokenHash: string): string {
+  return base64url(Buffer.from(accessTokenHash.slice(0, 32), 'hex'));
 }
 
-/**
- * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data is not in it: that goes
- * to UserInfo. It lives as long as the access token.
- *
- * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
- * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
- * every token with jose and openid-client.
- */
 // The encoded protected header depends only on the key.
 const headers = new Map<string, string>();
 function encodedHeader(kid: string): string {
@@ -38,6 +30,14 @@ function encodedHeader(kid: string): string {
   return h;
 }
 
+/**
+ * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data is not in it: that goes
+ * to UserInfo. It lives as long as the access token.
+ *
+ * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
+ * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
+ * every token with jose and openid-client.
+ */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const { kid, key } = await ctx.keys.signingKey();
   const iat = unix(ctx.clock);
@@ -50,7 +50,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     auth_time: input.authTime,
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
     azp: input.clientId,
-    at_hash: atHash(input.accessToken),
+    at_hash: atHash(input.accessTokenHash),
     acr: input.acr,
     amr: input.amr,
   };

@@ -27,7 +27,7 @@ export function enqueueEvent<T extends EventType>(
   const t = unix(clock);
   const envelope: EventEnvelope<T> = {
     // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
-    id: timeOrderedUuid(clock),
+    id: timeOrderedUuid(now),
     type: input.type,
     createdAt: now.toISOString(),
     data: input.data,

@@ -26,7 +26,7 @@ describe('located secrets', () => {
       clock.advance(1);
     }
     expect([...ids].sort()).toEqual(ids);
-    expect(timeOrderedUuid(clock)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    expect(timeOrderedUuid(clock.now())).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   });
 
   test('a presented value names its row only when it has the exact form', () => {
