@@ -45,6 +45,29 @@ function findCommand(argv: string[]): { command?: Command; rest: string[]; prefi
   return { rest: argv, prefix: words.slice(0, 2) };
 }
 
+/**
+ * The arguments with every operand after `--`, in order. Operands may start with "-": a key id is a
+ * base64url thumbprint, and one in 64 begins with a dash, which parseArgs would take for an unknown
+ * short option. Only `--name` options (a misspelt one is still refused), `-h` and the value after a
+ * value flag stay options; anything after a `--` the caller wrote is an operand already.
+ */
+function operandsLast(args: string[]): string[] {
+  const options: string[] = [];
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--') || a === '-h') {
+      options.push(a);
+      if (VALUE_FLAGS.has(a) && i + 1 < args.length) options.push(args[++i]!);
+    } else operands.push(a);
+  }
+  return [...options, '--', ...operands];
+}
+
 function help(prefix: string[]): string {
   const shown = commands.filter((c) => prefix.length === 0 || c.name.startsWith(prefix.join(' ')));
   const rows = (shown.length ? shown : commands).map((c) => `  verity ${c.name.padEnd(28)} ${c.summary}`);
@@ -74,7 +97,7 @@ export async function runCli(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: rest,
+      args: operandsLast(rest),
       options: { ...GLOBAL, ...(command.options ?? {}) },
       allowPositionals: true,
       strict: true,

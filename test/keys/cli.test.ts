@@ -185,4 +185,20 @@ describe('verity keys', () => {
     const flag = await s.run('keys', 'rotate', '--soon', '--json');
     expect(flag.code).toBe(2);
   });
+
+  test('a kid that begins with "-" (one in 64 thumbprints does) is a kid, not an option', async () => {
+    const s = await setup();
+    const config = join(s.dir, 'verity.toml');
+    for (const args of [
+      ['keys', 'retire', '-nope', '--json', '--config', config],
+      ['keys', 'retire', '--json', '--config', config, '-nope'],
+      ['keys', 'retire', '--json', '--config', config, '--', '--nope'],
+    ]) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, error: r.json.error.code }).toEqual({ args, code: 1, error: 'FAILED' });
+      expect(r.json.error.message).toContain('nope');
+    }
+    // A misspelt long option is still refused rather than taken for an operand.
+    expect((await s.run('keys', 'retire', '--nope', '--json')).code).toBe(2);
+  });
 });
