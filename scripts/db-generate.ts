@@ -10,8 +10,16 @@ const root = join(import.meta.dir, '..');
 const dir = join(root, 'migrations');
 // Until the first release there is a single migration, regenerated whole from the schema (--fresh).
 // After a release, drop --fresh so changes become new numbered migrations.
+// Hand-written migrations (triggers, which drizzle-kit cannot express) are the .sql files its journal
+// does not list; --fresh keeps them.
 const fresh = process.argv.includes('--fresh');
-if (fresh) rmSync(dir, { recursive: true, force: true });
+if (fresh) {
+  const journal = JSON.parse(readFileSync(join(dir, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  for (const { tag } of journal.entries) rmSync(join(dir, `${tag}.sql`), { force: true });
+  rmSync(join(dir, 'meta'), { recursive: true, force: true });
+}
 const gen = Bun.spawnSync(
   [
     'node_modules/.bin/drizzle-kit',

@@ -43,36 +43,89 @@ const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, 
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
-const SECRETS = `SELECT secret_hash FROM client_secrets
+const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
+
+// Every token request reads its client and secrets, and every authorize request its client and
+// redirect URIs; they change rarely. So they are kept per database handle and dropped whenever
+// client_registry_version moves: triggers on every table read here bump it, whoever the writer (see
+// migrations/0001). Reading it costs about a tenth of the lookups it saves. Inside a transaction the
+// cache is bypassed, since what the transaction sees may yet be rolled back.
+const VERSION = 'SELECT version FROM client_registry_version';
+// Only clients that exist are kept; past this many (a registry larger than any expected), it restarts.
+const MAX_ENTRIES = 10_000;
+
+interface SecretRow {
+  secret_hash: string;
+  revoked_at: number | null;
+}
+
+interface Registry {
+  version: number;
+  clients: Map<string, OAuthClient>;
+  secrets: Map<string, SecretRow[]>;
+  redirectUris: Map<string, string[]>;
+}
+
+const registries = new WeakMap<Db, Registry>();
+
+function registry(db: Db): Registry | undefined {
+  if (db.sql.inTransaction) return undefined;
+  const version = db.sql.prepare<{ version: number }>(VERSION).get()?.version ?? -1;
+  let r = registries.get(db);
+  if (!r || r.version !== version || r.clients.size + r.secrets.size + r.redirectUris.size > MAX_ENTRIES) {
+    r = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
+    registries.set(db, r);
+  }
+  return r;
+}
+
+function cached<T>(map: Map<string, T> | undefined, key: string, load: () => T | undefined): T | undefined {
+  const hit = map?.get(key);
+  if (hit !== undefined) return hit;
+  const value = load();
+  if (value !== undefined) map?.set(key, value);
+  return value;
+}
 
 /**
  * The client behind a `client_id`, or undefined. Client IDs carry their environment in a visible
  * prefix; a mismatch is treated as unknown, so a test credential never reaches a production client.
+ * The object is shared between requests: it is frozen.
  */
 export function findClient(db: Db, clientId: string): OAuthClient | undefined {
+  return cached(registry(db)?.clients, clientId, () => loadClient(db, clientId));
+}
+
+function loadClient(db: Db, clientId: string): OAuthClient | undefined {
   const row = db.sql.prepare<ClientRow>(CLIENT).get(clientId);
   if (!row?.client_id.startsWith(CLIENT_ID_PREFIX[row.environment])) return undefined;
-  return {
+  return Object.freeze({
     environmentId: row.environment_id,
     applicationId: row.application_id,
     environment: row.environment,
     clientId: row.client_id,
-    scopes: JSON.parse(row.scopes) as string[],
+    scopes: Object.freeze(JSON.parse(row.scopes) as string[]) as string[],
     name: row.name,
     type: row.type,
     pkce: row.pkce,
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
-  };
+  });
 }
 
 /** Registered redirect URIs of an environment, in the order they were added. */
-export function redirectUrisOf(db: Db, environmentId: string): string[] {
-  return db.sql
-    .prepare<{ uri: string }>(REDIRECT_URIS)
-    .all(environmentId)
-    .map((r) => r.uri);
+export function redirectUrisOf(db: Db, environmentId: string): readonly string[] {
+  return (
+    cached(registry(db)?.redirectUris, environmentId, () =>
+      Object.freeze(
+        db.sql
+          .prepare<{ uri: string }>(REDIRECT_URIS)
+          .all(environmentId)
+          .map((r) => r.uri),
+      ),
+    ) ?? []
+  );
 }
 
 /**
@@ -88,8 +141,15 @@ export function verifyClientSecret(
   now: number,
 ): boolean {
   const hash = sha256HexSync(secret);
-  const rows = db.sql.prepare<{ secret_hash: string }>(SECRETS).all(client.environmentId, now);
+  const rows =
+    cached(registry(db)?.secrets, client.environmentId, () =>
+      db.sql.prepare<SecretRow>(SECRETS).all(client.environmentId, now),
+    ) ?? [];
   let match = false;
-  for (const r of rows) match = constantTimeEqual(r.secret_hash, hash) || match;
+  for (const r of rows) {
+    // A rotated secret stays valid until its revocation time: kept while that was ahead, checked now.
+    if (r.revoked_at !== null && r.revoked_at <= now) continue;
+    match = constantTimeEqual(r.secret_hash, hash) || match;
+  }
   return match && secret.startsWith(CLIENT_SECRET_PREFIX[client.environment]);
 }

@@ -18,6 +18,8 @@ export interface SqliteDriver {
   prepare<Row = Record<string, unknown>>(sql: string): Statement<Row>;
   /** Runs fn in a BEGIN IMMEDIATE transaction; nested calls become savepoints. */
   transaction<T>(fn: () => T): T;
+  /** Whether a transaction is open on this connection. */
+  readonly inTransaction: boolean;
   backup(file: string): Promise<void>;
   close(): void;
 }
@@ -49,6 +51,9 @@ async function openBun(path: string): Promise<SqliteDriver> {
       return wrapper as Statement<Row>;
     },
     transaction: (fn) => db.transaction(fn).immediate(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
     async backup(file) {
       db.prepare('VACUUM INTO ?').run(file);
     },
@@ -97,6 +102,9 @@ async function openNode(path: string): Promise<SqliteDriver> {
       return wrapper as Statement<Row>;
     },
     transaction: (fn) => db.transaction(fn).immediate(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
     async backup(file) {
       db.prepare('VACUUM INTO ?').run(file);
     },
