@@ -2,7 +2,7 @@ import { createContext } from './bootstrap.ts';
 import type { Config } from './config/schema.ts';
 import type { AppContext } from './context.ts';
 import { startBackgroundCheckpoints } from './db/checkpoint.ts';
-import { createApp } from './http/app.ts';
+import { createHandlers } from './http/app.ts';
 import { startJobs } from './jobs.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './platform/clock.ts';
@@ -25,11 +25,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const app = createApp(ctx);
+  const { fetch, routes } = createHandlers(ctx);
   const addr = parseListen(config.server.listen);
-  const server: Listening = await listen((req, conn) => app.fetch(req, conn), {
+  const server: Listening = await listen(fetch, {
     hostname: addr.hostname,
     port: opts.port ?? addr.port,
+    routes,
   });
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);
   const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;

@@ -6,9 +6,11 @@ import { documentsRouter } from '../documents/documents.router.ts';
 import { ApiError } from '../errors.ts';
 import { identityRouter } from '../identity/identity.router.tsx';
 import { jwksRouter } from '../keys/jwks.router.ts';
-import { oauthRouter, tokenEndpoint } from '../oauth/oauth.router.ts';
+import { oauthRouter } from '../oauth/oauth.router.ts';
+import { type PlainHandler, tokenEndpoint } from '../oauth/token-endpoint.ts';
 import { discoveryRouter } from '../oidc/discovery.router.ts';
 import { userinfoRouter } from '../oidc/userinfo.router.ts';
+import type { FetchHandler, Routes } from '../platform/listen.ts';
 import { webhooksRouter } from '../webhooks/webhooks.router.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
@@ -25,10 +27,10 @@ export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/
  * `{ error: { code, message, requestId } }` (the token endpoint sets its own), HTML pages for the
  * identity experience and the developer portal.
  */
-export function createApp(ctx: AppContext) {
+export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(ctx)) {
   const app = new Hono<AppEnv>();
-  // Ahead of the middleware, which it does itself (see tokenEndpoint): it never reaches what follows.
-  app.post('/v1/oauth/token', tokenEndpoint(ctx));
+  // Ahead of the middleware, which it does itself (see token-endpoint.ts).
+  app.post('/v1/oauth/token', (c) => token(c.req.raw, c.env));
   app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));
@@ -59,4 +61,18 @@ export function createApp(ctx: AppContext) {
   app.notFound((c) => apiErrorResponse(new ApiError('NOT_FOUND', 'No such resource.', 404), c));
   app.onError((err, c) => apiErrorResponse(err, c));
   return app;
+}
+
+/**
+ * What the listener serves: the app, and the routes it may answer before the app sees the request
+ * (Bun.serve matches them natively; elsewhere the app serves them, with the same handlers).
+ */
+export function createHandlers(
+  ctx: AppContext,
+  extend?: (app: ReturnType<typeof createApp>) => void,
+): { fetch: FetchHandler; routes: Routes } {
+  const token = tokenEndpoint(ctx);
+  const app = createApp(ctx, token);
+  extend?.(app);
+  return { fetch: (req, conn) => app.fetch(req, conn), routes: { '/v1/oauth/token': { POST: token } } };
 }

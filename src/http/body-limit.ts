@@ -17,3 +17,29 @@ export function bodyLimit(opts: { maxSize: number; onError: (c: Context) => Resp
     await next();
   };
 }
+
+/**
+ * The body as text, or undefined if it is larger than `maxSize`, for a handler served without hono
+ * (the token endpoint). As above: a declared length is judged as declared (the server holds the body
+ * to it), and a chunked body is counted as it streams and not read past the limit.
+ */
+export async function readTextWithin(req: Request, maxSize: number): Promise<string | undefined> {
+  const length = req.headers.get('content-length');
+  if (length !== null && !req.headers.has('transfer-encoding'))
+    return Number.parseInt(length, 10) > maxSize ? undefined : req.text();
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxSize) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

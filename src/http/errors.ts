@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, NotFoundError, OAuthError, ValidationError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import type { AppEnv } from './env.ts';
 
 /** The one place typed errors become responses. */
@@ -30,30 +31,52 @@ export function apiErrorResponse(err: unknown, c: Context<AppEnv>): Response {
   return internal(err, c, () => body('INTERNAL', 'An internal error occurred.', 500));
 }
 
-/** The token endpoint's shape: `{ error, error_description }`. */
+export interface TokenError {
+  status: number;
+  body: { error: string; error_description: string };
+  headers: Record<string, string>;
+}
+
+/**
+ * The token endpoint's shape, `{ error, error_description }` (RFC 6749 §5.2), with the error's own
+ * headers (`WWW-Authenticate`, `Retry-After`, …). Without a framework: the token endpoint is served
+ * ahead of hono (see oauth/token-endpoint.ts).
+ */
+export function tokenError(err: unknown, log: Logger | undefined, requestId: string | undefined): TokenError {
+  if (err instanceof OAuthError)
+    return {
+      status: err.status,
+      body: { error: err.error, error_description: err.description },
+      headers: err.headers,
+    };
+  if (err instanceof ApiError)
+    return {
+      status: err.status,
+      body: { error: err.code, error_description: err.message },
+      headers: err.headers,
+    };
+  logInternal(err, log, requestId);
+  return {
+    status: 500,
+    body: { error: 'server_error', error_description: 'An internal error occurred.' },
+    headers: {},
+  };
+}
+
 export function tokenErrorResponse(err: unknown, c: Context<AppEnv>): Response {
-  c.header('Cache-Control', 'no-store');
-  if (err instanceof OAuthError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json(
-      { error: err.error, error_description: err.description },
-      err.status as ContentfulStatusCode,
-    );
-  }
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.code, error_description: err.message }, err.status as ContentfulStatusCode);
-  }
-  return internal(err, c, () =>
-    c.json({ error: 'server_error', error_description: 'An internal error occurred.' }, 500),
-  );
+  const t = tokenError(err, c.get('log'), c.get('requestId'));
+  return c.json(t.body, t.status as ContentfulStatusCode, { ...t.headers, 'Cache-Control': 'no-store' });
 }
 
 function internal(err: unknown, c: Context<AppEnv>, respond: () => Response): Response {
-  c.get('log')?.error('unhandled error', {
-    requestId: c.get('requestId'),
+  logInternal(err, c.get('log'), c.get('requestId'));
+  return respond();
+}
+
+function logInternal(err: unknown, log: Logger | undefined, requestId: string | undefined): void {
+  log?.error('unhandled error', {
+    requestId,
     error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
     stack: err instanceof Error ? err.stack : undefined,
   });
-  return respond();
 }

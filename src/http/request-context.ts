@@ -2,22 +2,33 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from './env.ts';
 
+/**
+ * The client's address: the socket's, or with `trust_proxy` the last hop of that header (the one our
+ * proxy appended; anything before it is client-supplied).
+ */
+export function clientAddress(
+  ctx: AppContext,
+  socketIp: string | undefined,
+  header: (name: string) => string | null | undefined,
+): string {
+  const ip = socketIp ?? 'unknown';
+  const proxyHeader = ctx.config.server.trust_proxy;
+  if (!proxyHeader) return ip;
+  const hops = (header(proxyHeader) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return hops.at(-1) ?? ip;
+}
+
 /** Puts the AppContext, the request logger and the client address on the request. */
 export function setRequestContext(ctx: AppContext, c: Context<AppEnv>): void {
   c.set('ctx', ctx);
   c.set('log', ctx.log);
-  const socketIp = c.env?.ip ?? 'unknown';
-  let ip = socketIp;
-  const proxyHeader = ctx.config.server.trust_proxy;
-  if (proxyHeader) {
-    // The nearest hop is the one our proxy appended; anything before it is client-supplied.
-    const hops = (c.req.header(proxyHeader) ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    ip = hops.at(-1) ?? socketIp;
-  }
-  c.set('clientIp', ip);
+  c.set(
+    'clientIp',
+    clientAddress(ctx, c.env?.ip, (name) => c.req.header(name)),
+  );
 }
 
 export function requestContext(ctx: AppContext): MiddlewareHandler<AppEnv> {
@@ -27,16 +38,26 @@ export function requestContext(ctx: AppContext): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Counts a finished request and its latency by route pattern (never the raw path: it may carry codes). */
-export function recordRequest(ctx: AppContext, c: Context<AppEnv>, route: string, start: number): void {
-  const seconds = (performance.now() - start) / 1000;
-  ctx.metrics.requests.inc({ route, method: c.req.method, status: String(c.res.status) });
-  ctx.metrics.latency.observe({ route }, seconds);
+export interface FinishedRequest {
+  /** The route pattern, never the raw path: it may carry codes. */
+  route: string;
+  method: string;
+  status: number;
+  requestId: string | undefined;
+  /** performance.now() when it arrived. */
+  start: number;
+}
+
+/** Counts a finished request and its latency by route pattern. */
+export function recordFinished(ctx: AppContext, r: FinishedRequest): void {
+  const seconds = (performance.now() - r.start) / 1000;
+  ctx.metrics.requests.inc({ route: r.route, method: r.method, status: String(r.status) });
+  ctx.metrics.latency.observe({ route: r.route }, seconds);
   ctx.log.debug('request', {
-    requestId: c.get('requestId'),
-    method: c.req.method,
-    route,
-    status: c.res.status,
+    requestId: r.requestId,
+    method: r.method,
+    route: r.route,
+    status: r.status,
     ms: Math.round(seconds * 1000),
   });
 }
@@ -45,6 +66,12 @@ export function observe(ctx: AppContext): MiddlewareHandler<AppEnv> {
   return async function observe(c, next) {
     const start = performance.now();
     await next();
-    recordRequest(ctx, c, c.req.routePath || 'unmatched', start);
+    recordFinished(ctx, {
+      route: c.req.routePath || 'unmatched',
+      method: c.req.method,
+      status: c.res.status,
+      requestId: c.get('requestId'),
+      start,
+    });
   };
 }

@@ -8,6 +8,9 @@ export interface ConnInfo {
 
 export type FetchHandler = (req: Request, conn: ConnInfo) => Response | Promise<Response>;
 
+/** Exact paths answered by method ahead of the fetch handler, which must answer them too. */
+export type Routes = Record<string, { POST: FetchHandler }>;
+
 export interface Listening {
   port: number;
   hostname: string;
@@ -16,10 +19,21 @@ export interface Listening {
 
 export async function listen(
   handler: FetchHandler,
-  opts: { hostname: string; port: number },
+  opts: { hostname: string; port: number; routes?: Routes },
 ): Promise<Listening> {
   if (isBun) {
+    // Bun matches these natively; any other method on the path falls through to the fetch handler.
+    const routes = Object.fromEntries(
+      Object.entries(opts.routes ?? {}).map(([path, { POST }]) => [
+        path,
+        {
+          POST: (req: Request, srv: Bun.Server<undefined>) =>
+            POST(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+        },
+      ]),
+    );
     const server = Bun.serve({
+      routes,
       hostname: opts.hostname,
       port: opts.port,
       idleTimeout: 30,

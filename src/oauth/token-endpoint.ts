@@ -1,0 +1,98 @@
+import type { AppContext } from '../context.ts';
+import { OAuthError } from '../errors.ts';
+import { readTextWithin } from '../http/body-limit.ts';
+import { tokenError } from '../http/errors.ts';
+import {
+  countRequest,
+  type RateLimitScope,
+  rateLimitExceeded,
+  rateLimitHeaders,
+} from '../http/rate-limit.ts';
+import { clientAddress, recordFinished } from '../http/request-context.ts';
+import type { ConnInfo } from '../platform/listen.ts';
+import { findClient, type OAuthClient } from './client.store.ts';
+import { authenticateClient, type ClientCredentials, readClientCredentials } from './client-auth.ts';
+import { exchangeCode } from './token.ts';
+import { parseTokenBody } from './token-body.ts';
+
+// Every legitimate OAuth request body is a few hundred bytes.
+export const MAX_OAUTH_BODY = 64 * 1024;
+const ROUTE = '/v1/oauth/token';
+
+export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
+
+/**
+ * POST /v1/oauth/token as a plain fetch handler. The listener serves it ahead of hono (a Bun.serve
+ * route) and hono mounts the same handler for everything else that calls the app (Node, tests).
+ * The endpoint is bound by its RS256 signature, and hono's routing, context and response objects
+ * cost about as much as all of its database work; so it does the app middleware's steps itself, in
+ * the same order and with the same functions: request id and client address, body limit, the OAuth
+ * rate limit (at the limit of the client the request names), the exchange, then metrics.
+ */
+export function tokenEndpoint(ctx: AppContext): PlainHandler {
+  return async function token(req, conn) {
+    const start = performance.now();
+    const requestId = crypto.randomUUID();
+    const ip = clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+    };
+    let res: Response;
+    try {
+      const text = await readTextWithin(req, MAX_OAUTH_BODY);
+      if (text === undefined) throw new OAuthError('invalid_request', 'The request body is too large.', 413);
+      res = Response.json(await exchange(ctx, req, text, ip, headers), { headers });
+    } catch (e) {
+      const t = tokenError(e, ctx.log, requestId);
+      res = Response.json(t.body, { status: t.status, headers: { ...headers, ...t.headers } });
+    }
+    recordFinished(ctx, { route: ROUTE, method: req.method, status: res.status, requestId, start });
+    return res;
+  };
+}
+
+/** The exchange itself; the rate-limit headers go into `headers` as soon as the request is counted. */
+async function exchange(
+  ctx: AppContext,
+  req: Request,
+  text: string,
+  ip: string,
+  headers: Record<string, string>,
+): Promise<object> {
+  let body: Record<string, string> | undefined;
+  let credentials: ClientCredentials | undefined;
+  let client: OAuthClient | undefined;
+  let bodyError: unknown;
+  let credentialsError: unknown;
+  try {
+    body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
+    try {
+      credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
+      client = findClient(ctx.db, credentials.clientId);
+    } catch (e) {
+      credentialsError = e;
+    }
+  } catch (e) {
+    bodyError = e;
+  }
+  // Counted before anything is refused; a malformed request counts at the default limit.
+  const hit = await countRequest(ctx, 'oauth', `ip:${ip}`, client && rateLimitScope(client));
+  Object.assign(headers, rateLimitHeaders(hit));
+  if (!hit.allowed) throw rateLimitExceeded(hit);
+  if (!body) throw bodyError;
+  if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
+  if (!credentials) throw credentialsError;
+  const authenticated = authenticateClient(ctx, credentials, client);
+  if (body.grant_type !== 'authorization_code')
+    throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
+  return exchangeCode(ctx, authenticated, body);
+}
+
+/** The rate limit a client's requests count at: its environment's and plan's. */
+export const rateLimitScope = (client: OAuthClient): RateLimitScope => ({
+  environment: client.environment,
+  plan: client.plan,
+});
