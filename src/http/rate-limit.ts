@@ -44,12 +44,13 @@ export function resolveLimit(config: RateLimitConfig, scope: RateLimitScope | un
   return { requests, window: Math.max(1, Math.ceil(windowMs / 1000)) };
 }
 
-// One statement per request: a window starts at the first request after the previous one ended, and
-// the count restarts with it. RETURNING gives the new state without a second query.
-const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, 1)
+// A window starts at the first request after the previous one ended, and the count restarts with it.
+// One statement counts every request of a group (see countRequest); RETURNING gives the new state
+// without a second query.
+const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, ?)
   ON CONFLICT(key) DO UPDATE SET
     count = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
-                 THEN rate_limit_buckets.count + 1 ELSE 1 END,
+                 THEN rate_limit_buckets.count + excluded.count ELSE excluded.count END,
     window_start = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
                         THEN rate_limit_buckets.window_start ELSE excluded.window_start END
   RETURNING count, window_start`;
@@ -62,22 +63,29 @@ export interface Hit {
   allowed: boolean;
 }
 
-/** Counts one request against `key` and says whether it is within the limit. */
-export function hit(ctx: AppContext, key: string, limit: Limit): Hit {
+/** The bucket after counting `n` requests against `key` (one statement). */
+function count(ctx: AppContext, key: string, window: number, n: number) {
   const now = unix(ctx.clock);
   const row = ctx.db.sql
     .prepare<{ count: number; window_start: number }>(HIT)
-    .get(key, now, limit.window, limit.window)!;
-  const reset = Math.max(1, row.window_start + limit.window - now);
-  return {
-    limit: limit.requests,
-    remaining: Math.max(0, limit.requests - row.count),
-    reset,
-    allowed: row.count <= limit.requests,
-  };
+    .get(key, now, n, window, window)!;
+  return { count: row.count, reset: Math.max(1, row.window_start + window - now) };
 }
 
-/** Counts one request of `bucket` against `key` (group-committed with the other writes of the turn). */
+interface Group {
+  /** Requests in the group so far. */
+  n: number;
+  counted: Promise<{ count: number; reset: number; n: number }>;
+}
+
+const open = new WeakMap<object, Map<string, Group>>();
+
+/**
+ * Counts one request of `bucket` against `key`, in the group commit of the turn. The requests of one
+ * turn for the same key and window are counted by one statement, each as if it had come alone and in
+ * arrival order: the i-th of n sees the count the bucket reached at its own increment. (Fifty
+ * concurrent token requests from one relying party's backend are one bucket row, written once.)
+ */
 export function countRequest(
   ctx: AppContext,
   bucket: RateLimitBucket,
@@ -85,7 +93,36 @@ export function countRequest(
   scope: RateLimitScope | undefined,
 ): Promise<Hit> {
   const limit = resolveLimit(ctx.config.rate_limits[bucket], scope);
-  return ctx.db.batch(() => hit(ctx, `${bucket}:${key}`, limit));
+  const id = `${bucket}:${key}`;
+  const groupId = `${limit.window} ${id}`;
+  let groups = open.get(ctx.db);
+  if (!groups) {
+    groups = new Map();
+    open.set(ctx.db, groups);
+  }
+  let group = groups.get(groupId);
+  if (!group) {
+    const g: Group = {
+      n: 0,
+      // The group closes when its unit runs; a unit may run twice (write-batch.ts), with the same n.
+      counted: ctx.db.batch(() => {
+        groups.delete(groupId);
+        return { ...count(ctx, id, limit.window, g.n), n: g.n };
+      }),
+    };
+    group = g;
+    groups.set(groupId, group);
+  }
+  const i = group.n++;
+  return group.counted.then(({ count, reset, n }) => {
+    const mine = count - n + 1 + i;
+    return {
+      limit: limit.requests,
+      remaining: Math.max(0, limit.requests - mine),
+      reset,
+      allowed: mine <= limit.requests,
+    };
+  });
 }
 
 export function rateLimitHeaders(h: Hit): Record<string, string> {

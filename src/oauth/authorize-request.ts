@@ -4,7 +4,7 @@ import { OAuthError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
 import { createAuthorizationRequestStore } from './authorization-request.store.ts';
 import { AUTHORIZE_CHECKS, type CheckInput, type ValidAuthorizeRequest } from './authorize-checks.ts';
-import { findClient, redirectUrisOf } from './client.store.ts';
+import { clientRegistry } from './client.store.ts';
 
 /**
  * An authorize error. `redirectUri` is set only once the client and the redirect URI are verified;
@@ -33,14 +33,15 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
   if (params.getAll('client_id').length > 1) throw page('The client_id parameter is repeated.');
   const clientId = single(params, 'client_id');
   if (clientId === undefined) throw page('The client_id parameter is missing.');
-  const client = findClient(ctx.db, clientId);
+  const clients = clientRegistry(ctx.db);
+  const client = clients.client(clientId);
   if (!client) throw new AuthorizeError('invalid_client', 'The client_id is not a known application.');
 
   if (params.getAll('redirect_uri').length > 1) throw page('The redirect_uri parameter is repeated.');
   const redirectUri = single(params, 'redirect_uri');
   if (redirectUri === undefined) throw page('The redirect_uri parameter is missing.');
   // Exact string comparison (no normalisation): case, ports, trailing slashes, queries all count.
-  if (!redirectUrisOf(ctx.db, client.environmentId).includes(redirectUri))
+  if (!clients.redirectUris(client.environmentId).includes(redirectUri))
     throw page('The redirect_uri is not registered for this application.');
 
   const draft: Partial<ValidAuthorizeRequest> = { client, redirectUri };

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
-import { findClient, type OAuthClient, verifyClientSecret } from './client.store.ts';
+import { clientRegistry, type OAuthClient } from './client.store.ts';
 
 /** RFC 6749 §5.2: 401 with a challenge naming the scheme the client should use. */
 export const invalidClient = (description = 'Client authentication failed.') =>
@@ -64,7 +64,8 @@ export function readClientCredentials(
 export function authenticateClient(
   ctx: AppContext,
   creds: ClientCredentials,
-  client = findClient(ctx.db, creds.clientId),
+  clients = clientRegistry(ctx.db),
+  client = clients.client(creds.clientId),
 ): OAuthClient {
   if (!client) throw invalidClient();
   if (client.type === 'public') {
@@ -72,6 +73,6 @@ export function authenticateClient(
     return client;
   }
   if (creds.secret === undefined) throw invalidClient('Confidential clients must authenticate.');
-  if (!verifyClientSecret(ctx.db, client, creds.secret, unix(ctx.clock))) throw invalidClient();
+  if (!clients.secretMatches(client, creds.secret, unix(ctx.clock))) throw invalidClient();
   return client;
 }

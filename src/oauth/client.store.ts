@@ -49,8 +49,9 @@ const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
 // Every token request reads its client and secrets, and every authorize request its client and
 // redirect URIs; they change rarely. So they are kept per database handle and dropped whenever
 // client_registry_version moves: triggers on every table read here bump it, whoever the writer (see
-// migrations/0001). Reading it costs about a tenth of the lookups it saves. Inside a transaction the
-// cache is bypassed, since what the transaction sees may yet be rolled back.
+// migrations/0001). That check is one read of the database, made once per request (a request takes
+// one `clientRegistry` and sees the clients as they were when it did). Inside a transaction the cache
+// is bypassed, since what the transaction sees may yet be rolled back.
 const VERSION = 'SELECT version FROM client_registry_version';
 // Only clients that exist are kept; past this many (a registry larger than any expected), it restarts.
 const MAX_ENTRIES = 10_000;
@@ -60,24 +61,24 @@ interface SecretRow {
   revoked_at: number | null;
 }
 
-interface Registry {
+interface Cache {
   version: number;
   clients: Map<string, OAuthClient>;
   secrets: Map<string, SecretRow[]>;
-  redirectUris: Map<string, string[]>;
+  redirectUris: Map<string, readonly string[]>;
 }
 
-const registries = new WeakMap<Db, Registry>();
+const caches = new WeakMap<Db, Cache>();
 
-function registry(db: Db): Registry | undefined {
+function currentCache(db: Db): Cache | undefined {
   if (db.sql.inTransaction) return undefined;
   const version = db.sql.prepare<{ version: number }>(VERSION).get()?.version ?? -1;
-  let r = registries.get(db);
-  if (!r || r.version !== version || r.clients.size + r.secrets.size + r.redirectUris.size > MAX_ENTRIES) {
-    r = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
-    registries.set(db, r);
+  let c = caches.get(db);
+  if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {
+    c = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
+    caches.set(db, c);
   }
-  return r;
+  return c;
 }
 
 function cached<T>(map: Map<string, T> | undefined, key: string, load: () => T | undefined): T | undefined {
@@ -88,14 +89,70 @@ function cached<T>(map: Map<string, T> | undefined, key: string, load: () => T |
   return value;
 }
 
-/**
- * The client behind a `client_id`, or undefined. Client IDs carry their environment in a visible
- * prefix; a mismatch is treated as unknown, so a test credential never reaches a production client.
- * The object is shared between requests: it is frozen.
- */
-export function findClient(db: Db, clientId: string): OAuthClient | undefined {
-  return cached(registry(db)?.clients, clientId, () => loadClient(db, clientId));
+export interface ClientRegistry {
+  /**
+   * The client behind a `client_id`, or undefined. Client IDs carry their environment in a visible
+   * prefix; a mismatch is treated as unknown, so a test credential never reaches a production
+   * client. The object is shared between requests: it is frozen.
+   */
+  client(clientId: string): OAuthClient | undefined;
+  /** Registered redirect URIs of an environment, in the order they were added. */
+  redirectUris(environmentId: string): readonly string[];
+  /**
+   * Whether `secret` is a current secret of this client's environment. Every current hash is
+   * compared in constant time, and only this environment's hashes are compared; a secret carrying
+   * the other environment's prefix never matches (even against a tampered row), with the same
+   * answer as an unknown one.
+   */
+  secretMatches(
+    client: Pick<OAuthClient, 'environmentId' | 'environment'>,
+    secret: string,
+    now: number,
+  ): boolean;
 }
+
+/** The registered clients as of now; take one per request. */
+export function clientRegistry(db: Db): ClientRegistry {
+  const cache = currentCache(db);
+  return {
+    client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
+    redirectUris: (environmentId) =>
+      cached(cache?.redirectUris, environmentId, () =>
+        Object.freeze(
+          db.sql
+            .prepare<{ uri: string }>(REDIRECT_URIS)
+            .all(environmentId)
+            .map((r) => r.uri),
+        ),
+      ) ?? [],
+    secretMatches(client, secret, now) {
+      const hash = sha256HexSync(secret);
+      const rows =
+        cached(cache?.secrets, client.environmentId, () =>
+          db.sql.prepare<SecretRow>(SECRETS).all(client.environmentId, now),
+        ) ?? [];
+      let match = false;
+      for (const r of rows) {
+        // A rotated secret stays valid until its revocation time: kept while that was ahead, checked now.
+        if (r.revoked_at !== null && r.revoked_at <= now) continue;
+        match = constantTimeEqual(r.secret_hash, hash) || match;
+      }
+      return match && secret.startsWith(CLIENT_SECRET_PREFIX[client.environment]);
+    },
+  };
+}
+
+export const findClient = (db: Db, clientId: string) => clientRegistry(db).client(clientId);
+
+export const redirectUrisOf = (db: Db, environmentId: string) =>
+  clientRegistry(db).redirectUris(environmentId);
+
+export const verifyClientSecret = (
+  db: Db,
+  client: Pick<OAuthClient, 'environmentId' | 'environment'>,
+  secret: string,
+  now: number,
+) => clientRegistry(db).secretMatches(client, secret, now);
 
 function loadClient(db: Db, clientId: string): OAuthClient | undefined {
   const row = db.sql.prepare<ClientRow>(CLIENT).get(clientId);
@@ -112,44 +169,4 @@ function loadClient(db: Db, clientId: string): OAuthClient | undefined {
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
   });
-}
-
-/** Registered redirect URIs of an environment, in the order they were added. */
-export function redirectUrisOf(db: Db, environmentId: string): readonly string[] {
-  return (
-    cached(registry(db)?.redirectUris, environmentId, () =>
-      Object.freeze(
-        db.sql
-          .prepare<{ uri: string }>(REDIRECT_URIS)
-          .all(environmentId)
-          .map((r) => r.uri),
-      ),
-    ) ?? []
-  );
-}
-
-/**
- * Whether `secret` is a current secret of this client's environment. Every current hash is compared
- * in constant time, and only this environment's hashes are compared; a secret carrying the other
- * environment's prefix never matches (even against a tampered row), with the same answer as an
- * unknown one.
- */
-export function verifyClientSecret(
-  db: Db,
-  client: Pick<OAuthClient, 'environmentId' | 'environment'>,
-  secret: string,
-  now: number,
-): boolean {
-  const hash = sha256HexSync(secret);
-  const rows =
-    cached(registry(db)?.secrets, client.environmentId, () =>
-      db.sql.prepare<SecretRow>(SECRETS).all(client.environmentId, now),
-    ) ?? [];
-  let match = false;
-  for (const r of rows) {
-    // A rotated secret stays valid until its revocation time: kept while that was ahead, checked now.
-    if (r.revoked_at !== null && r.revoked_at <= now) continue;
-    match = constantTimeEqual(r.secret_hash, hash) || match;
-  }
-  return match && secret.startsWith(CLIENT_SECRET_PREFIX[client.environment]);
 }

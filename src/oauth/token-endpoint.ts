@@ -10,7 +10,7 @@ import {
 } from '../http/rate-limit.ts';
 import { clientAddress, recordFinished } from '../http/request-context.ts';
 import type { ConnInfo } from '../platform/listen.ts';
-import { findClient, type OAuthClient } from './client.store.ts';
+import { clientRegistry, type OAuthClient } from './client.store.ts';
 import { authenticateClient, type ClientCredentials, readClientCredentials } from './client-auth.ts';
 import { exchangeCode } from './token.ts';
 import { parseTokenBody } from './token-body.ts';
@@ -62,6 +62,7 @@ async function exchange(
   ip: string,
   headers: Record<string, string>,
 ): Promise<object> {
+  const clients = clientRegistry(ctx.db);
   let body: Record<string, string> | undefined;
   let credentials: ClientCredentials | undefined;
   let client: OAuthClient | undefined;
@@ -71,7 +72,7 @@ async function exchange(
     body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
     try {
       credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
-      client = findClient(ctx.db, credentials.clientId);
+      client = clients.client(credentials.clientId);
     } catch (e) {
       credentialsError = e;
     }
@@ -85,7 +86,7 @@ async function exchange(
   if (!body) throw bodyError;
   if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
   if (!credentials) throw credentialsError;
-  const authenticated = authenticateClient(ctx, credentials, client);
+  const authenticated = authenticateClient(ctx, credentials, clients, client);
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
   return exchangeCode(ctx, authenticated, body);

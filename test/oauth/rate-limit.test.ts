@@ -74,6 +74,38 @@ describe('OAuth endpoints', () => {
     expect((await request('/.well-known/openid-configuration')).headers.get('x-ratelimit-limit')).toBeNull();
   });
 
+  test('concurrent requests are each counted once, in order: exactly the limit get through', async () => {
+    const { ctx, app, request } = await setup('[rate_limits.oauth]\nrequests = 25\nwindow = "1m"');
+    // 40 at once from one address (counted together in one turn), 5 from another.
+    const results = await Promise.all([
+      ...Array.from({ length: 40 }, () => request(authorizePath(app))),
+      ...Array.from({ length: 5 }, () => request(authorizePath(app), undefined, '203.0.113.9')),
+    ]);
+    const first = results.slice(0, 40);
+    expect(first.filter((r) => r.status === 303)).toHaveLength(25);
+    expect(first.filter((r) => r.status === 429)).toHaveLength(15);
+    const remaining = first
+      .filter((r) => r.status === 303)
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')))
+      .sort((a, b) => b - a);
+    expect(remaining).toEqual(Array.from({ length: 25 }, (_, i) => 24 - i));
+    expect(results.slice(40).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual([
+      '24',
+      '23',
+      '22',
+      '21',
+      '20',
+    ]);
+    const count = (key: string) =>
+      ctx.db.sql.prepare<{ count: number }>('SELECT count FROM rate_limit_buckets WHERE key = ?').get(key)
+        ?.count;
+    expect(count('oauth:ip:198.51.100.7')).toBe(40);
+    expect(count('oauth:ip:203.0.113.9')).toBe(5);
+    // The next one, alone, continues the count.
+    const next = await request(authorizePath(app), undefined, '203.0.113.9');
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('19');
+  });
+
   test('the window resets after it ends (fixed clock)', async () => {
     const { ctx, app, request } = await setup('[rate_limits.oauth]\nrequests = 2\nwindow = "10m"');
     await request(authorizePath(app));
