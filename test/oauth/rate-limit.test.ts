@@ -148,6 +148,25 @@ describe('OAuth endpoints', () => {
     expect((await via('198.51.100.1, 192.0.2.1')).status).toBe(429);
   });
 
+  test('the token endpoint reads the client address the same way, spoofed or proxied', async () => {
+    const token = (request: ReturnType<typeof inProcess>, xff: string, from: string) =>
+      request(
+        '/v1/oauth/token',
+        { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain', 'X-Forwarded-For': xff } },
+        from,
+      );
+    const direct = await setup('[rate_limits.oauth]\nrequests = 1');
+    expect((await token(direct.request, '192.0.2.1', '203.0.113.1')).status).toBe(400);
+    expect((await token(direct.request, '192.0.2.2', '203.0.113.1')).status).toBe(429);
+    direct.ctx.cleanup();
+    const proxied = await setup(
+      '[rate_limits.oauth]\nrequests = 1\n[server]\ntrust_proxy = "X-Forwarded-For"',
+    );
+    expect((await token(proxied.request, '192.0.2.1', '10.0.0.1')).status).toBe(400);
+    expect((await token(proxied.request, '192.0.2.2', '10.0.0.1')).status).toBe(400);
+    expect((await token(proxied.request, '198.51.100.1, 192.0.2.1', '10.0.0.1')).status).toBe(429);
+  });
+
   test('limits per environment and per plan from the config', async () => {
     const { ctx, app, request } = await setup(`
 [rate_limits.oauth]
