@@ -1,7 +1,7 @@
 /**
  * Benchmark of the authorization code flow's hot path (issue 3 item 11).
  *
- *   bun scripts/bench/flow.ts [--codes 8000] [--slices 16] [--connections 50] [--seconds 3]
+ *   bun scripts/bench/flow.ts [--codes 8000] [--slices 32] [--sign-ms 150] [--connections 50] [--seconds 3]
  *
  * A server process is started (pinned to one core with `taskset` when there are two or more; this
  * process, the load generator, keeps to the other cores). Its ceiling for exchanges with `openid` is
@@ -9,10 +9,11 @@
  * the token endpoint makes. This process mints codes through the same domain functions the flow uses
  * (a validated authorize request, then `approveAuthorization`) into the server's database, exchanges
  * a first batch to warm up, then exchanges the measured ones at the token endpoint over HTTP with
- * `connections` requests in flight, in `slices` slices. The ceiling is measured before the first
- * slice and after each one, and each slice's rate is divided by the higher of the two measurements
- * next to it; the ratio reported is the median slice's. (This machine's speed drifts by a third
- * within minutes; a ceiling measured once, apart from the exchanges, compares two different speeds.)
+ * `connections` requests in flight, in `slices` short slices. The ceiling is measured for `sign-ms`
+ * before the first slice and after each one, and each slice's rate is divided by the mean of the two
+ * measurements next to it and, strictly, by the higher; the ratios reported are the median slice's.
+ * (This machine's speed drifts by a third within minutes; a ceiling measured once, apart from the
+ * exchanges, compares two different speeds, and short slices keep each close to its ceilings.)
  * The server's own CPU time per exchange and per signature is reported too. A bare hono route on the
  * same listener, discovery and JWKS are measured the same way.
  * If `dist/verity` exists, its idle and peak RSS are read from /proc while it serves exchanges.
@@ -313,7 +314,7 @@ async function main() {
   const codes = flag('codes', 8000);
   const connections = flag('connections', 50);
   const seconds = flag('seconds', 3);
-  const sliceCount = flag('slices', 16);
+  const sliceCount = flag('slices', 32);
   const cores = availableParallelism();
   const dir = mkdtempSync(join(tmpdir(), 'verity-bench-'));
   const children: { kill(): void }[] = [];
@@ -355,7 +356,8 @@ async function main() {
     await load('warm-up', connections, exchangeRequests(base, warmUp));
     await load('warm-up', connections, bareReq, { seconds: 1 });
     const cpu = async () => ((await (await fetch(`${base}/bench/cpu`)).json()) as { micros: number }).micros;
-    const sign = async () => (await (await fetch(`${base}/bench/sign?ms=300`)).json()) as Signing;
+    const sign = async () =>
+      (await (await fetch(`${base}/bench/sign?ms=${flag('sign-ms', 150)}`)).json()) as Signing;
     // The machine's speed drifts (other tenants, frequency): measured minutes apart, a ceiling and a
     // rate could each come from a different speed. So the exchanges run in slices, each between two
     // measurements of the ceiling, and each slice is compared with them: with their mean (the

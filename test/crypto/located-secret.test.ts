@@ -29,6 +29,15 @@ describe('located secrets', () => {
     expect(timeOrderedUuid(clock.now())).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   });
 
+  test("ids minted within one millisecond still sort in issue order, and carry the clock's time", () => {
+    const clock = fixedClock(Date.UTC(2031, 0, 2, 3, 4, 5, 678));
+    const ids = Array.from({ length: 200 }, () => timeOrderedUuid(clock.now()));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids)
+      expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(clock.now().getTime());
+  });
+
   test('a presented value names its row only when it has the exact form', () => {
     const s = mintLocatedSecret(fixedClock(), 'at_');
     expect(locatedSecretId(s.value, 'at_')).toBe(s.id);
