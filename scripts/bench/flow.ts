@@ -362,7 +362,13 @@ async function main() {
     // rate could each come from a different speed. So the exchanges run in slices, each between two
     // measurements of the ceiling, and each slice is compared with them: with their mean (the
     // estimate of the ceiling while the slice ran) and, strictly, with the higher of the two.
-    const slices: { exchanges: Result; neighbours: [number, number]; cpuMicros: number }[] = [];
+    const slices: {
+      exchanges: Result;
+      neighbours: [number, number];
+      cpuMicros: number;
+      /** Server CPU time per signature, the mean of the two ceilings next to the slice. */
+      signCpuMicros: number;
+    }[] = [];
     const signings: Signing[] = [await sign()];
     const per = Math.ceil(fixture.codes.length / sliceCount);
     for (let i = 0; i < sliceCount; i++) {
@@ -373,7 +379,12 @@ async function main() {
       const last = signings.at(-1)!;
       const next = await sign();
       signings.push(next);
-      slices.push({ exchanges, neighbours: [last.signsPerSecond, next.signsPerSecond], cpuMicros });
+      slices.push({
+        exchanges,
+        neighbours: [last.signsPerSecond, next.signsPerSecond],
+        cpuMicros,
+        signCpuMicros: (last.cpuMicros + next.cpuMicros) / 2,
+      });
     }
     const all = slices.map((x) => x.exchanges);
     const latencies = all.flatMap((r) => r.latencies).sort((a, b) => a - b);
@@ -393,8 +404,10 @@ async function main() {
     const ratios = sliceRatios(([a, b]) => (a + b) / 2);
     const strictRatios = sliceRatios(([a, b]) => Math.max(a, b));
     const signsPerSecond = median(signings.map((x) => x.signsPerSecond));
-    const cpuPerExchange = slices.reduce((t, x) => t + x.cpuMicros, 0) / requests;
+    // Per slice too: a total over the run weighs the slow stretches more than a median ceiling does.
+    const cpuPerExchange = median(slices.map((x) => x.cpuMicros / x.exchanges.requests));
     const cpuPerSign = median(signings.map((x) => x.cpuMicros));
+    const cpuRatio = median(slices.map((x) => x.signCpuMicros / (x.cpuMicros / x.exchanges.requests)));
     const bare = await load('bare hono route', connections, bareReq, { seconds });
     const discovery = await load(
       'discovery',
@@ -436,7 +449,7 @@ async function main() {
       `  whole run:        ${(exchange.perSecond / signsPerSecond).toFixed(2)} (all exchanges ÷ the median ceiling)`,
     );
     console.log(
-      `Server CPU time: ${cpuPerExchange.toFixed(0)} µs per exchange, ${cpuPerSign.toFixed(0)} µs per signature (ratio ${(cpuPerSign / cpuPerExchange).toFixed(2)})`,
+      `Server CPU time: ${cpuPerExchange.toFixed(0)} µs per exchange, ${cpuPerSign.toFixed(0)} µs per signature (medians; the median slice's ratio ${cpuRatio.toFixed(2)})`,
     );
     if (binary) {
       console.log(
