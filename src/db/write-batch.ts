@@ -61,17 +61,16 @@ export function createWriteBatch(sql: SqliteDriver): WriteBatch {
   function flush() {
     const units = queue;
     queue = [];
-    let outcomes: Outcome[];
+    let outcomes: Outcome[] | undefined;
     try {
       run('BEGIN IMMEDIATE');
       try {
-        let first = optimistic(units);
-        if (!first) {
+        outcomes = optimistic(units);
+        if (!outcomes) {
           run('ROLLBACK');
           run('BEGIN IMMEDIATE');
-          first = isolated(units);
+          outcomes = isolated(units);
         }
-        outcomes = first;
         run('COMMIT');
       } catch (e) {
         try {
@@ -86,7 +85,7 @@ export function createWriteBatch(sql: SqliteDriver): WriteBatch {
       return;
     }
     units.forEach((q, i) => {
-      const o = outcomes[i]!;
+      const o = outcomes![i]!;
       if (o.ok) q.resolve(o.value);
       else q.reject(o.error);
     });

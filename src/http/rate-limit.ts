@@ -75,7 +75,8 @@ function count(ctx: AppContext, key: string, window: number, n: number) {
 interface Group {
   /** Requests in the group so far. */
   n: number;
-  counted: Promise<{ count: number; reset: number; n: number }>;
+  /** The bucket once the whole group is counted. */
+  counted: Promise<{ count: number; reset: number }>;
 }
 
 const open = new WeakMap<object, Map<string, Group>>();
@@ -100,22 +101,11 @@ export function countRequest(
     groups = new Map();
     open.set(ctx.db, groups);
   }
-  let group = groups.get(groupId);
-  if (!group) {
-    const g: Group = {
-      n: 0,
-      // The group closes when its unit runs; a unit may run twice (write-batch.ts), with the same n.
-      counted: ctx.db.batch(() => {
-        groups.delete(groupId);
-        return { ...count(ctx, id, limit.window, g.n), n: g.n };
-      }),
-    };
-    group = g;
-    groups.set(groupId, group);
-  }
+  const group = groups.get(groupId) ?? openGroup(ctx, groups, groupId, id, limit.window);
   const i = group.n++;
-  return group.counted.then(({ count, reset, n }) => {
-    const mine = count - n + 1 + i;
+  // By the time it is counted the group is closed: n is its final size.
+  return group.counted.then(({ count, reset }) => {
+    const mine = count - group.n + 1 + i;
     return {
       limit: limit.requests,
       remaining: Math.max(0, limit.requests - mine),
@@ -123,6 +113,25 @@ export function countRequest(
       allowed: mine <= limit.requests,
     };
   });
+}
+
+function openGroup(
+  ctx: AppContext,
+  groups: Map<string, Group>,
+  groupId: string,
+  key: string,
+  window: number,
+): Group {
+  const group: Group = {
+    n: 0,
+    // The group closes when its unit runs; a unit may run twice (write-batch.ts), with the same n.
+    counted: ctx.db.batch(() => {
+      groups.delete(groupId);
+      return count(ctx, key, window, group.n);
+    }),
+  };
+  groups.set(groupId, group);
+  return group;
 }
 
 export function rateLimitHeaders(h: Hit): Record<string, string> {

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from './env.ts';
 
@@ -21,19 +21,15 @@ export function clientAddress(
   return hops.at(-1) ?? ip;
 }
 
-/** Puts the AppContext, the request logger and the client address on the request. */
-export function setRequestContext(ctx: AppContext, c: Context<AppEnv>): void {
-  c.set('ctx', ctx);
-  c.set('log', ctx.log);
-  c.set(
-    'clientIp',
-    clientAddress(ctx, c.env?.ip, (name) => c.req.header(name)),
-  );
-}
-
+/** Puts the AppContext, the request logger and the client address on every request. */
 export function requestContext(ctx: AppContext): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
-    setRequestContext(ctx, c);
+    c.set('ctx', ctx);
+    c.set('log', ctx.log);
+    c.set(
+      'clientIp',
+      clientAddress(ctx, c.env?.ip, (name) => c.req.header(name)),
+    );
     await next();
   };
 }

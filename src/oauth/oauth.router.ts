@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { bodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
 import { tokenErrorResponse } from '../http/errors.ts';
 import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';

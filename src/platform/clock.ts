@@ -24,4 +24,6 @@ export function fixedClock(start: Date | number = Date.UTC(2026, 0, 1)): FixedCl
 }
 
 /** Unix seconds, the unit every stored time uses. */
-export const unix = (clock: Clock): number => Math.floor(clock.now().getTime() / 1000);
+export const unixOf = (at: Date): number => Math.floor(at.getTime() / 1000);
+
+export const unix = (clock: Clock): number => unixOf(clock.now());

@@ -1,7 +1,7 @@
 import { timeOrderedUuid } from '../crypto/located-secret.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { type Clock, unix } from '../platform/clock.ts';
+import { type Clock, unix, unixOf } from '../platform/clock.ts';
 import type { Environment, EventData, EventEnvelope, EventType } from './events.ts';
 
 export interface EnqueueInput<T extends EventType> {
@@ -24,7 +24,7 @@ export function enqueueEvent<T extends EventType>(
   input: EnqueueInput<T>,
 ): EventEnvelope<T> {
   const now = clock.now();
-  const t = unix(clock);
+  const t = unixOf(now);
   const envelope: EventEnvelope<T> = {
     // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
     id: timeOrderedUuid(now),
