@@ -371,7 +371,7 @@ CREATE TABLE `webhook_events` (
 	`created_at` integer NOT NULL
 ) STRICT;
 --> statement-breakpoint
-CREATE INDEX `webhook_events_app` ON `webhook_events` (`application_id`,`environment`,`created_at`);--> statement-breakpoint
+CREATE INDEX `webhook_events_created` ON `webhook_events` (`created_at`);--> statement-breakpoint
 CREATE TABLE `webhook_secrets` (
 	`id` text PRIMARY KEY NOT NULL,
 	`endpoint_id` text NOT NULL,

@@ -48,7 +48,8 @@ export const webhookEvents = sqliteTable(
     body: text('body').notNull(),
     createdAt: time('created_at').notNull(),
   },
-  (t) => [index('webhook_events_app').on(t.applicationId, t.environment, t.createdAt)],
+  // Pruning looks events up by age; nothing reads them by application.
+  (t) => [index('webhook_events_created').on(t.createdAt)],
 );
 
 export const webhookDeliveries = sqliteTable(
