@@ -471,6 +471,15 @@ async function main() {
         `${pass ? 'PASS' : 'FAIL'}  ${label}: ${value.toFixed(2)} (target ${better === 'higher' ? '≥' : '<'} ${target.toFixed(2)})`,
       );
     };
+    // Other load on the machine slows the server's core in stretches; when they cover much of the run
+    // the exchanges (memory-bound) slow more than the signatures (compute-bound), and no pairing of
+    // slices with ceilings makes the ratio mean what it says. Say so rather than let it pass as a result.
+    const rates = signings.map((x) => x.signsPerSecond).sort((a, b) => a - b);
+    const [low, high] = [percentile(rates, 25), percentile(rates, 75)];
+    if (low < 0.8 * high)
+      console.log(
+        `\nUNSTABLE: a quarter of the ceiling measurements were under ${low.toFixed(0)} signatures/s and a quarter over ${high.toFixed(0)}: something else on this machine slowed the server's core for long stretches of the run. Run it again when the machine is quiet.`,
+      );
     console.log('\nTargets');
     check('exchanges/s ÷ RS256 signs/s (median slice, mean ceiling)', median(ratios), 0.8, 'higher');
     check(`exchange p99 ms at ${connections} connections`, exchange.p99, 150, 'lower');
