@@ -23,12 +23,46 @@ afterEach(async () => {
   cleanup?.();
 });
 
-function spawnServer(configPath: string) {
-  return Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
+/**
+ * `verity serve` on the config, once it has logged that it listens. Nothing polls its port before:
+ * a connection attempt to a port nobody listens on can be given that very port as its own and hold
+ * it, and the server could then not bind. If the server exits first, its output is the error.
+ */
+async function spawnServer(configPath: string) {
+  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
     cwd: root,
-    stdout: 'ignore',
-    stderr: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   });
+  child = proc; // here too, so afterEach stops it if it never comes up
+  let out = '';
+  let listening = false;
+  const decoder = new TextDecoder();
+  // Read to the end either way, so the server never blocks on a full pipe.
+  const exited = (async () => {
+    const reader = proc.stdout.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      if (listening) continue;
+      out += decoder.decode(value, { stream: true });
+      listening = out.includes('"msg":"listening"');
+    }
+  })();
+  const ended = exited.then(() => true);
+  await waitFor(
+    'the server to listen',
+    async () => {
+      if (listening) return true;
+      if (await Promise.race([ended, Bun.sleep(20).then(() => false)]))
+        throw new Error(
+          `the server exited before it listened:\n${out}${await new Response(proc.stderr).text()}`,
+        );
+      return false;
+    },
+    20_000,
+  );
+  return proc;
 }
 
 describe('webhook outbox under a crash', () => {
@@ -97,16 +131,7 @@ requests = 100000
     const hooks = `${base}/v1/developer/applications/${app.json.applicationId}/webhooks`;
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
-    child = spawnServer(configPath);
-    await waitFor(
-      'the server',
-      () =>
-        fetch(`${base}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      20_000,
-    );
+    child = await spawnServer(configPath);
     const created = await fetch(hooks, {
       method: 'POST',
       headers: auth,
@@ -146,16 +171,7 @@ requests = 100000
     expect(receivedAtKill).toBeLessThan(acknowledged.size);
 
     // Restart on the same database and finish the burst.
-    child = spawnServer(configPath);
-    await waitFor(
-      'the restarted server',
-      () =>
-        fetch(`${base}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      20_000,
-    );
+    child = await spawnServer(configPath);
     while (acknowledged.size < BURST) expect(await sendOne()).toBe(true);
 
     // Every committed event (acknowledged or not) reaches the receiver.
