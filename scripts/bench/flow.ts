@@ -168,7 +168,20 @@ async function load(
       }
     }),
   );
-  const seconds = (performance.now() - start) / 1000;
+  return result(name, latencies, (performance.now() - start) / 1000, errors);
+}
+
+/** One result from several runs of the same requests. */
+function merge(name: string, runs: Result[]): Result {
+  return result(
+    name,
+    runs.flatMap((r) => r.latencies),
+    runs.reduce((t, r) => t + r.seconds, 0),
+    runs.reduce((t, r) => t + r.errors, 0),
+  );
+}
+
+function result(name: string, latencies: number[], seconds: number, errors: number): Result {
   latencies.sort((a, b) => a - b);
   return {
     name,
@@ -177,22 +190,6 @@ async function load(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     errors,
-    latencies,
-    seconds,
-  };
-}
-
-/** One result from several runs of the same requests. */
-function merge(name: string, runs: Result[]): Result {
-  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const seconds = runs.reduce((t, r) => t + r.seconds, 0);
-  return {
-    name,
-    requests: latencies.length,
-    perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors: runs.reduce((t, r) => t + r.errors, 0),
     latencies,
     seconds,
   };
