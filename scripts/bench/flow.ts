@@ -475,7 +475,7 @@ async function main() {
     console.log(`  their mean:       ${list(ratios)}`);
     console.log(`  the higher:       ${list(boundRatios)}`);
     console.log(
-      `  against the higher, the median slice's ratio is ${median(boundRatios).toFixed(2)}: a lower bound, shown beside the target (see the README)`,
+      `  against the higher, the median slice's ratio is ${median(boundRatios).toFixed(2)}: a lower bound, shown beside the target (see scripts/bench/README.md)`,
     );
     console.log(
       `  whole run:        ${(exchange.perSecond / signsPerSecond).toFixed(2)} (all exchanges ÷ the median ceiling)`,

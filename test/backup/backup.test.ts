@@ -81,7 +81,7 @@ describe('verity backup', () => {
     const file = join(server.dir, 'copy.db');
     expect((await cli('backup', file, '--config', server.configPath)).code).toBe(0);
 
-    // Restore as the README describes: the copy becomes the database path of a fresh installation.
+    // Restore as docs/backup.md describes: the copy becomes the database path of a fresh installation.
     const { dir, cleanup } = tempDir('verity-restore');
     try {
       const config = join(dir, 'verity.toml');

@@ -44,6 +44,17 @@ describe('repository', () => {
     expect(links.filter((l) => !existsSync(join(root, l)))).toEqual([]);
   });
 
+  // The README is a front door; the reference lives in docs/.
+  test('the README stays under 8 KB and every docs/ link resolves', () => {
+    expect(readFileSync(join(root, 'README.md')).length).toBeLessThanOrEqual(8192);
+    for (const doc of git('ls-files', '--', 'docs/*.md', 'scripts/bench/README.md')) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      const links = [...text.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)].map((m) => m[1]!);
+      const dir = join(root, doc, '..');
+      expect({ doc, missing: links.filter((l) => !existsSync(join(dir, l))) }).toEqual({ doc, missing: [] });
+    }
+  });
+
   test('the npm scripts the README names exist', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<
