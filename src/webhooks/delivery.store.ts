@@ -201,15 +201,6 @@ export function createDeliveryStore(db: Db) {
       });
     },
 
-    /** Gives a lease back without an attempt (e.g. the signing secret could not be read). */
-    release(claim: ClaimedDelivery): void {
-      sql
-        .prepare(
-          'UPDATE webhook_deliveries SET lease_expires_at = NULL, lease_token = NULL WHERE id = ? AND lease_token = ?',
-        )
-        .run(claim.id, claim.leaseToken);
-    },
-
     /** Newest first. */
     listAttempts(f: AttemptFilter): DeliveryAttempt[] {
       const where: string[] = [];

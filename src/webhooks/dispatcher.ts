@@ -16,6 +16,8 @@ export const USER_AGENT = 'Service-Webhooks/1.0';
 /** Deliveries in flight in one process, over all endpoints. */
 const MAX_IN_FLIGHT = 64;
 
+const SECRET_LOG_INTERVAL_SECONDS = 60;
+
 export interface AttemptOutcome {
   deliveryId: string;
   eventId: string;
@@ -116,17 +118,14 @@ export class Dispatcher {
     });
   }
 
-  private async attempt(c: ClaimedDelivery): Promise<AttemptOutcome | undefined> {
+  private async attempt(c: ClaimedDelivery): Promise<AttemptOutcome> {
     const ctx = this.ctx;
     const attempt = c.attempts + 1;
-    let secrets: string[];
+    let secrets: string[] | undefined;
     try {
       secrets = await this.secretsOf(c.endpointId);
     } catch (e) {
-      // Without its secret nothing can be signed; keep the delivery and say so loudly.
-      ctx.log.error('webhook signing secret unreadable', { endpointId: c.endpointId, error: String(e) });
-      this.deliveries.release(c);
-      return undefined;
+      this.secretUnreadable(c.endpointId, e);
     }
     const policy: TargetPolicy = {
       environment: c.environment,
@@ -143,6 +142,11 @@ export class Dispatcher {
     if (problem) {
       error = `refused target: url ${problem}`;
       cause = 'refused_address';
+    } else if (secrets === undefined) {
+      // A failed attempt like any other, so the delivery waits for its next step instead of being
+      // claimed again at once (which spun the dispatcher); the reason itself is only in the log.
+      error = 'signing secret unavailable';
+      cause = 'secret_unavailable';
     } else if (secrets.length === 0) {
       error = 'no valid signing secret';
       cause = 'no_secret';
@@ -229,6 +233,19 @@ export class Dispatcher {
       responseStatus,
       error,
     };
+  }
+
+  /** When each endpoint's unreadable secret was last logged, in unix seconds. */
+  private readonly secretLogged = new Map<string, number>();
+
+  /** Logged at most once per endpoint per minute, however many of its deliveries come due. */
+  private secretUnreadable(endpointId: string, e: unknown): void {
+    const now = unix(this.ctx.clock);
+    const last = this.secretLogged.get(endpointId);
+    if (last !== undefined && now - last < SECRET_LOG_INTERVAL_SECONDS) return;
+    if (this.secretLogged.size > 1000) this.secretLogged.clear();
+    this.secretLogged.set(endpointId, now);
+    this.ctx.log.error('webhook signing secret unreadable', { endpointId, error: String(e) });
   }
 
   /** Opened secrets by row id: which rows are valid is read from the database on every attempt. */

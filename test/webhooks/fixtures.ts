@@ -204,3 +204,18 @@ export function developerApi(ctx: AppContext) {
 }
 
 export const hooksPath = (applicationId: string) => `/v1/developer/applications/${applicationId}/webhooks`;
+
+/**
+ * Tampers with every stored signing secret of an endpoint in raw SQL, as someone editing the database
+ * file would: the last bytes of each AES-GCM tag change, so no secret opens any more.
+ */
+export function tamperSecrets(ctx: AppContext, endpointId: string): void {
+  const changed = ctx.db.sql
+    .prepare(
+      `UPDATE webhook_secrets SET ciphertext = substr(ciphertext, 1, length(ciphertext) - 4) ||
+         CASE WHEN substr(ciphertext, -4) = 'AAAA' THEN 'BBBB' ELSE 'AAAA' END
+       WHERE endpoint_id = ?`,
+    )
+    .run(endpointId).changes;
+  if (changed === 0) throw new Error(`endpoint ${endpointId} has no secret to tamper with`);
+}

@@ -13,6 +13,7 @@ import {
   type Receiver,
   receiverPool,
   sandboxEndpoint,
+  tamperSecrets,
   verify,
 } from './fixtures.ts';
 
@@ -97,6 +98,23 @@ describe('webhook retries', () => {
     await expectSameEventFreshSignatures(r, ev.id, ep.secret, times);
     const history = listAllAttempts(ctx, { eventId: ev.id }).deliveries;
     expect(history.every((h) => h.responseStatus === 500 && h.error === 'HTTP 500')).toBe(true);
+  });
+
+  test('a signing secret that cannot be decrypted fails each attempt on the schedule, sending nothing', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    const r = rx();
+    const ep = await sandboxEndpoint(ctx, o, r.url);
+    tamperSecrets(ctx, ep.id);
+    const ev = consentEvent(o);
+    await walkSchedule();
+    expect(r.received).toHaveLength(0);
+    const history = listAllAttempts(ctx, { eventId: ev.id }).deliveries;
+    expect(history.map((h) => h.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(history[0]!.status).toBe('failed');
+    expect(history.every((h) => h.error === 'signing secret unavailable' && h.responseStatus === null)).toBe(
+      true,
+    );
   });
 
   test('a redirect is never followed and counts as a failure', async () => {
