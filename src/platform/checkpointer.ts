@@ -1,57 +1,75 @@
 import { isBun } from './runtime.ts';
 
 /**
- * Checkpoints a WAL database from a worker thread with its own connection. A checkpoint copies the
- * log back into the database file and fsyncs both; left to SQLite's automatic checkpoint it runs on
- * whichever connection commits, so every request waits behind the fsync (tens of milliseconds on a
- * VM disk) once every thousand pages. PASSIVE never blocks the writer: it copies what no reader still
- * needs and leaves the rest for the next round.
+ * A worker thread with its own connection to a WAL database, which checkpoints it when asked. A
+ * checkpoint copies the log back into the database file and fsyncs both; left to SQLite's automatic
+ * checkpoint it runs on whichever connection commits, so every request waits behind the fsync (tens
+ * of milliseconds on a VM disk) once every thousand pages. PASSIVE never blocks the writer: it copies
+ * what no reader still needs and leaves the rest for the next round. When and whether to checkpoint is
+ * decided by the caller (src/db/checkpoint.ts); the worker only runs what it is told, one at a time.
  */
-export interface Checkpointer {
+export interface CheckpointWorker {
+  /** One PASSIVE checkpoint; rejects with why it failed, and then the worker is ended. */
+  checkpoint(): Promise<void>;
+  /** A last checkpoint, then the connection is closed and the thread ended. */
   stop(): Promise<void>;
 }
 
-type Message = { type: 'ready' } | { type: 'stopped' } | { type: 'error'; message: string };
-
-// The same loop for both runtimes; only the driver differs (`open` is defined before it).
-const LOOP = `
-let db;
-let timer;
-function start(path, everyMs) {
-  db = open(path);
-  db.exec('PRAGMA busy_timeout = 5000');
-  timer = setInterval(() => {
-    try {
-      db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-    } catch (e) {
-      send({ type: 'error', message: String(e && e.message || e) });
-    }
-  }, everyMs);
-  send({ type: 'ready' });
+export interface CheckpointWorkerOptions {
+  /** For tests: while this file exists, every checkpoint fails, as on a full disk. */
+  faultPath?: string;
 }
-function stop() {
-  clearInterval(timer);
-  try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch {}
-  db.close();
-  send({ type: 'stopped' });
+
+type Message = { type: 'done' } | { type: 'error'; message: string };
+
+/** A checkpoint not answered by then is a failure (e.g. a disk that stopped answering). */
+const CHECKPOINT_WITHIN_MS = 30_000;
+const STOP_WITHIN_MS = 2000;
+
+// The same handler for both runtimes; only the driver differs (`open`, `exists` and `send` are
+// defined before it).
+const HANDLER = `
+let db;
+let faultPath;
+function checkpoint() {
+  if (faultPath && exists(faultPath)) throw new Error('injected checkpoint fault');
+  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+}
+function handle(m) {
+  try {
+    if (m.type === 'start') {
+      faultPath = m.faultPath;
+      db = open(m.path);
+      db.exec('PRAGMA busy_timeout = 5000');
+    } else if (m.type === 'checkpoint') checkpoint();
+    else {
+      try { checkpoint(); } catch {}
+      db.close();
+    }
+    send({ type: 'done' });
+  } catch (e) {
+    send({ type: 'error', message: String((e && e.message) || e) });
+  }
 }
 `;
 
 const BUN_WORKER = `
 const { Database } = await import('bun:sqlite');
+const { existsSync: exists } = await import('node:fs');
 const open = (path) => new Database(path);
 const send = (m) => postMessage(m);
-${LOOP}
-self.onmessage = (e) => (e.data.type === 'start' ? start(e.data.path, e.data.everyMs) : stop());
+${HANDLER}
+self.onmessage = (e) => handle(e.data);
 `;
 
 const NODE_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { existsSync: exists } = require('node:fs');
 const Database = require(workerData.driver);
 const open = (path) => new Database(path);
 const send = (m) => parentPort.postMessage(m);
-${LOOP}
-parentPort.on('message', (m) => (m.type === 'start' ? start(m.path, m.everyMs) : stop()));
+${HANDLER}
+parentPort.on('message', handle);
 `;
 
 interface Port {
@@ -91,43 +109,54 @@ async function spawn(): Promise<Port> {
   };
 }
 
-/**
- * Starts checkpointing `path` every `everyMs`. Resolves once the worker has the database open, or
- * rejects if it cannot start; `onFailure` is told if it stops working later.
- */
-export async function startCheckpointer(
+/** Starts a worker with `path` open; rejects (the worker ended) if it cannot open it. */
+export async function startCheckpointWorker(
   path: string,
-  everyMs: number,
-  onFailure: (reason: string) => void,
-): Promise<Checkpointer> {
+  opts: CheckpointWorkerOptions = {},
+): Promise<CheckpointWorker> {
   const port = await spawn();
-  let stopping = false;
-  let resolveStopped: () => void = () => {};
-  const stopped = new Promise<void>((r) => {
-    resolveStopped = r;
+  let answer: ((m: Message) => void) | undefined;
+  let gone: string | undefined;
+  port.onMessage((m) => answer?.(m));
+  port.onExit((reason) => {
+    gone ??= reason;
+    answer?.({ type: 'error', message: `checkpoint worker ${reason}` });
   });
-  await new Promise<void>((resolve, reject) => {
-    let ready = false;
-    port.onMessage((m) => {
-      if (m.type === 'ready') {
-        ready = true;
-        resolve();
-      } else if (m.type === 'stopped') resolveStopped();
-      else if (m.type === 'error') onFailure(m.message);
+  const end = () => {
+    gone ??= 'ended';
+    port.terminate();
+  };
+  const request = (message: { type: string; [field: string]: unknown }, withinMs = CHECKPOINT_WITHIN_MS) =>
+    new Promise<void>((resolve, reject) => {
+      if (gone !== undefined) return reject(new Error(`checkpoint worker ${gone}`));
+      const timer = setTimeout(
+        () => answer?.({ type: 'error', message: 'checkpoint worker did not answer' }),
+        withinMs,
+      );
+      answer = (m) => {
+        answer = undefined;
+        clearTimeout(timer);
+        if (m.type === 'done') resolve();
+        else reject(new Error(m.message));
+      };
+      port.post(message);
     });
-    port.onExit((reason) => {
-      resolveStopped();
-      if (!ready) reject(new Error(`checkpoint worker did not start: ${reason}`));
-      else if (!stopping) onFailure(reason);
-    });
-    port.post({ type: 'start', path, everyMs });
-  });
+  try {
+    await request({ type: 'start', path, faultPath: opts.faultPath });
+  } catch (e) {
+    end();
+    throw e;
+  }
   return {
+    checkpoint: () =>
+      request({ type: 'checkpoint' }).catch((e) => {
+        // A worker that failed once is not trusted again: the caller starts a new one.
+        end();
+        throw e;
+      }),
     async stop() {
-      stopping = true;
-      port.post({ type: 'stop' });
-      await Promise.race([stopped, new Promise((r) => setTimeout(r, 2000))]);
-      port.terminate();
+      await request({ type: 'stop' }, STOP_WITHIN_MS).catch(() => {});
+      end();
     },
   };
 }

@@ -1,11 +1,27 @@
 import { expect, test } from 'bun:test';
-import { statSync } from 'node:fs';
+import { rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
-import { openDb } from '../../src/db/open.ts';
-import { silentLogger } from '../../src/log.ts';
+import { type Db, openDb } from '../../src/db/open.ts';
+import { type Logger, silentLogger } from '../../src/log.ts';
 import { tempDir } from '../helpers/context.ts';
 import { waitFor } from '../helpers/wait.ts';
+
+/** A logger that keeps what is logged at info and above. */
+function captured(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const keep = (msg: string) => void lines.push(msg);
+  return { log: { ...silentLogger, info: keep, warn: keep, error: keep }, lines };
+}
+
+const autocheckpoint = (db: Db) =>
+  db.sql.prepare<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint').get()!.wal_autocheckpoint;
+
+/** About 1,500 pages: past the point where SQLite checkpoints on commit. */
+function writePages(db: Db): void {
+  const insert = db.sql.prepare('INSERT INTO t (v) VALUES (?)');
+  for (let i = 0; i < 1500; i++) db.sql.transaction(() => insert.run('x'.repeat(3000)));
+}
 
 test('a worker checkpoints the log into the database file while commits never do', async () => {
   const { dir, cleanup } = tempDir();
@@ -15,37 +31,79 @@ test('a worker checkpoints the log into the database file while commits never do
     db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
     const stop = await startBackgroundCheckpoints(db, silentLogger);
     // The serving connection no longer checkpoints on commit.
-    expect(db.sql.prepare<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint').get()).toEqual({
-      wal_autocheckpoint: 0,
-    });
+    expect(autocheckpoint(db)).toBe(0);
     const before = statSync(path).size;
-    // About 1,500 pages: past the point where SQLite would have checkpointed on commit.
-    const insert = db.sql.prepare('INSERT INTO t (v) VALUES (?)');
-    for (let i = 0; i < 1500; i++) db.sql.transaction(() => insert.run('x'.repeat(3000)));
+    writePages(db);
     // The rows reach the database file without this connection checkpointing.
     await waitFor('the rows in the database file', () => statSync(path).size > before + 1500 * 3000);
     await stop();
     // Stopped: SQLite's own automatic checkpoint is back.
-    expect(db.sql.prepare<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint').get()).toEqual({
-      wal_autocheckpoint: 1000,
-    });
+    expect(autocheckpoint(db)).toBe(1000);
   } finally {
     db.close();
     cleanup();
   }
 });
 
-test('if the worker cannot open the database, commits keep checkpointing as SQLite does by default', async () => {
+test('if the worker cannot open the database, commits keep checkpointing until a worker can', async () => {
   const { dir, cleanup } = tempDir();
   const db = await openDb(join(dir, 'verity.db'));
-  const warnings: string[] = [];
-  const log = { ...silentLogger, warn: (msg: string) => void warnings.push(msg) };
+  const { log, lines } = captured();
   try {
-    const stop = await startBackgroundCheckpoints({ ...db, path: join(dir, 'missing', 'verity.db') }, log);
-    expect(warnings).toEqual(['background checkpoints unavailable; checkpointing on commit']);
-    expect(db.sql.prepare<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint').get()).toEqual({
-      wal_autocheckpoint: 1000,
-    });
+    // The worker is pointed at a directory that does not exist yet.
+    const stop = await startBackgroundCheckpoints({ ...db, path: join(dir, 'later', 'verity.db') }, log);
+    expect(lines).toEqual(['background checkpoints unavailable; checkpointing on commit']);
+    expect(autocheckpoint(db)).toBe(1000);
+    // The cause goes away: the same database becomes reachable there, and the next try (1 s) takes over.
+    symlinkSync(dir, join(dir, 'later'));
+    await waitFor('the worker to take over', () => autocheckpoint(db) === 0);
+    expect(lines).toEqual([
+      'background checkpoints unavailable; checkpointing on commit',
+      'background checkpoints resumed',
+    ]);
+    await stop();
+    expect(autocheckpoint(db)).toBe(1000);
+  } finally {
+    db.close();
+    cleanup();
+  }
+});
+
+test('a worker that fails is started again with a backoff and checkpoints resume once the cause is gone', async () => {
+  const { dir, cleanup } = tempDir();
+  const path = join(dir, 'verity.db');
+  const db = await openDb(path);
+  // While this file exists every checkpoint of the worker fails, as on a full disk.
+  const fault = join(dir, 'disk-full');
+  const { log, lines } = captured();
+  try {
+    db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
+    const stop = await startBackgroundCheckpoints(db, log, { faultPath: fault });
+    expect(autocheckpoint(db)).toBe(0);
+
+    writeFileSync(fault, '');
+    await waitFor('the failure to be noticed', () => lines.length === 1);
+    expect(lines).toEqual(['background checkpoints failed; checkpointing on commit again']);
+    // While the worker is down, commits checkpoint as SQLite does by default: the log never grows unbounded.
+    expect(autocheckpoint(db)).toBe(1000);
+    const beforeFallback = statSync(path).size;
+    writePages(db);
+    expect(statSync(path).size).toBeGreaterThan(beforeFallback + 900 * 3000);
+
+    // Tries after 1 s (still failing, and not logged again), then after 2 s more.
+    await Bun.sleep(1500);
+    expect(lines).toHaveLength(1);
+    rmSync(fault);
+    await waitFor('the worker to take over again', () => autocheckpoint(db) === 0, 5000);
+    expect(lines).toEqual([
+      'background checkpoints failed; checkpointing on commit again',
+      'background checkpoints resumed',
+    ]);
+
+    // The new worker is the one checkpointing now: the rows reach the file without this connection.
+    const before = statSync(path).size;
+    writePages(db);
+    await waitFor('the rows in the database file', () => statSync(path).size > before + 1500 * 3000);
     await stop();
   } finally {
     db.close();

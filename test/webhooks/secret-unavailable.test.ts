@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 /** A context whose log lines are kept, stamped by the fixed clock. */
-async function loggedContext(): Promise<{ c: AppContext; lines: { msg: string; endpointId?: string }[] }> {
+async function loggedContext(): Promise<{ c: TestContext; lines: { msg: string; endpointId?: string }[] }> {
   ctx = await testContext({ extra: LOCALHOST_OK });
   const lines: { msg: string; endpointId?: string }[] = [];
   const log = jsonLogger('debug', (l) => void lines.push(JSON.parse(l)), ctx.clock.now);
