@@ -10,7 +10,8 @@ export const DEFAULT_CONFIG_PATH = './verity.toml';
  */
 export async function loadConfigFile(path: string, env: Record<string, string | undefined>): Promise<Config> {
   const explicit = path !== '';
-  const text = await files.readText(explicit ? path : DEFAULT_CONFIG_PATH);
+  const file = explicit ? path : DEFAULT_CONFIG_PATH;
+  const text = await files.readText(file);
   if (text === undefined && explicit) throw new ConfigError([`config file ${path} not found`]);
-  return parseConfig(text ?? '', env);
+  return parseConfig(text ?? '', env, file);
 }
