@@ -99,7 +99,7 @@ export const initCommands: Command[] = [
     name: 'init',
     summary: 'Write a new configuration file with fresh instance secrets.',
     usage: '[--config FILE] [--force]',
-    options: { force: { type: 'boolean' } },
+    options: { force: { type: 'boolean', description: 'replace an existing file (its secrets are lost)' } },
     async run(cli, args) {
       const file = cli.configPath || DEFAULT_CONFIG_PATH;
       if (args.values.force !== true && (await files.exists(file)))

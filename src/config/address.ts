@@ -19,6 +19,10 @@ export function listenProblem(listen: string): string | undefined {
   return undefined;
 }
 
+/** The host of a valid listen address, without IPv6 brackets. */
+export const listenHost = (listen: string) =>
+  listen.slice(0, listen.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+
 export const listenAddress = (fallback: string) =>
   z
     .string()
