@@ -10,6 +10,7 @@ import { proc } from '../platform/process.ts';
 import { VERSION } from '../version.ts';
 import { type CliContext, type Command, type OptionSpec, UsageError } from './command.ts';
 import { commands } from './commands.ts';
+import { explainSystemError } from './system-errors.ts';
 
 const GLOBAL = {
   config: { type: 'string', description: 'the configuration file (default ./verity.toml)' },
@@ -126,9 +127,14 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     return (await command.run(cli, parsed as never)) ?? 0;
   } catch (e) {
-    return fail(e, cli.json);
+    const config = await cli.loadConfig().catch(() => undefined);
+    const explained = explainSystemError(e, cli.configPath, config);
+    return fail(explained ? new OperatorError(explained) : e, cli.json);
   }
 }
+
+/** A system error said in terms of the setting to change: no stack trace. */
+class OperatorError extends Error {}
 
 function fail(e: unknown, json: boolean): number {
   const code = e instanceof UsageError ? 2 : 1;
@@ -155,7 +161,12 @@ function fail(e: unknown, json: boolean): number {
   }
   if (
     code === 1 &&
-    !(e instanceof UsageError || e instanceof ConfigError || e instanceof ValidationError) &&
+    !(
+      e instanceof UsageError ||
+      e instanceof ConfigError ||
+      e instanceof ValidationError ||
+      e instanceof OperatorError
+    ) &&
     !(e instanceof Error && e.name === 'Error')
   ) {
     proc.stderr(`${(e as Error)?.stack ?? ''}\n`);

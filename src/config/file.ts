@@ -14,7 +14,9 @@ export async function loadConfigFile(
 ): Promise<{ config: Config; file?: string }> {
   const explicit = path !== '';
   const file = explicit ? path : DEFAULT_CONFIG_PATH;
-  const text = await files.readText(file);
+  const text = await files.readText(file).catch((e: { code?: string; message?: string }) => {
+    throw new ConfigError([`config file ${file}: ${e.code === 'EISDIR' ? 'is a directory' : e.message}`]);
+  });
   if (text === undefined && explicit) throw new ConfigError([`config file ${path} not found`]);
   return text === undefined
     ? { config: parseConfig('', env) }
