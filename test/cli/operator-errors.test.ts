@@ -138,4 +138,24 @@ describe('errors an operator can act on', () => {
       expect(r.stderr).not.toContain('unknown command');
     }
   });
+
+  test('the startup log line carries the version', async () => {
+    const dir = workDir();
+    const port = await freePort();
+    writeFileSync(join(dir, 'verity.toml'), `[server]\nlisten = "127.0.0.1:${port}"\n`);
+    const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), 'serve'], {
+      cwd: dir,
+      stdout: 'pipe',
+    });
+    cleanups.push(() => child.kill());
+    const reader = child.stdout.getReader();
+    let text = '';
+    while (!text.includes('"msg":"listening"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const line = text.split('\n').find((l) => l.includes('"msg":"listening"'))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'listening', version: pkg.version });
+  });
 });
