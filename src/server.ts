@@ -6,7 +6,7 @@ import { createHandlers } from './http/app.ts';
 import { startJobs } from './jobs.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './platform/clock.ts';
-import { type Listening, listen, parseListen } from './platform/listen.ts';
+import { assertBindable, type Listening, listen, parseListen } from './platform/listen.ts';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -16,20 +16,23 @@ export interface RunningServer {
 }
 
 /**
- * Opens the database (migrating it), starts its background checkpoints, the HTTP listener and the
+ * Checks the listen address can be bound, opens the database (migrating it), starts its background checkpoints, the HTTP listener and the
  * scheduled jobs.
  */
 export async function startServer(
   config: Config,
   opts: { clock?: Clock; log?: Logger; jobs?: boolean; port?: number } = {},
 ): Promise<RunningServer> {
+  const addr = parseListen(config.server.listen);
+  const port = opts.port ?? addr.port;
+  // A busy or forbidden address fails here, before the database and keys are created.
+  if (port !== 0) await assertBindable(addr.hostname, port);
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
   const { fetch, routes } = createHandlers(ctx);
-  const addr = parseListen(config.server.listen);
   const server: Listening = await listen(fetch, {
     hostname: addr.hostname,
-    port: opts.port ?? addr.port,
+    port,
     routes,
   });
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);

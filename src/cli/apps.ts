@@ -120,10 +120,16 @@ const ownerFlag = (args: ParsedArgs): string | null | undefined => {
 };
 
 const policyFlags = {
-  'document-types': { type: 'string' },
-  'document-countries': { type: 'string' },
-  pkce: { type: 'string' },
-  plan: { type: 'string' },
+  'document-types': {
+    type: 'string',
+    description: 'document types the application may read, e.g. "passport id_card" ("none": none)',
+  },
+  'document-countries': {
+    type: 'string',
+    description: 'issuing countries it may read, e.g. "DE FR" ("none": none)',
+  },
+  pkce: { type: 'string', description: 'required (every client) or public-only (public clients)' },
+  plan: { type: 'string', description: 'plan name that selects [rate_limits.*.plans.*] overrides' },
 } as const;
 
 export const appsCommands: Command[] = [
@@ -137,11 +143,11 @@ export const appsCommands: Command[] = [
       '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
       '[--pkce required|public-only] [--plan P]',
     options: {
-      name: { type: 'string' },
-      type: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-      scopes: { type: 'string' },
-      owner: { type: 'string' },
+      name: { type: 'string', description: 'application name shown to persons on the consent page' },
+      type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
+      'redirect-uri': { type: 'string', multiple: true, description: 'an exact callback URL' },
+      scopes: { type: 'string', description: 'space-separated sandbox scopes, e.g. "openid email"' },
+      owner: { type: 'string', description: 'the developer who owns it' },
       ...policyFlags,
     },
     async run(cli, args) {
@@ -175,7 +181,7 @@ export const appsCommands: Command[] = [
     name: 'apps list',
     summary: 'List applications (optionally of one developer).',
     usage: '[--owner DEVELOPER_ID]',
-    options: { owner: { type: 'string' } },
+    options: { owner: { type: 'string', description: 'only applications of this developer' } },
     async run(cli, args) {
       return withContext(cli, async (ctx) => {
         const apps = listApplications(ctx.db, { ownerDeveloperId: str(args, 'owner') });
@@ -226,13 +232,16 @@ export const appsCommands: Command[] = [
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
       '[--scopes "s1 s2"] [--document-types T] [--document-countries C]',
     options: {
-      name: { type: 'string' },
-      owner: { type: 'string' },
-      env: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-      'add-redirect-uri': { type: 'string', multiple: true },
-      'remove-redirect-uri': { type: 'string', multiple: true },
-      scopes: { type: 'string' },
+      name: { type: 'string', description: 'new application name' },
+      owner: { type: 'string', description: 'new owning developer ("none" clears it)' },
+      env: {
+        type: 'string',
+        description: 'environment whose URIs, scopes and policy change (default sandbox)',
+      },
+      'redirect-uri': { type: 'string', multiple: true, description: 'replaces every redirect URI' },
+      'add-redirect-uri': { type: 'string', multiple: true, description: 'adds one redirect URI' },
+      'remove-redirect-uri': { type: 'string', multiple: true, description: 'removes one redirect URI' },
+      scopes: { type: 'string', description: 'space-separated scopes, replacing the current set' },
       ...policyFlags,
     },
     async run(cli, args) {
@@ -265,7 +274,7 @@ export const appsCommands: Command[] = [
     summary:
       'Delete an application with both environments, credentials, consents and webhook endpoints. Needs --yes.',
     usage: 'APP_ID --yes',
-    options: { yes: { type: 'boolean' } },
+    options: { yes: { type: 'boolean', description: 'confirm the deletion' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       if (args.values.yes !== true)
@@ -282,7 +291,7 @@ export const appsCommands: Command[] = [
     summary:
       'Issue a new client secret for one environment; the previous secret stops working at once. Shown once.',
     usage: 'APP_ID --env sandbox|production',
-    options: { env: { type: 'string' } },
+    options: { env: { type: 'string', description: 'sandbox or production' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       const environment = requiredEnvironment(args);
@@ -300,7 +309,10 @@ export const appsCommands: Command[] = [
     name: 'apps review list',
     summary: 'List production reviews (all, or only those with --status).',
     usage: '[--status pending|approved|rejected] [--app APP_ID]',
-    options: { status: { type: 'string' }, app: { type: 'string' } },
+    options: {
+      status: { type: 'string', description: 'pending, approved or rejected' },
+      app: { type: 'string', description: 'only reviews of this application' },
+    },
     async run(cli, args) {
       const status = str(args, 'status');
       if (status !== undefined && !['pending', 'approved', 'rejected'].includes(status))
@@ -331,9 +343,12 @@ export const appsCommands: Command[] = [
       'Scopes default to the sandbox scopes; document_number_full needs --full-number-justification.',
     usage: 'APP_ID --justification TEXT [--scopes "s1 s2"] [--full-number-justification TEXT]',
     options: {
-      justification: { type: 'string' },
-      scopes: { type: 'string' },
-      'full-number-justification': { type: 'string' },
+      justification: { type: 'string', description: 'why production access is needed' },
+      scopes: {
+        type: 'string',
+        description: 'space-separated production scopes (default: the sandbox scopes)',
+      },
+      'full-number-justification': { type: 'string', description: 'why document_number_full is needed' },
     },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
@@ -357,7 +372,7 @@ export const appsCommands: Command[] = [
       'Approve the pending production review (or approve the sandbox scopes directly when none is pending). ' +
       'The first approval creates the production environment and prints its credentials once.',
     usage: 'APP_ID [--reason TEXT]',
-    options: { reason: { type: 'string' } },
+    options: { reason: { type: 'string', description: 'note recorded with the approval' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       return withContext(cli, async (ctx) => {
@@ -383,7 +398,7 @@ export const appsCommands: Command[] = [
     name: 'apps review reject',
     summary: 'Reject the pending production review with a reason the developer will see.',
     usage: 'APP_ID --reason TEXT',
-    options: { reason: { type: 'string' } },
+    options: { reason: { type: 'string', description: 'why, shown to the developer' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       const reason = required(args, 'reason');

@@ -8,10 +8,10 @@ export const auditCommands: Command[] = [
     summary: 'Show the audit log of operator and developer actions, newest first.',
     usage: '[--action A] [--target ID] [--limit N] [--before ID]',
     options: {
-      action: { type: 'string' },
-      target: { type: 'string' },
-      limit: { type: 'string' },
-      before: { type: 'string' },
+      action: { type: 'string', description: 'only entries of this action, e.g. apps.create' },
+      target: { type: 'string', description: 'only entries about this id' },
+      limit: { type: 'string', description: 'at most N entries' },
+      before: { type: 'string', description: 'entries older than this entry id (paging)' },
     },
     async run(cli, args) {
       const number = (name: string): number | undefined => {

@@ -11,7 +11,7 @@ export const backupCommands: Command[] = [
     name: 'backup',
     summary: 'Write a consistent copy of the database to FILE (safe while the server runs).',
     usage: 'FILE [--force]',
-    options: { force: { type: 'boolean' } },
+    options: { force: { type: 'boolean', description: 'replace FILE if it exists' } },
     async run(cli, args) {
       const file = positional(args, 0, 'FILE');
       const config = await cli.loadConfig();

@@ -29,7 +29,7 @@ export const capabilitiesCommands: Command[] = [
     summary:
       'List every country-document pair of the capability dataset with its effective availability (after operator changes).',
     usage: '[--country CC]',
-    options: { country: { type: 'string' } },
+    options: { country: { type: 'string', description: 'only this country (ISO 3166-1 alpha-2)' } },
     async run(cli, args) {
       const raw = str(args, 'country');
       const only = raw === undefined ? undefined : countryArg(raw, '--country');
@@ -53,7 +53,7 @@ export const capabilitiesCommands: Command[] = [
       'Make one country-document pair available or unavailable. The running server serves the change on its next request; ' +
       'clients that cached the previous answer see it within 60 seconds.',
     usage: 'COUNTRY DOCUMENT_TYPE --available true|false',
-    options: { available: { type: 'string' } },
+    options: { available: { type: 'string', description: 'true or false' } },
     async run(cli, args) {
       const country = countryArg(positional(args, 0, 'COUNTRY'), 'COUNTRY');
       const documentType = positional(args, 1, 'DOCUMENT_TYPE');

@@ -1,7 +1,15 @@
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 
-export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+export type OptionSpec = Record<
+  string,
+  {
+    type: 'string' | 'boolean';
+    multiple?: boolean;
+    short?: string /** One line for --help. */;
+    description: string;
+  }
+>;
 
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;
@@ -12,6 +20,8 @@ export interface CliContext {
   json: boolean;
   configPath: string;
   loadConfig(): Promise<Config>;
+  /** The config and the file it was read from (none when only the defaults apply). */
+  readConfig(): Promise<{ config: Config; file?: string }>;
   /** Opens the database (refusing a schema with pending migrations) and the key service. */
   open(opts?: { migrate?: boolean }): Promise<AppContext>;
   /** Prints the human text, or the JSON value with --json. */

@@ -25,7 +25,10 @@ export const consentsCommands: Command[] = [
     name: 'consents list',
     summary: 'List consents, newest first, optionally of one application or one person.',
     usage: '[--app APP_ID] [--person PERSON_ID]',
-    options: { app: { type: 'string' }, person: { type: 'string' } },
+    options: {
+      app: { type: 'string', description: 'only consents given to this application' },
+      person: { type: 'string', description: 'only consents of this person' },
+    },
     async run(cli, args) {
       const consents = await withContext(cli, (ctx) =>
         createConsentLifecycleStore(ctx.db).list({

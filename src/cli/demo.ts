@@ -10,7 +10,7 @@ export const demoCommands: Command[] = [
     summary:
       'Start the demo relying party ([demo] listen); with --with-server, start Verity beside it (npm start).',
     usage: '[--with-server]',
-    options: { 'with-server': { type: 'boolean' } },
+    options: { 'with-server': { type: 'boolean', description: 'also start the Verity server' } },
     async run(cli, args) {
       const config = await cli.loadConfig();
       const withServer = args.values['with-server'] === true;

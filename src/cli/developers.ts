@@ -13,7 +13,10 @@ export const developersCommands: Command[] = [
     name: 'developers create',
     summary: 'Create a developer account (it gets a password by accepting an invitation).',
     usage: '--email E [--name N]',
-    options: { email: { type: 'string' }, name: { type: 'string' } },
+    options: {
+      email: { type: 'string', description: "the developer's email address (their sign-in)" },
+      name: { type: 'string', description: 'display name' },
+    },
     async run(cli, args) {
       const email = required(args, 'email');
       return withContext(cli, async (ctx) => {
@@ -28,7 +31,7 @@ export const developersCommands: Command[] = [
     summary:
       'Invite a developer to the portal: prints a one-time invitation link (shown once, valid 7 days) to send them.',
     usage: '--email E',
-    options: { email: { type: 'string' } },
+    options: { email: { type: 'string', description: 'the address to invite' } },
     async run(cli, args) {
       const email = required(args, 'email');
       return withContext(cli, async (ctx) => {
@@ -77,7 +80,10 @@ export const developersCommands: Command[] = [
     name: 'developers keys create',
     summary: 'Issue a developer API key (dk_test_… or dk_live_…) for one environment. Shown once.',
     usage: 'DEVELOPER_ID --env sandbox|production [--label TEXT]',
-    options: { env: { type: 'string' }, label: { type: 'string' } },
+    options: {
+      env: { type: 'string', description: 'sandbox (dk_test_) or production (dk_live_)' },
+      label: { type: 'string', description: 'a note saying what the key is for' },
+    },
     async run(cli, args) {
       const developerId = positional(args, 0, 'DEVELOPER_ID');
       const environment = requiredEnvironment(args);

@@ -7,13 +7,15 @@ import { ValidationError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import { parseArgs } from '../platform/args.ts';
 import { proc } from '../platform/process.ts';
-import { type CliContext, type Command, UsageError } from './command.ts';
+import { VERSION } from '../version.ts';
+import { type CliContext, type Command, type OptionSpec, UsageError } from './command.ts';
 import { commands } from './commands.ts';
+import { explainSystemError } from './system-errors.ts';
 
 const GLOBAL = {
-  config: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  config: { type: 'string', description: 'the configuration file (default ./verity.toml)' },
+  json: { type: 'boolean', description: 'machine-readable output on stdout' },
+  help: { type: 'boolean', short: 'h', description: 'show this help' },
 } as const;
 
 /** Flags that take a value in some command: the token after them is a value, not a command word. */
@@ -68,17 +70,23 @@ function operandsLast(args: string[]): string[] {
   return [...options, '--', ...operands];
 }
 
+/** One line per flag: its name (and value), then what it does. */
+function flagRows(spec: OptionSpec): string[] {
+  return Object.entries(spec).map(([k, v]) => {
+    const flag = `--${k}${v.type === 'string' ? (k === 'config' ? ' FILE' : ' VALUE') : ''}`;
+    return `  ${flag.padEnd(30)} ${v.description}${v.multiple ? ' (repeatable)' : ''}`;
+  });
+}
+
 function help(prefix: string[]): string {
   const shown = commands.filter((c) => prefix.length === 0 || c.name.startsWith(prefix.join(' ')));
   const rows = (shown.length ? shown : commands).map((c) => `  verity ${c.name.padEnd(28)} ${c.summary}`);
-  return `Usage: verity <command> [options]\n\nCommands:\n${rows.join('\n')}\n\nEvery command takes --config FILE (default ./verity.toml), --json and --help.\n`;
+  return `Usage: verity <command> [options]\n\nCommands:\n${rows.join('\n')}\n\nEvery command takes:\n${flagRows(GLOBAL).join('\n')}\n\n  --version                      print the version (also: verity version)\n`;
 }
 
 function commandHelp(c: Command): string {
-  const opts = Object.entries(c.options ?? {}).map(
-    ([k, v]) => `  --${k}${v.type === 'string' ? ' VALUE' : ''}${v.multiple ? ' (repeatable)' : ''}`,
-  );
-  return `Usage: verity ${c.name}${c.usage ? ` ${c.usage}` : ''}\n\n${c.summary}\n${opts.length ? `\nOptions:\n${opts.join('\n')}\n` : ''}  --config FILE, --json, --help\n`;
+  const opts = flagRows({ ...(c.options ?? {}), ...GLOBAL });
+  return `Usage: verity ${c.name}${c.usage ? ` ${c.usage}` : ''}\n\n${c.summary}\n\nOptions:\n${opts.join('\n')}\n`;
 }
 
 /** Runs one CLI invocation; returns the exit code (0 ok, 1 failure, 2 usage). */
@@ -86,10 +94,16 @@ export async function runCli(argv: string[]): Promise<number> {
   const { command, rest, prefix } = findCommand(argv);
   const wantsJson = argv.includes('--json');
   if (!command) {
-    if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-      proc.stdout(help(prefix));
-      return argv.length === 0 ? 2 : 0;
+    if (argv.includes('--version')) {
+      proc.stdout(wantsJson ? `${JSON.stringify({ version: VERSION })}\n` : `verity ${VERSION}\n`);
+      return 0;
     }
+    const asked = argv.includes('--help') || argv.includes('-h');
+    if (asked || (prefix.length === 0 && !wantsJson)) {
+      proc.stdout(help(prefix));
+      return asked ? 0 : 2;
+    }
+    if (prefix.length === 0) return fail(new UsageError('no command given (verity --help lists them)'), true);
     if (wantsJson) return fail(new UsageError(`unknown command "${prefix.join(' ')}"`), true);
     proc.stderr(`verity: unknown command "${prefix.join(' ')}"\n\n${help([])}`);
     return 2;
@@ -113,9 +127,14 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     return (await command.run(cli, parsed as never)) ?? 0;
   } catch (e) {
-    return fail(e, cli.json);
+    const config = await cli.loadConfig().catch(() => undefined);
+    const explained = explainSystemError(e, cli.configPath, config);
+    return fail(explained ? new OperatorError(explained) : e, cli.json);
   }
 }
+
+/** A system error said in terms of the setting to change: no stack trace. */
+class OperatorError extends Error {}
 
 function fail(e: unknown, json: boolean): number {
   const code = e instanceof UsageError ? 2 : 1;
@@ -142,7 +161,12 @@ function fail(e: unknown, json: boolean): number {
   }
   if (
     code === 1 &&
-    !(e instanceof UsageError || e instanceof ConfigError || e instanceof ValidationError) &&
+    !(
+      e instanceof UsageError ||
+      e instanceof ConfigError ||
+      e instanceof ValidationError ||
+      e instanceof OperatorError
+    ) &&
     !(e instanceof Error && e.name === 'Error')
   ) {
     proc.stderr(`${(e as Error)?.stack ?? ''}\n`);
@@ -151,13 +175,16 @@ function fail(e: unknown, json: boolean): number {
 }
 
 function cliContext(configPath: string, json: boolean): CliContext {
-  let config: Awaited<ReturnType<CliContext['loadConfig']>> | undefined;
+  let loaded: Awaited<ReturnType<CliContext['readConfig']>> | undefined;
   const cli: CliContext = {
     json,
     configPath,
+    async readConfig() {
+      loaded ??= await loadConfigFile(configPath, proc.env);
+      return loaded;
+    },
     async loadConfig() {
-      config ??= await loadConfigFile(configPath, proc.env);
-      return config;
+      return (await cli.readConfig()).config;
     },
     async open(opts = {}) {
       const cfg = await cli.loadConfig();

@@ -19,6 +19,7 @@ base_url = "http://localhost:8080" # issuer and API base; use your public https 
 identity_url = ""                  # default base_url + "/identity"
 developer_url = ""                 # default base_url + "/developer"
 trust_proxy = ""                   # e.g. "x-forwarded-for" behind a reverse proxy; empty = socket address
+allow_http = false                 # true allows http:// public URLs on a non-loopback host
 
 [database]
 path = "./data/verity.db"
@@ -63,7 +64,7 @@ concurrency_per_endpoint = 2
 lease = "60s"
 
 [face]
-provider = "none"                  # none | http | local; "none" stops production sign-ins with a clear page
+provider = "none"                  # none | http ("local", on-box models, is not available yet); "none" stops production sign-ins with a clear page
 http_url = ""
 http_token = ""
 timeout = "10s"
@@ -98,7 +99,7 @@ export const initCommands: Command[] = [
     name: 'init',
     summary: 'Write a new configuration file with fresh instance secrets.',
     usage: '[--config FILE] [--force]',
-    options: { force: { type: 'boolean' } },
+    options: { force: { type: 'boolean', description: 'replace an existing file (its secrets are lost)' } },
     async run(cli, args) {
       const file = cli.configPath || DEFAULT_CONFIG_PATH;
       if (args.values.force !== true && (await files.exists(file)))

@@ -38,7 +38,7 @@ export const keysCommands: Command[] = [
       '--now promotes at once (a compromised key; follow with "verity keys retire OLD_KID --remove"). ' +
       'A fresh next key is always left published.',
     usage: '[--now]',
-    options: { now: { type: 'boolean' } },
+    options: { now: { type: 'boolean', description: 'promote a new key at once (after a compromise)' } },
     async run(cli, args) {
       return withContext(cli, async (ctx) => {
         const r = await rotateManually(ctx, { immediate: args.values.now === true });
@@ -63,7 +63,7 @@ export const keysCommands: Command[] = [
       'in the same step. A retired key stays in the JWKS until its tokens have expired; --remove drops it at once ' +
       '(a compromised key: tokens it signed stop verifying).',
     usage: 'KID [--remove]',
-    options: { remove: { type: 'boolean' } },
+    options: { remove: { type: 'boolean', description: 'drop it from the JWKS at once' } },
     async run(cli, args) {
       const kid = positional(args, 0, 'KID');
       return withContext(cli, async (ctx) => {

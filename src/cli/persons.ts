@@ -43,7 +43,10 @@ export const personsCommands: Command[] = [
     name: 'persons list',
     summary: 'List persons (production by default).',
     usage: '[--env production|sandbox] [--status active|disabled]',
-    options: { env: { type: 'string' }, status: { type: 'string' } },
+    options: {
+      env: { type: 'string', description: 'production (default) or sandbox' },
+      status: { type: 'string', description: 'active or disabled' },
+    },
     async run(cli, args) {
       const environment = oneOf(str(args, 'env') ?? 'production', ENVIRONMENTS, 'env');
       const status = oneOf(str(args, 'status'), STATUSES, 'status');
@@ -60,7 +63,9 @@ export const personsCommands: Command[] = [
     name: 'persons show',
     summary: 'Show one person with their emails, phones and documents (no password, masked numbers).',
     usage: 'PERSON_ID | --external-id ID',
-    options: { 'external-id': { type: 'string' } },
+    options: {
+      'external-id': { type: 'string', description: "find the person by the upstream system's id" },
+    },
     async run(cli, args) {
       const externalId = str(args, 'external-id');
       const personId = args.positionals[0];

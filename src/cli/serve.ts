@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
 import { startServer } from '../server.ts';
+import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
 import { sandboxWelcome } from './welcome.ts';
 
@@ -12,6 +13,7 @@ export const serveCommands: Command[] = [
       const config = await cli.loadConfig();
       const server = await startServer(config);
       server.ctx.log.info('listening', {
+        version: VERSION,
         listen: config.server.listen,
         base_url: config.server.base_url,
         identity_url: config.server.identity_url,

@@ -1,6 +1,9 @@
+import { DEFAULT_CONFIG_PATH } from '../config/file.ts';
+import { configWarnings } from '../config/warnings.ts';
 import { migrate, pendingMigrations } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import { systemClock } from '../platform/clock.ts';
+import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
 
 export const systemCommands: Command[] = [
@@ -24,13 +27,26 @@ export const systemCommands: Command[] = [
   },
   {
     name: 'config check',
-    summary: 'Validate the configuration file and print the effective settings.',
+    summary:
+      'Validate the configuration file, name the file read, and warn (without failing) about settings risky in production.',
     async run(cli) {
-      const config = await cli.loadConfig();
-      cli.print(`configuration is valid (${cli.configPath || './verity.toml or defaults'})`, {
+      const { config, file } = await cli.readConfig();
+      const warnings = configWarnings(config);
+      const source = file ? `read ${file}` : `no ${DEFAULT_CONFIG_PATH}: using the defaults only`;
+      cli.print([source, 'configuration is valid', ...warnings.map((w) => `warning: ${w}`)].join('\n'), {
         valid: true,
+        file: file ?? null,
+        warnings,
         config: redact(config),
       });
+      return 0;
+    },
+  },
+  {
+    name: 'version',
+    summary: 'Print the version (also: verity --version).',
+    run(cli) {
+      cli.print(`verity ${VERSION}`, { version: VERSION });
       return 0;
     },
   },

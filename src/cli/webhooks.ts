@@ -8,13 +8,13 @@ export const webhooksCommands: Command[] = [
     usage:
       '[--app APP_ID] [--env sandbox|production] [--endpoint ID] [--event ID] [--status delivered|retrying|failed] [--limit N] [--cursor C]',
     options: {
-      app: { type: 'string' },
-      env: { type: 'string' },
-      endpoint: { type: 'string' },
-      event: { type: 'string' },
-      status: { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
+      app: { type: 'string', description: 'only deliveries of this application' },
+      env: { type: 'string', description: 'sandbox or production' },
+      endpoint: { type: 'string', description: 'only deliveries to this endpoint' },
+      event: { type: 'string', description: 'only deliveries of this event id' },
+      status: { type: 'string', description: 'delivered, retrying or failed' },
+      limit: { type: 'string', description: 'at most N rows' },
+      cursor: { type: 'string', description: 'the next page, from the previous answer' },
     },
     async run(cli, args) {
       const env = environmentOption(args);
@@ -46,7 +46,7 @@ export const webhooksCommands: Command[] = [
     name: 'webhooks deliveries redeliver',
     summary: 'Queue a stored event again, with its original id and body.',
     usage: 'EVENT_ID [--endpoint ENDPOINT_ID]',
-    options: { endpoint: { type: 'string' } },
+    options: { endpoint: { type: 'string', description: 'only to this endpoint (default: every endpoint)' } },
     async run(cli, args) {
       const eventId = positional(args, 0, 'EVENT_ID');
       await withContext(cli, (ctx) => {

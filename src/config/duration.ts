@@ -2,25 +2,29 @@ import { z } from 'zod';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+export const DURATION_EXAMPLE = '"90s", "5m", "12h" or "30d"';
+
 /** "90s", "10m", "30d" → milliseconds; undefined when the text is not a duration. */
 export function parseDuration(text: string): number | undefined {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   return m ? Number(m[1]) * UNITS[m[2]!]! : undefined;
 }
 
+/** A duration's text; a bare number gets told what a duration looks like (its unit is not guessed). */
+export const durationText = z.string({
+  error: (issue) =>
+    typeof issue.input === 'number'
+      ? `durations are quoted strings with a unit, like "5m": ${issue.input} has no unit`
+      : `must be a duration like ${DURATION_EXAMPLE}`,
+});
+
 /** A config duration: written as text, read as milliseconds. */
 export const duration = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${text}" is not a duration like "90s", "10m", "12h" or "30d"`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
+  durationText.default(fallback).transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration like ${DURATION_EXAMPLE}` });
+      return z.NEVER;
+    }
+    return ms;
+  });

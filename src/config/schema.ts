@@ -1,23 +1,41 @@
 import { z } from 'zod';
 import { JWKS_MAX_AGE_SECONDS } from '../keys/jwks-cache.ts';
-import { duration, parseDuration } from './duration.ts';
+import { isLoopbackHost, listenAddress, publicUrlProblem } from './address.ts';
+import { DURATION_EXAMPLE, duration, durationText, parseDuration } from './duration.ts';
 
 // One strict object per TOML section, a default on every key: an empty file is a working sandbox,
 // and a misspelt key is an error rather than silently ignored.
 
+/** A public URL of Verity; '' where a default is derived from base_url. */
 const url = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .refine((v) => v === '' || URL.canParse(v), 'must be an absolute URL')
+    .superRefine((v, ctx) => {
+      const problem = v === '' ? undefined : publicUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .transform((v) => v.replace(/\/+$/, ''));
+
+const PUBLIC_URLS = [
+  ['server', 'base_url'],
+  ['server', 'identity_url'],
+  ['server', 'developer_url'],
+  ['demo', 'url'],
+] as const;
+
+/** A secret of at least 32 bytes, or '' to have one generated into the keys directory. */
+const secret = z
+  .string()
+  .default('')
+  .refine(
+    (v) => v === '' || new TextEncoder().encode(v).length >= 32,
+    'must be at least 32 bytes (verity init writes a random one), or empty to have one generated',
+  );
 
 export const serverSchema = z
   .strictObject({
-    listen: z
-      .string()
-      .default('127.0.0.1:8080')
-      .refine((v) => /^(\[[^\]]+\]|[^:]+):\d{1,5}$/.test(v), 'must be host:port'),
+    listen: listenAddress('127.0.0.1:8080'),
     base_url: url('http://localhost:8080').refine((v) => v !== '', 'must not be empty'),
     identity_url: url(''),
     developer_url: url(''),
@@ -25,6 +43,8 @@ export const serverSchema = z
       .string()
       .default('')
       .transform((v) => v.toLowerCase()),
+    /** Plain-HTTP public URLs on a host other than loopback (a TLS-terminating proxy may hide it). */
+    allow_http: z.boolean().default(false),
   })
   .prefault({});
 
@@ -63,15 +83,14 @@ export const oauthSchema = z
 export const oidcSchema = z
   .strictObject({
     /** Keys pairwise subjects; empty = generated once into the keys directory. */
-    pairwise_secret: z.string().default(''),
+    pairwise_secret: secret,
   })
   .prefault({});
 
 const limitOverride = z.strictObject({
   requests: z.number().int().positive().optional(),
-  window: z
-    .string()
-    .refine((v) => parseDuration(v) !== undefined, 'must be a duration like "90s", "10m", "12h" or "30d"')
+  window: durationText
+    .refine((v) => parseDuration(v) !== undefined, `must be a duration like ${DURATION_EXAMPLE}`)
     .optional(),
 });
 const limit = (requests: number, window: string) =>
@@ -108,7 +127,14 @@ export const webhooksSchema = z
 
 export const faceSchema = z
   .strictObject({
-    provider: z.enum(['none', 'http', 'local']).default('none'),
+    provider: z
+      .enum(['none', 'http', 'local'])
+      .default('none')
+      // Accepted by the design but not built: it would silently behave like "none".
+      .refine(
+        (p) => p !== 'local',
+        '"local" is not available yet (no on-box face provider exists): use "http" or "none"',
+      ),
     http_url: z.string().default(''),
     http_token: z.string().default(''),
     timeout: duration('10s'),
@@ -150,10 +176,7 @@ export const demoSchema = z
   .strictObject({
     /** Whether `npm start` (`verity demo --with-server`) starts the demo beside the server. */
     enabled: z.boolean().default(true),
-    listen: z
-      .string()
-      .default('127.0.0.1:8081')
-      .refine((v) => /^(\[[^\]]+\]|[^:]+):\d{1,5}$/.test(v), 'must be host:port'),
+    listen: listenAddress('127.0.0.1:8081'),
     /** The demo's own address as the browser sees it; default http://localhost:<listen port>. */
     url: url(''),
   })
@@ -181,6 +204,27 @@ export const configSchema = z
     demo: demoSchema,
     log: logSchema,
   })
+  // Runs even when other keys are wrong, so every problem is still reported at once.
+  .check(
+    z.superRefine(
+      (c, ctx) => {
+        const raw = c as unknown as Record<string, Record<string, unknown> | undefined>;
+        if (raw.server?.allow_http === true) return;
+        for (const [section, key] of PUBLIC_URLS) {
+          const v = raw[section]?.[key];
+          if (typeof v !== 'string' || publicUrlProblem(v) !== undefined || v === '') continue;
+          const u = new URL(v);
+          if (u.protocol === 'http:' && !isLoopbackHost(u.hostname))
+            ctx.addIssue({
+              code: 'custom',
+              path: [section, key],
+              message: `plain http is allowed only on a loopback host (localhost, 127.0.0.1, [::1]); use https, or set [server] allow_http = true behind a TLS-terminating proxy`,
+            });
+        }
+      },
+      { when: () => true },
+    ),
+  )
   .transform((c) => ({
     ...c,
     server: {

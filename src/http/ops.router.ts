@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
+import { VERSION } from '../version.ts';
 import type { AppEnv } from './env.ts';
 
 /** Operations endpoints: liveness, readiness and Prometheus metrics. */
 export function opsRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => c.json({ status: 'ok', version: VERSION }));
   app.get('/readyz', (c) => {
     const problems: string[] = [];
     try {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ApiRoute, route } from './route.ts';
 
-export const Health = z.object({ status: z.literal('ok') });
+export const Health = z.object({ status: z.literal('ok'), version: z.string() });
 export const Ready = z.object({ status: z.literal('ready') });
 export const NotReady = z.object({ status: z.literal('unavailable'), problems: z.array(z.string()) });
 

@@ -1,4 +1,31 @@
+import { createServer } from 'node:net';
 import { isBun } from './runtime.ts';
+
+/** The address could not be bound; `code` is the system's (EADDRINUSE, EACCES, EADDRNOTAVAIL…). */
+export class ListenError extends Error {
+  constructor(
+    readonly code: string,
+    readonly hostname: string,
+    readonly port: number,
+  ) {
+    super(`cannot listen on ${hostname}:${port} (${code})`);
+  }
+}
+
+const listenError = (e: unknown, hostname: string, port: number) =>
+  new ListenError(String((e as { code?: string }).code ?? 'UNKNOWN'), hostname, port);
+
+/**
+ * Binds the address and lets it go again, so a start that could not listen fails before it has
+ * created anything on disk (node:net behaves the same under Bun, Node and Deno).
+ */
+export function assertBindable(hostname: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (e) => reject(listenError(e, hostname, port)));
+    probe.listen({ host: hostname, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 /** What the listener hands every request besides the Request itself. */
 export interface ConnInfo {
@@ -32,15 +59,20 @@ export async function listen(
         },
       ]),
     );
-    const server = Bun.serve({
-      routes,
-      hostname: opts.hostname,
-      port: opts.port,
-      idleTimeout: 30,
-      // Nothing Verity accepts comes near this (camera frames are the largest); the default is 128 MiB.
-      maxRequestBodySize: 8 * 1024 * 1024,
-      fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
-    });
+    let server: Bun.Server<undefined>;
+    try {
+      server = Bun.serve({
+        routes,
+        hostname: opts.hostname,
+        port: opts.port,
+        idleTimeout: 30,
+        // Nothing Verity accepts comes near this (camera frames are the largest); the default is 128 MiB.
+        maxRequestBodySize: 8 * 1024 * 1024,
+        fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+      });
+    } catch (e) {
+      throw listenError(e, opts.hostname, opts.port);
+    }
     return {
       port: server.port ?? opts.port,
       hostname: opts.hostname,
@@ -50,7 +82,7 @@ export async function listen(
     };
   }
   const { serve } = await import('@hono/node-server');
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = serve(
       {
         hostname: opts.hostname,
@@ -69,6 +101,7 @@ export async function listen(
             }),
         }),
     );
+    server.once('error', (e) => reject(listenError(e, opts.hostname, opts.port)));
   });
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import { unix } from '../platform/clock.ts';
 import { OutboundError, postOnce } from '../platform/outbound-http.ts';
+import { VERSION } from '../version.ts';
 import { type AttemptStatus, type ClaimedDelivery, createDeliveryStore } from './delivery.store.ts';
 import { createEndpointStore } from './endpoint.store.ts';
 import { webhookMetrics } from './metrics.ts';
@@ -11,7 +12,8 @@ import { openSecret } from './secret-box.ts';
 import { signatureHeader } from './sign.ts';
 import { addressProblem, type TargetPolicy, urlProblem } from './target-url.ts';
 
-export const USER_AGENT = 'Service-Webhooks/1.0';
+/** The interface's product token first; Verity's own version after it, for receivers' logs. */
+export const USER_AGENT = `Service-Webhooks/1.0 Verity/${VERSION}`;
 
 /** Deliveries in flight in one process, over all endpoints. */
 const MAX_IN_FLIGHT = 64;

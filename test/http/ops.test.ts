@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import pkg from '../../package.json' with { type: 'json' };
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -14,7 +15,7 @@ describe('operations endpoints', () => {
     server = await startTestServer();
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', version: pkg.version });
   });
 
   test('/readyz is ready with a writable database and an active key, 503 without an active key', async () => {

@@ -53,8 +53,8 @@ test('another instance (another secret) gives other subjects; a configured secre
   const d3 = tempDir();
   const d4 = tempDir();
   dirs.push(d3, d4);
-  const x = await boot(d3.dir, '[oidc]\npairwise_secret = "shared-secret-value"');
-  const y = await boot(d4.dir, '[oidc]\npairwise_secret = "shared-secret-value"');
+  const x = await boot(d3.dir, '[oidc]\npairwise_secret = "shared-secret-value-of-thirty-two-bytes"');
+  const y = await boot(d4.dir, '[oidc]\npairwise_secret = "shared-secret-value-of-thirty-two-bytes"');
   expect(await subjectFor(x, 'app_one', 'psn_ada')).toBe(await subjectFor(y, 'app_one', 'psn_ada'));
   x.db.close();
   y.db.close();

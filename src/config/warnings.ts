@@ -1,0 +1,32 @@
+import { isLoopbackHost, listenHost } from './address.ts';
+import type { Config } from './schema.ts';
+
+/** Settings that are fine for trying Verity and risky in production: reported, never refused. */
+export function configWarnings(config: Config): string[] {
+  const { server, identity, face, demo } = config;
+  const https = server.base_url.startsWith('https:');
+  const out: string[] = [];
+  if (!https)
+    out.push(
+      `[server] base_url ${server.base_url} is plain http: codes and tokens would cross the network unencrypted; use https in production`,
+    );
+  if (identity.sandbox)
+    out.push(
+      https
+        ? `[identity] sandbox = true on an https issuer (${server.base_url}): anyone can sign in as a built-in test persona on this production-looking instance; set it to false`
+        : '[identity] sandbox = true: the built-in test personas are offered; set it to false in production',
+    );
+  if (demo.enabled)
+    out.push(
+      '[demo] enabled = true: `verity demo --with-server` runs the demo application; set it to false in production',
+    );
+  if (face.provider === 'none')
+    out.push(
+      '[face] provider = "none": production sign-ins stop at the face check; configure "http" in production',
+    );
+  if (server.trust_proxy === '' && !isLoopbackHost(listenHost(server.listen)))
+    out.push(
+      `[server] listen ${server.listen} is reachable from other machines and trust_proxy is empty: behind a reverse proxy every client shares the proxy's address (rate limits, sign-in throttling); name its header, e.g. trust_proxy = "x-forwarded-for"`,
+    );
+  return out;
+}

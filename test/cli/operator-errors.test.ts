@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import pkg from '../../package.json' with { type: 'json' };
+import { tempDir } from '../helpers/context.ts';
+import { freePort } from '../helpers/port.ts';
+
+const root = join(import.meta.dir, '../..');
+
+/** The CLI as an operator runs it: a child process in `cwd`. */
+async function verity(cwd: string, ...args: string[]) {
+  const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+function workDir(): string {
+  const { dir, cleanup } = tempDir('verity-cli');
+  cleanups.push(cleanup);
+  return dir;
+}
+
+describe('errors an operator can act on', () => {
+  test('serve on a busy port names the key and the variable, and creates nothing on disk', async () => {
+    const dir = workDir();
+    const port = await freePort();
+    const busy: Server = createServer();
+    await new Promise<void>((r) => busy.listen(port, '127.0.0.1', () => r()));
+    cleanups.push(() => busy.close());
+    writeFileSync(join(dir, 'verity.toml'), `[server]\nlisten = "127.0.0.1:${port}"\n`);
+    const r = await verity(dir, 'serve');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `[server] listen 127.0.0.1:${port} is in use: change it or set VERITY_SERVER_LISTEN`,
+    );
+    noStackTrace(r.stderr);
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+  });
+
+  test('a database path that is a directory is named as [database] path', async () => {
+    const dir = workDir();
+    mkdirSync(join(dir, 'db'));
+    const port = await freePort();
+    writeFileSync(
+      join(dir, 'verity.toml'),
+      `[database]\npath = "./db"\n[server]\nlisten = "127.0.0.1:${port}"\n`,
+    );
+    const r = await verity(dir, 'serve', '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error.message).toStartWith('[database] path: ./db is a directory');
+    const migrate = await verity(dir, 'migrate');
+    expect(migrate.stderr).toContain('[database] path: ./db is a directory');
+    noStackTrace(migrate.stderr);
+  });
+
+  test('an out-of-range port is a config error, not a crash in serve', async () => {
+    const dir = workDir();
+    writeFileSync(join(dir, 'verity.toml'), '[server]\nlisten = "127.0.0.1:99999"\n');
+    for (const args of [['config', 'check'], ['serve']]) {
+      const r = await verity(dir, ...args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('server.listen: port 99999 is out of range (1-65535)');
+      noStackTrace(r.stderr);
+    }
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+  });
+
+  test('a TOML syntax error gives FILE:LINE:COL and the line', async () => {
+    const dir = workDir();
+    writeFileSync(join(dir, 'bad.toml'), '[server]\nlisten = "127.0.0.1:8080"\nbase_url = http://x\n');
+    const r = await verity(dir, 'config', 'check', '--config', 'bad.toml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('bad.toml:3:12: TOML syntax:');
+    expect(r.stderr).toContain('base_url = http://x');
+  });
+
+  test('config check names the file it read, or says only defaults apply, and warns without failing', async () => {
+    const dir = workDir();
+    const defaults = await verity(dir, 'config', 'check', '--json');
+    expect(defaults.code).toBe(0);
+    const d = JSON.parse(defaults.stdout);
+    expect(d.file).toBeNull();
+    expect(d.warnings.join('\n')).toContain('is plain http');
+    expect((await verity(dir, 'config', 'check')).stdout).toStartWith(
+      'no ./verity.toml: using the defaults only\n',
+    );
+
+    writeFileSync(
+      join(dir, 'prod.toml'),
+      `[server]\nbase_url = "https://id.example.com"\nlisten = "0.0.0.0:8080"\ntrust_proxy = "x-forwarded-for"\n` +
+        '[identity]\nsandbox = false\n[demo]\nenabled = false\n[face]\nprovider = "http"\nhttp_url = "https://face.internal"\n',
+    );
+    const prod = await verity(dir, 'config', 'check', '--config', 'prod.toml', '--json');
+    expect(prod.code).toBe(0);
+    expect(JSON.parse(prod.stdout)).toMatchObject({ valid: true, file: 'prod.toml', warnings: [] });
+
+    // Issue 15: sandbox personas on a production-looking issuer; an open listener with no proxy header.
+    writeFileSync(
+      join(dir, 'risky.toml'),
+      '[server]\nbase_url = "https://id.example.com"\nlisten = "0.0.0.0:8080"\n',
+    );
+    const risky = await verity(dir, 'config', 'check', '--config', 'risky.toml');
+    expect(risky.code).toBe(0);
+    expect(risky.stdout).toStartWith('read risky.toml\nconfiguration is valid\n');
+    expect(risky.stdout).toContain(
+      'warning: [identity] sandbox = true on an https issuer (https://id.example.com)',
+    );
+    expect(risky.stdout).toContain('warning: [demo] enabled = true');
+    expect(risky.stdout).toContain('warning: [face] provider = "none"');
+    expect(risky.stdout).toContain('warning: [server] listen 0.0.0.0:8080 is reachable from other machines');
+    expect(risky.stdout).not.toContain('plain http');
+  });
+
+  test('the version, from package.json, and help when no command is given', async () => {
+    const dir = workDir();
+    expect((await verity(dir, '--version')).stdout).toBe(`verity ${pkg.version}\n`);
+    expect(JSON.parse((await verity(dir, 'version', '--json')).stdout)).toEqual({ version: pkg.version });
+    for (const args of [[], ['--config', 'x.toml']]) {
+      const r = await verity(dir, ...args);
+      expect(r.stdout).toStartWith('Usage: verity <command> [options]');
+      expect(r.stderr).not.toContain('unknown command');
+    }
+  });
+
+  test('the startup log line carries the version', async () => {
+    const dir = workDir();
+    const port = await freePort();
+    writeFileSync(join(dir, 'verity.toml'), `[server]\nlisten = "127.0.0.1:${port}"\n`);
+    const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), 'serve'], {
+      cwd: dir,
+      stdout: 'pipe',
+    });
+    cleanups.push(() => child.kill());
+    const reader = child.stdout.getReader();
+    let text = '';
+    while (!text.includes('"msg":"listening"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const line = text.split('\n').find((l) => l.includes('"msg":"listening"'))!;
+    expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'listening', version: pkg.version });
+  });
+});
