@@ -52,7 +52,7 @@ describe('errors an operator can act on', () => {
     );
     noStackTrace(r.stderr);
     expect(existsSync(join(dir, 'data'))).toBe(false);
-  });
+  }, 30_000);
 
   test('a database path that is a directory is named as [database] path', async () => {
     const dir = workDir();
@@ -68,7 +68,7 @@ describe('errors an operator can act on', () => {
     const migrate = await verity(dir, 'migrate');
     expect(migrate.stderr).toContain('[database] path: ./db is a directory');
     noStackTrace(migrate.stderr);
-  });
+  }, 30_000);
 
   test('an out-of-range port is a config error, not a crash in serve', async () => {
     const dir = workDir();
@@ -80,7 +80,7 @@ describe('errors an operator can act on', () => {
       noStackTrace(r.stderr);
     }
     expect(existsSync(join(dir, 'data'))).toBe(false);
-  });
+  }, 30_000);
 
   test('a TOML syntax error gives FILE:LINE:COL and the line', async () => {
     const dir = workDir();
@@ -89,7 +89,7 @@ describe('errors an operator can act on', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('bad.toml:3:12: TOML syntax:');
     expect(r.stderr).toContain('base_url = http://x');
-  });
+  }, 30_000);
 
   test('config check names the file it read, or says only defaults apply, and warns without failing', async () => {
     const dir = workDir();
@@ -126,7 +126,7 @@ describe('errors an operator can act on', () => {
     expect(risky.stdout).toContain('warning: [face] provider = "none"');
     expect(risky.stdout).toContain('warning: [server] listen 0.0.0.0:8080 is reachable from other machines');
     expect(risky.stdout).not.toContain('plain http');
-  });
+  }, 30_000);
 
   test('the version, from package.json, and help when no command is given', async () => {
     const dir = workDir();
@@ -137,7 +137,7 @@ describe('errors an operator can act on', () => {
       expect(r.stdout).toStartWith('Usage: verity <command> [options]');
       expect(r.stderr).not.toContain('unknown command');
     }
-  });
+  }, 30_000);
 
   test('the startup log line carries the version', async () => {
     const dir = workDir();
@@ -157,5 +157,5 @@ describe('errors an operator can act on', () => {
     }
     const line = text.split('\n').find((l) => l.includes('"msg":"listening"'))!;
     expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'listening', version: pkg.version });
-  });
+  }, 30_000);
 });
