@@ -21,3 +21,8 @@ export async function hmacSha256Base64url(key: string, message: string): Promise
   if (isBun) return new Bun.CryptoHasher('sha256', key).update(message).digest('base64url');
   return createHmac('sha256', key).update(message).digest('base64url');
 }
+
+/** HMAC-SHA256 keyed with a UTF-8 string, hex. */
+export function hmacSha256Hex(key: string, message: string): string {
+  return createHmac('sha256', key).update(message).digest('hex');
+}

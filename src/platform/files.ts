@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
@@ -19,6 +19,23 @@ export const files = {
     await writeFile(tmp, contents, { mode: 0o600 });
     await chmod(tmp, 0o600);
     await rename(tmp, path);
+  },
+  /**
+   * Like writePrivateAtomic, but never replaces an existing file: a hard link fails when the name is
+   * taken, so of two concurrent writers exactly one wins. Returns whether this call wrote it.
+   */
+  async writePrivateOnce(path: string, contents: string | Uint8Array): Promise<boolean> {
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await writeFile(tmp, contents, { mode: 0o600, flag: 'wx' });
+    try {
+      await link(tmp, path);
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EEXIST') return false;
+      throw e;
+    } finally {
+      await rm(tmp, { force: true });
+    }
   },
   /** Creates the file if missing; either way leaves it readable by its owner only. */
   async ensurePrivateFile(path: string): Promise<void> {
