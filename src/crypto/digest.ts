@@ -26,3 +26,14 @@ export async function hmacSha256Base64url(key: string, message: string): Promise
 export function hmacSha256Hex(key: string, message: string): string {
   return createHmac('sha256', key).update(message).digest('hex');
 }
+
+/** SHA-256 over data given in pieces (a file streamed through), hex. */
+export function sha256Incremental() {
+  const h = createHash('sha256');
+  return {
+    update(data: Uint8Array) {
+      h.update(data);
+    },
+    hex: () => h.digest('hex'),
+  };
+}

@@ -1,4 +1,18 @@
-import { chmod, link, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
@@ -9,6 +23,38 @@ export const files = {
   async ensurePrivateDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
+  },
+  /** A fresh 0700 directory beside `near` (same file system, so its files can be renamed into place). */
+  async makePrivateTempDir(near: string, prefix: string): Promise<string> {
+    await mkdir(near, { recursive: true });
+    const dir = await mkdtemp(join(near, prefix));
+    await chmod(dir, 0o700);
+    return dir;
+  },
+  /** A new file (never an existing one) that is 0600 from its first byte. */
+  createPrivate(path: string): Promise<FileHandle> {
+    return open(path, 'wx', 0o600);
+  },
+  /** A file's bytes in chunks, without holding it all in memory. */
+  async *readChunks(path: string): AsyncGenerator<Uint8Array> {
+    const fh = await open(path, 'r');
+    try {
+      for (;;) {
+        const buf = new Uint8Array(1 << 20);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+        if (!bytesRead) return;
+        yield buf.subarray(0, bytesRead);
+      }
+    } finally {
+      await fh.close();
+    }
+  },
+  rename,
+  async removeTree(path: string): Promise<void> {
+    await rm(path, { recursive: true, force: true });
+  },
+  async readBytes(path: string): Promise<Uint8Array> {
+    return new Uint8Array(await readFile(path));
   },
   async ensureDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
