@@ -131,6 +131,12 @@ CREATE TABLE `developers` (
 ) STRICT;
 --> statement-breakpoint
 CREATE UNIQUE INDEX `developers_email` ON `developers` (`email`);--> statement-breakpoint
+CREATE TABLE `instance_secret_checks` (
+	`name` text PRIMARY KEY NOT NULL,
+	`check` text NOT NULL,
+	`recorded_at` integer NOT NULL
+) STRICT;
+--> statement-breakpoint
 CREATE TABLE `signing_keys` (
 	`kid` text PRIMARY KEY NOT NULL,
 	`state` text NOT NULL,

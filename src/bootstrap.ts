@@ -5,6 +5,7 @@ import { openDb } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
 import { seedPersonas } from './identity/personas.ts';
 import { KeyService } from './keys/key.service.ts';
+import { bindKeyMaterial } from './keys/key-binding.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 
@@ -15,7 +16,10 @@ export interface ContextOptions {
   migrate?: boolean;
 }
 
-/** Opens the database, applies migrations and makes sure a signing key is active. */
+/**
+ * Opens the database, applies migrations, checks that the keys directory (and the configured secrets)
+ * belong to this database, and makes sure a signing key is active.
+ */
 export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? jsonLogger(config.log.level);
@@ -26,7 +30,13 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   }
   // Table statistics let SQLite plan small joins as index lookups rather than scans.
   db.sql.exec('PRAGMA optimize=0x10002');
-  const keys = new KeyService(db, config, clock);
+  try {
+    await bindKeyMaterial({ db, config, clock, log });
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  const keys = new KeyService(db, config, clock, log);
   await keys.ensureActive();
   return { config, db, clock, log, metrics: new Metrics(), keys, signals: new Signals() };
 }

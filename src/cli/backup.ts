@@ -1,5 +1,7 @@
 import { recordAudit } from '../audit/audit.store.ts';
-import { BackupError, backupDatabase } from '../db/backup.ts';
+import { BackupError } from '../backup/archive.ts';
+import { createBackup } from '../backup/backup.ts';
+import { restoreBackup } from '../backup/restore.ts';
 import { openDb } from '../db/open.ts';
 import { systemClock } from '../platform/clock.ts';
 import { files } from '../platform/files.ts';
@@ -9,7 +11,9 @@ import { positional } from './command.ts';
 export const backupCommands: Command[] = [
   {
     name: 'backup',
-    summary: 'Write a consistent copy of the database to FILE (safe while the server runs).',
+    summary:
+      'Write one archive (mode 0600) holding a consistent snapshot of the database and the keys directory ' +
+      '(signing keys, instance secrets) to FILE. Safe while the server runs.',
     usage: 'FILE [--force]',
     options: { force: { type: 'boolean', description: 'replace FILE if it exists' } },
     async run(cli, args) {
@@ -21,15 +25,42 @@ export const backupCommands: Command[] = [
       // The database alone, not a full context: a backup must not create or rotate signing keys.
       const db = await openDb(config.database.path);
       try {
-        const result = await backupDatabase(db, file, { force: args.values.force === true });
+        const result = await createBackup(db, config.keys.dir, file, {
+          force: args.values.force === true,
+          now: systemClock.now(),
+        });
         recordAudit(db, systemClock, { actor: 'cli', action: 'database.backup', details: { ...result } });
+        const configured = config.oidc.pairwise_secret || config.webhooks.secret_key;
         cli.print(
-          `wrote ${result.file} (${result.bytes} bytes)\nThe signing keys and instance secrets live in ${config.keys.dir}: back that directory up too.`,
+          `wrote ${result.file} (${result.bytes} bytes, database and ${result.keys} key files, sha256 ${result.sha256})` +
+            (configured
+              ? '\nSecrets set in the config are not in the archive: keep the config with it.'
+              : ''),
           result,
         );
       } finally {
         db.close();
       }
+      return 0;
+    },
+  },
+  {
+    name: 'restore',
+    summary:
+      'Restore a backup archive as [database] path and [keys] dir (server stopped): verifies the archive, refuses a ' +
+      'database another process has open, replaces an existing one only with --force, removes stale -wal/-shm ' +
+      'files, then runs the check of "verity keys check".',
+    usage: 'FILE [--force]',
+    options: { force: { type: 'boolean', description: 'replace an existing database and keys directory' } },
+    async run(cli, args) {
+      const file = positional(args, 0, 'FILE');
+      const config = await cli.loadConfig();
+      const r = await restoreBackup(config, file, { force: args.values.force === true });
+      cli.print(
+        `restored the backup of ${r.createdAt} into ${r.database} and ${r.keysDir} (${r.keys} key files); the key check passed` +
+          r.warnings.map((w) => `\nwarning: ${w}`).join(''),
+        r,
+      );
       return 0;
     },
   },

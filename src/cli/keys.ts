@@ -1,8 +1,39 @@
+import { openDb } from '../db/open.ts';
 import { keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
+import { bindingMessage, keyMaterialOnDisk, verifyKeyBinding } from '../keys/key-binding.ts';
+import { files } from '../platform/files.ts';
+import { proc } from '../platform/process.ts';
 import { type Command, positional, withContext } from './command.ts';
 import { iso } from './output.ts';
 
 export const keysCommands: Command[] = [
+  {
+    name: 'keys check',
+    summary:
+      'Check that the keys directory and the configured secrets belong to the database: the instance secrets match ' +
+      'their recorded check values and every active or next signing key file holds its key. Changes nothing; ' +
+      'exits 1 on a mismatch (the server would refuse to start).',
+    async run(cli) {
+      const config = await cli.loadConfig();
+      // The database alone, not a full context: a context would refuse (or, for a new database, generate).
+      if (!(await files.exists(config.database.path)))
+        throw new Error(`no database at ${config.database.path}`);
+      const db = await openDb(config.database.path);
+      try {
+        const r = await verifyKeyBinding(db, keyMaterialOnDisk(config));
+        const ok = r.problems.length === 0;
+        const human = ok
+          ? `the key material in ${config.keys.dir} belongs to ${config.database.path}` +
+            r.warnings.map((w) => `\nwarning: ${w}`).join('')
+          : bindingMessage(config.keys.dir, r.problems);
+        if (ok || cli.json) cli.print(human, { ok, problems: r.problems, warnings: r.warnings });
+        else proc.stderr(`${human}\n`);
+        return ok ? 0 : 1;
+      } finally {
+        db.close();
+      }
+    },
+  },
   {
     name: 'keys list',
     summary: 'List the signing keys with their state (next, active, retired) and times.',

@@ -21,3 +21,19 @@ export async function hmacSha256Base64url(key: string, message: string): Promise
   if (isBun) return new Bun.CryptoHasher('sha256', key).update(message).digest('base64url');
   return createHmac('sha256', key).update(message).digest('base64url');
 }
+
+/** HMAC-SHA256 keyed with a UTF-8 string, hex. */
+export function hmacSha256Hex(key: string, message: string): string {
+  return createHmac('sha256', key).update(message).digest('hex');
+}
+
+/** SHA-256 over data given in pieces (a file streamed through), hex. */
+export function sha256Incremental() {
+  const h = createHash('sha256');
+  return {
+    update(data: Uint8Array) {
+      h.update(data);
+    },
+    hex: () => h.digest('hex'),
+  };
+}

@@ -7,7 +7,7 @@ import type { AppEnv } from './env.ts';
 export function opsRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   app.get('/healthz', (c) => c.json({ status: 'ok', version: VERSION }));
-  app.get('/readyz', (c) => {
+  app.get('/readyz', async (c) => {
     const problems: string[] = [];
     try {
       ctx.db.sql.transaction(() => {
@@ -25,6 +25,15 @@ export function opsRouter(ctx: AppContext) {
       problems.push('database not writable');
     }
     if (!ctx.keys.hasActive()) problems.push('no active signing key');
+    else {
+      try {
+        // Tokens need the active private key and relying parties the key set: both must build.
+        await ctx.keys.signingKey();
+        await ctx.keys.jwksBody();
+      } catch {
+        problems.push('signing key or JWKS unavailable');
+      }
+    }
     return problems.length ? c.json({ status: 'unavailable', problems }, 503) : c.json({ status: 'ready' });
   });
   app.get('/metrics', (c) =>

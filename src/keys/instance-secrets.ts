@@ -1,23 +1,37 @@
 import type { Config } from '../config/schema.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { files } from '../platform/files.ts';
+import type { InstanceSecretName } from './instance-check.store.ts';
+
+export const instanceSecretFile = (dir: string, name: InstanceSecretName) =>
+  files.join(dir, `${name}.secret`);
+
+export async function readInstanceSecret(dir: string, name: InstanceSecretName): Promise<string | undefined> {
+  return (await files.readText(instanceSecretFile(dir, name)))?.trim() || undefined;
+}
 
 /**
- * Instance-wide secrets that must survive restarts and key rotations: from the config (or its
- * VERITY_* variable) when set, otherwise generated once into the keys directory (0600).
+ * Writes a fresh secret (0600) unless the file exists; returns the file's content either way, so two
+ * processes starting at once end up with the same secret. Only a start on an unused database calls this.
+ */
+export async function generateInstanceSecret(dir: string, name: InstanceSecretName): Promise<string> {
+  await files.ensurePrivateDir(dir);
+  await files.writePrivateOnce(instanceSecretFile(dir, name), randomToken('', 32));
+  return (await readInstanceSecret(dir, name))!;
+}
+
+/**
+ * Instance-wide secrets that must survive restarts and key rotations: from the config (or its VERITY_*
+ * variable) when set, otherwise from the keys directory, where the start (`bindKeyMaterial`) generated
+ * it for a new database and checked it against the database ever since.
  */
 export async function instanceSecret(
   config: Config,
-  name: 'pairwise' | 'webhook-secrets',
+  name: InstanceSecretName,
   configured: string,
 ): Promise<string> {
   if (configured) return configured;
-  const path = files.join(config.keys.dir, `${name}.secret`);
-  const existing = await files.readText(path);
-  if (existing?.trim()) return existing.trim();
-  await files.ensurePrivateDir(config.keys.dir);
-  const fresh = randomToken('', 32);
-  await files.writePrivateAtomic(path, fresh);
-  // Another process may have won the race: the file on disk is the truth.
-  return (await files.readText(path))!.trim();
+  const secret = await readInstanceSecret(config.keys.dir, name);
+  if (!secret) throw new Error(`${instanceSecretFile(config.keys.dir, name)} is missing`);
+  return secret;
 }

@@ -11,6 +11,8 @@ export interface KeyFiles {
   /** Writes a fresh key file; `createdAt` (unix seconds) lets a sweep tell a crashed write from a fresh one. */
   generate(bits: number, createdAt: number): Promise<{ kid: string; publicJwk: JWK }>;
   loadPrivate(kid: string): Promise<RsaPrivateKey>;
+  /** The whole JWK of a key file; undefined when the file is missing. */
+  loadPrivateJwk(kid: string): Promise<JWK | undefined>;
   loadPublic(kid: string): Promise<JWK | undefined>;
   /** Every key file in the directory, with the time it was written (0 when unknown). */
   list(): Promise<{ kid: string; createdAt: number }[]>;
@@ -54,10 +56,15 @@ export function keyFiles(dir: string): KeyFiles {
       return { kid, publicJwk: publicPart({ ...jwk, kid }) };
     },
     async loadPrivate(kid) {
-      const text = await files.readText(pathOf(dir, kid));
-      if (!text) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
-      const { created_at: _, ...jwk } = JSON.parse(text) as JWK & { created_at?: number };
+      const jwk = await this.loadPrivateJwk(kid);
+      if (!jwk) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
       return importRsaPrivateJwk(jwk);
+    },
+    async loadPrivateJwk(kid) {
+      const text = await files.readText(pathOf(dir, kid));
+      if (!text) return undefined;
+      const { created_at: _, ...jwk } = JSON.parse(text) as JWK & { created_at?: number };
+      return jwk;
     },
     async loadPublic(kid) {
       const text = await files.readText(pathOf(dir, kid));

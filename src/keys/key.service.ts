@@ -1,6 +1,7 @@
 import type { JWK } from 'jose';
 import type { Config } from '../config/schema.ts';
 import type { Db } from '../db/open.ts';
+import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import type { RsaPrivateKey } from '../platform/rs256.ts';
 import { createKeyStore, type KeyStore } from './key.store.ts';
@@ -32,6 +33,7 @@ export class KeyService {
     readonly db: Db,
     readonly config: Config,
     readonly clock: Clock,
+    private readonly log: Logger = silentLogger,
   ) {
     this.store = createKeyStore(db);
     this.files = keyFiles(config.keys.dir);
@@ -75,8 +77,19 @@ export class KeyService {
     for (const row of rows) {
       let jwk = this.publicByKid.get(row.kid);
       if (!jwk) {
-        jwk = await this.files.loadPublic(row.kid);
+        try {
+          jwk = await this.files.loadPublic(row.kid);
+        } catch (e) {
+          // The active key's failure surfaces below when it is loaded to sign; another key is skipped.
+          this.log.warn('signing key file unreadable; left out of the JWKS', {
+            kid: row.kid,
+            state: row.state,
+            error: (e as Error).message,
+          });
+        }
         if (jwk) this.publicByKid.set(row.kid, jwk);
+        else if (row.state !== 'active')
+          this.log.warn('signing key file missing; left out of the JWKS', { kid: row.kid });
       }
       if (jwk) keys.push(jwk);
     }
@@ -96,6 +109,9 @@ export class KeyService {
   }
 
   async signingKey(): Promise<SigningKey> {
+    // Checked on every signature, not only every REFRESH_MS: a key another process retired or removed
+    // must not sign one more token. One indexed lookup.
+    if (this.signing && this.store.active()?.kid !== this.signing.kid) this.invalidate();
     await this.refresh();
     if (!this.signing) throw new Error('no active signing key');
     return this.signing;

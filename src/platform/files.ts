@@ -1,4 +1,18 @@
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
@@ -10,6 +24,38 @@ export const files = {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);
   },
+  /** A fresh 0700 directory beside `near` (same file system, so its files can be renamed into place). */
+  async makePrivateTempDir(near: string, prefix: string): Promise<string> {
+    await mkdir(near, { recursive: true });
+    const dir = await mkdtemp(join(near, prefix));
+    await chmod(dir, 0o700);
+    return dir;
+  },
+  /** A new file (never an existing one) that is 0600 from its first byte. */
+  createPrivate(path: string): Promise<FileHandle> {
+    return open(path, 'wx', 0o600);
+  },
+  /** A file's bytes in chunks, without holding it all in memory. */
+  async *readChunks(path: string): AsyncGenerator<Uint8Array> {
+    const fh = await open(path, 'r');
+    try {
+      for (;;) {
+        const buf = new Uint8Array(1 << 20);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+        if (!bytesRead) return;
+        yield buf.subarray(0, bytesRead);
+      }
+    } finally {
+      await fh.close();
+    }
+  },
+  rename,
+  async removeTree(path: string): Promise<void> {
+    await rm(path, { recursive: true, force: true });
+  },
+  async readBytes(path: string): Promise<Uint8Array> {
+    return new Uint8Array(await readFile(path));
+  },
   async ensureDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
   },
@@ -19,6 +65,23 @@ export const files = {
     await writeFile(tmp, contents, { mode: 0o600 });
     await chmod(tmp, 0o600);
     await rename(tmp, path);
+  },
+  /**
+   * Like writePrivateAtomic, but never replaces an existing file: a hard link fails when the name is
+   * taken, so of two concurrent writers exactly one wins. Returns whether this call wrote it.
+   */
+  async writePrivateOnce(path: string, contents: string | Uint8Array): Promise<boolean> {
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await writeFile(tmp, contents, { mode: 0o600, flag: 'wx' });
+    try {
+      await link(tmp, path);
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EEXIST') return false;
+      throw e;
+    } finally {
+      await rm(tmp, { force: true });
+    }
   },
   /** Creates the file if missing; either way leaves it readable by its owner only. */
   async ensurePrivateFile(path: string): Promise<void> {

@@ -1,158 +1,184 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { listAudit } from '../../src/audit/audit.store.ts';
-import { backupDatabase } from '../../src/db/backup.ts';
-import { openDb } from '../../src/db/open.ts';
+import { createContext } from '../../src/bootstrap.ts';
+import type { AppContext } from '../../src/context.ts';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/log.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { openSecret, sealSecret } from '../../src/webhooks/secret-box.ts';
+import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
-import { tempDir, testToml } from '../helpers/context.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { jsonl, record } from '../persons/fixtures.ts';
+import { tempDir, testConfig, testToml } from '../helpers/context.ts';
+import {
+  ALL_SCOPES,
+  Browser,
+  CALLBACK,
+  callbackParams,
+  decide,
+  location,
+  passFace,
+  pathOf,
+  pkcePair,
+  signInPersona,
+} from '../identity/flow-helpers.ts';
+import { basic, tokenRequest } from '../oauth/fixtures.ts';
 
-let server: TestServer;
-beforeEach(async () => {
-  server = await startTestServer();
+const dirs: { cleanup(): void }[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) d.cleanup();
 });
-afterEach(async () => {
-  await server.stop();
-});
+/** A data directory with its config file, as an operator has one. */
+function installation(): { dir: string; config: string } {
+  const d = tempDir('verity-bk');
+  dirs.push(d);
+  const config = join(d.dir, 'verity.toml');
+  writeFileSync(config, testToml(d.dir, '[rate_limits.oauth]\nrequests = 1000'));
+  return { dir: d.dir, config };
+}
+const start = (dir: string) =>
+  createContext(testConfig(dir, '[rate_limits.oauth]\nrequests = 1000'), {
+    clock: fixedClock(Date.UTC(2026, 5, 1, 12)),
+    log: silentLogger,
+  });
 
-const importFile = (name: string, ...records: unknown[]): string => {
-  const path = join(server.dir, name);
-  writeFileSync(path, jsonl(...records));
-  return path;
-};
+/** Ada signs in through the whole sandbox code flow; returns the `sub` of her ID token. */
+async function signInAda(ctx: AppContext, client: TestApp): Promise<string> {
+  const browser = new Browser(createApp(ctx));
+  const { verifier, challenge } = pkcePair();
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: CALLBACK,
+    scope: ALL_SCOPES,
+    state: 'state-123',
+    nonce: 'nonce-123',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const path = pathOf(location(await browser.get(`/v1/oauth/authorize?${q}`)));
+  await signInPersona(browser, path, 'ada');
+  const face = await passFace(browser, path);
+  // The second time her consent is remembered: the face step ends at the callback.
+  const done = location(face).startsWith(CALLBACK) ? face : await decide(browser, path, 'allow');
+  const { code } = callbackParams(done);
+  const res = await createApp(ctx).request(
+    '/v1/oauth/token',
+    tokenRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier },
+      { auth: basic(client.clientId, client.clientSecret!), as: 'form' },
+    ),
+  );
+  expect(res.status).toBe(200);
+  return decodeJwt((await res.json()).id_token).sub!;
+}
 
-describe('verity backup', () => {
-  test('copies the live database while the server runs; the copy opens, reads and passes integrity_check', async () => {
-    const people = importFile(
-      'people.jsonl',
-      record(),
-      record({ externalId: 'ext-2', emails: [{ email: 'jean@example.fr', verified: true }] }),
-    );
-    expect((await cli('persons', 'import', people, '--config', server.configPath)).code).toBe(0);
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+describe('verity backup and verity restore', () => {
+  test('one archive round trip: the same person gets the same sub and webhook secrets still open', async () => {
+    const a = installation();
+    const ctx = await start(a.dir);
+    const client = await createTestApp(ctx, {
+      type: 'confidential',
+      redirectUris: [CALLBACK],
+      scopes: ALL_SCOPES,
+    });
+    const sub = await signInAda(ctx, client);
+    const sealed = await sealSecret(ctx, 'whs_1', 'whsec_endpoint-secret');
 
-    const file = join(server.dir, 'backups', 'verity-1.db');
-    const r = await cli('backup', file, '--json', '--config', server.configPath);
+    const file = join(a.dir, 'backups', 'verity.backup');
+    const r = await cli('backup', file, '--json', '--config', a.config);
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ file, bytes: statSync(file).size });
-    expect(r.json.bytes).toBeGreaterThan(0);
+    const bytes = readFileSync(file);
+    expect(r.json).toEqual({
+      file,
+      bytes: bytes.length,
+      keys: 3, // the signing key, the pairwise secret, the webhook secret key
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    // Only the finished file is left behind: no temporary copy.
-    expect(readdirSync(join(server.dir, 'backups'))).toEqual(['verity-1.db']);
+    expect(readdirSync(join(a.dir, 'backups'))).toEqual(['verity.backup']);
+    expect(listAudit(ctx.db, { action: 'database.backup' })).toHaveLength(1);
+    ctx.db.close();
 
-    // The server keeps serving and writing after the backup.
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const later = importFile('later.jsonl', record({ externalId: 'ext-3', emails: [] }));
-    expect((await cli('persons', 'import', later, '--config', server.configPath)).code).toBe(0);
+    // Another machine, or the same one wiped: only the archive and the config come along.
+    const b = installation();
+    const restored = await cli('restore', file, '--json', '--config', b.config);
+    expect(restored.code).toBe(0);
+    expect(restored.json).toMatchObject({ database: join(b.dir, 'verity.db'), keys: 3 });
+    expect(statSync(join(b.dir, 'verity.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(b.dir, 'keys')).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(join(b.dir, 'keys')))
+      expect(statSync(join(b.dir, 'keys', f)).mode & 0o777).toBe(0o600);
+    expect((await cli('keys', 'check', '--config', b.config)).code).toBe(0);
 
-    // Restore: the copy is a complete database on its own.
-    const restored = await openDb(file);
+    const again = await start(b.dir);
     try {
-      expect(restored.sql.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
-      const ids = restored.sql
-        .prepare("SELECT external_id FROM persons WHERE environment = 'production' ORDER BY external_id")
-        .all();
-      expect(ids).toEqual([{ external_id: 'ext-1' }, { external_id: 'ext-2' }]);
-      expect(
-        restored.sql
-          .prepare(
-            "SELECT count(*) AS n FROM identity_documents d JOIN persons p ON p.id = d.person_id WHERE p.environment = 'production'",
-          )
-          .get(),
-      ).toEqual({ n: 2 });
-      expect(restored.sql.prepare('SELECT count(*) AS n FROM signing_keys').get()).toEqual({
-        n: (server.ctx.db.sql.prepare('SELECT count(*) AS n FROM signing_keys').get() as { n: number }).n,
-      });
+      expect(await signInAda(again, client)).toBe(sub);
+      expect(await openSecret(again, 'whs_1', sealed)).toBe('whsec_endpoint-secret');
     } finally {
-      restored.close();
-    }
-
-    expect(listAudit(server.ctx.db, { action: 'database.backup' })).toEqual([
-      expect.objectContaining({ actor: 'cli', details: { file, bytes: r.json.bytes } }),
-    ]);
-  });
-
-  test('a server started on a restored copy serves the same data', async () => {
-    expect(
-      (await cli('persons', 'import', importFile('p.jsonl', record()), '--config', server.configPath)).code,
-    ).toBe(0);
-    const file = join(server.dir, 'copy.db');
-    expect((await cli('backup', file, '--config', server.configPath)).code).toBe(0);
-
-    // Restore as docs/backup.md describes: the copy becomes the database path of a fresh installation.
-    const { dir, cleanup } = tempDir('verity-restore');
-    try {
-      const config = join(dir, 'verity.toml');
-      writeFileSync(config, testToml(dir).replace(join(dir, 'verity.db'), file));
-      const shown = await cli('persons', 'show', '--external-id', 'ext-1', '--json', '--config', config);
-      expect(shown.code).toBe(0);
-      expect(shown.json).toMatchObject({ givenName: 'Maria', emails: [{ email: 'maria@example.com' }] });
-    } finally {
-      cleanup();
+      again.db.close();
     }
   });
 
-  test('the copy is one consistent snapshot: a transaction still open on the server is not in it', async () => {
-    const live = server.ctx.db;
-    const other = await openDb(live.path);
-    const file = join(server.dir, 'snapshot.db');
-    try {
-      live.sql.exec('BEGIN IMMEDIATE');
-      live.sql.exec(
-        "INSERT INTO audit_log (at, actor, action, details) VALUES (1, 'system', 'uncommitted.write', '{}')",
-      );
-      await backupDatabase(other, file);
-      live.sql.exec('COMMIT');
-    } finally {
-      other.close();
-    }
-    const copy = await openDb(file);
-    try {
-      expect(
-        copy.sql.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'uncommitted.write'").get(),
-      ).toEqual({ n: 0 });
-    } finally {
-      copy.close();
-    }
-    expect(listAudit(live, { action: 'uncommitted.write' }).length).toBe(1);
-  });
+  test('restore refuses a damaged archive, an existing database without --force, and one a server holds', async () => {
+    const a = installation();
+    (await start(a.dir)).db.close();
+    const file = join(a.dir, 'verity.backup');
+    expect((await cli('backup', file, '--config', a.config)).code).toBe(0);
 
-  test('an existing file is never overwritten unless --force is given', async () => {
-    const file = join(server.dir, 'taken.db');
-    writeFileSync(file, 'precious');
-    const r = await cli('backup', file, '--json', '--config', server.configPath);
+    // One byte of the database member changed: its digest no longer matches the manifest.
+    const damaged = join(a.dir, 'damaged.backup');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 4096]! ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const b = installation();
+    const r = await cli('restore', damaged, '--json', '--config', b.config);
     expect(r.code).toBe(1);
-    expect(r.json.error.message).toContain('already exists');
-    expect(await Bun.file(file).text()).toBe('precious');
+    expect(r.json.error.message).toMatch(/does not match its manifest digest|not a readable Verity backup/);
+    expect(existsSync(join(b.dir, 'verity.db'))).toBe(false);
+    expect(existsSync(join(b.dir, 'keys'))).toBe(false);
 
-    const forced = await cli('backup', file, '--force', '--json', '--config', server.configPath);
-    expect(forced.code).toBe(0);
-    const copy = await openDb(file);
+    // The source installation's database exists: refused without --force, and while open even with it.
+    const taken = await cli('restore', file, '--json', '--config', a.config);
+    expect(taken.json.error.message).toContain('already exists');
+    const running = await start(a.dir);
     try {
-      expect(copy.sql.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+      const held = await cli('restore', file, '--force', '--json', '--config', a.config);
+      expect(held.code).toBe(1);
+      expect(held.json.error.message).toContain('stop the server');
     } finally {
-      copy.close();
+      running.db.close();
     }
+    // Stopped (another installation, whose old database no process has open): --force replaces it and
+    // its stale -wal, which would otherwise be replayed into the restored database.
+    const c = installation();
+    writeFileSync(join(c.dir, 'verity.db'), '');
+    writeFileSync(join(c.dir, 'verity.db-wal'), 'stale');
+    const forced = await cli('restore', file, '--force', '--json', '--config', c.config);
+    expect(forced.json).toMatchObject({ keys: 3 });
+    const wal = join(c.dir, 'verity.db-wal');
+    // Gone, or a fresh one from the check that opened the restored database.
+    expect(existsSync(wal) ? readFileSync(wal, 'utf8') : '').not.toBe('stale');
+    expect((await cli('keys', 'check', '--config', c.config)).code).toBe(0);
   });
 
-  test('refuses to back up over the database itself, or a database that does not exist', async () => {
-    const self = await cli('backup', join(server.dir, 'verity.db'), '--force', '--config', server.configPath);
-    expect(self.code).toBe(1);
-    expect(self.stderr).toContain('cannot be the database itself');
-
-    const { dir, cleanup } = tempDir('verity-empty');
-    try {
-      const config = join(dir, 'verity.toml');
-      writeFileSync(config, testToml(dir));
-      const r = await cli('backup', join(dir, 'out.db'), '--config', config);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('no database at');
-      expect(existsSync(join(dir, 'verity.db'))).toBe(false);
-    } finally {
-      cleanup();
-    }
-    expect((await cli('backup', '--config', server.configPath)).code).toBe(2);
+  test('the database restored without its keys: the start refuses and keys check exits 1', async () => {
+    const a = installation();
+    const ctx = await start(a.dir);
+    await createTestApp(ctx, { type: 'public', redirectUris: [CALLBACK], scopes: 'openid' });
+    ctx.db.close();
+    const file = join(a.dir, 'verity.backup');
+    expect((await cli('backup', file, '--config', a.config)).code).toBe(0);
+    const b = installation();
+    expect((await cli('restore', file, '--config', b.config)).code).toBe(0);
+    // The keys directory lost afterwards (or never copied).
+    for (const f of readdirSync(join(b.dir, 'keys'))) writeFileSync(join(b.dir, 'keys', f), '');
+    const check = await cli('keys', 'check', '--config', b.config);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('docs/backup.md#restoring');
+    await expect(start(b.dir)).rejects.toThrow(join(b.dir, 'keys'));
   });
 });

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import pkg from '../../package.json' with { type: 'json' };
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { publishNext } from '../../src/keys/rotation.ts';
+import { unix } from '../../src/platform/clock.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -31,6 +35,32 @@ describe('operations endpoints', () => {
     expect(await notReady.json()).toEqual({ status: 'unavailable', problems: ['no active signing key'] });
     // Liveness does not depend on readiness.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  test('/readyz is 503 when the active signing key cannot be loaded', async () => {
+    server = await startTestServer();
+    const active = server.ctx.keys.store.active()!.kid;
+    rmSync(join(server.dir, 'keys', `${active}.jwk.json`));
+    server.ctx.keys.invalidate(); // as after a key change made by another process
+    const res = await fetch(`${server.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      status: 'unavailable',
+      problems: ['signing key or JWKS unavailable'],
+    });
+  });
+
+  test('an unreadable key file other than the active one is skipped: JWKS, signing and /readyz carry on', async () => {
+    server = await startTestServer();
+    const active = server.ctx.keys.store.active()!.kid;
+    const next = await publishNext(server.ctx, unix(server.clock), 'cli');
+    writeFileSync(join(server.dir, 'keys', `${next}.jwk.json`), '{ not json');
+    server.ctx.keys.invalidate();
+    const jwks = await fetch(`${server.url}/.well-known/jwks.json`);
+    expect(jwks.status).toBe(200);
+    expect((await jwks.json()).keys.map((k: { kid: string }) => k.kid)).toEqual([active]);
+    expect((await server.ctx.keys.signingKey()).kid).toBe(active);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
 
   test('/metrics is Prometheus text with request counters by route pattern, never the raw path', async () => {

@@ -138,3 +138,19 @@ describe('the database holds at most one active signing key', () => {
     expect(existsSync(join(ctx.dir, 'keys', `${first}.jwk.json`))).toBe(false);
   });
 });
+
+describe('a removed key signs nothing more', () => {
+  test('after "keys retire --remove" in another process, the server signs with the successor at once', async () => {
+    ctx = await testContext();
+    // The server's key service has signed (and cached the key) just before the operator acts.
+    const server = new KeyService(ctx.db, ctx.config, ctx.clock);
+    const compromised = (await server.signingKey()).kid;
+    // The operator's process: promote at once, then drop the compromised key.
+    const r = await rotateManually(ctx, { immediate: true });
+    await retireKey(ctx, compromised, { remove: true });
+    // No cache interval passes: the very next signature uses the new key.
+    const now = await server.signingKey();
+    expect(now.kid).toBe(r.active);
+    expect(now.kid).not.toBe(compromised);
+  });
+});

@@ -19,3 +19,14 @@ export const signingKeys = sqliteTable(
   // promotion must retire the old key before activating the new one.
   (t) => [uniqueIndex('signing_keys_one_active').on(t.state).where(sql`state = 'active'`)],
 );
+
+/**
+ * A check value for each instance secret kept outside the database (pairwise secret, webhook secret
+ * key): HMAC-SHA256(secret, "verity-instance-check:<name>"), hex. It proves at start that the secret
+ * in use is the one this database was written with, without revealing it.
+ */
+export const instanceSecretChecks = sqliteTable('instance_secret_checks', {
+  name: text('name', { enum: ['pairwise', 'webhook-secrets'] }).primaryKey(),
+  check: text('check').notNull(),
+  recordedAt: time('recorded_at').notNull(),
+});

@@ -1,0 +1,48 @@
+import type { Db } from '../db/open.ts';
+
+export type InstanceSecretName = 'pairwise' | 'webhook-secrets';
+
+export function createInstanceCheckStore(db: Db) {
+  return {
+    /** Recorded check values by name; none for a database written before checks were recorded. */
+    all(): Map<InstanceSecretName, string> {
+      const hasTable = db.sql
+        .prepare<{ n: number }>(
+          "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'instance_secret_checks'",
+        )
+        .get()!.n;
+      if (!hasTable) return new Map();
+      const rows = db.sql
+        .prepare<{ name: InstanceSecretName; check: string }>(
+          'SELECT name, "check" FROM instance_secret_checks',
+        )
+        .all();
+      return new Map(rows.map((r) => [r.name, r.check]));
+    },
+    /** Records the checks not yet recorded (a concurrent start may have recorded them first). */
+    record(checks: Map<InstanceSecretName, string>, now: number): void {
+      db.sql.transaction(() => {
+        const insert = db.sql.prepare(
+          'INSERT INTO instance_secret_checks (name, "check", recorded_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING',
+        );
+        for (const [name, check] of checks) insert.run(name, check, now);
+      });
+    },
+    /**
+     * Whether the database holds anything an instance secret was used for: a production person, an
+     * application, a consent, a webhook endpoint, or a recorded check. The seeded sandbox personas alone
+     * do not count: no application has seen a `sub` of theirs yet.
+     */
+    inUse(): boolean {
+      return (
+        db.sql
+          .prepare<{ n: number }>(
+            `SELECT EXISTS (SELECT 1 FROM persons WHERE environment = 'production')
+               OR EXISTS (SELECT 1 FROM applications) OR EXISTS (SELECT 1 FROM consents)
+               OR EXISTS (SELECT 1 FROM webhook_endpoints) AS n`,
+          )
+          .get()!.n === 1 || this.all().size > 0
+      );
+    },
+  };
+}
