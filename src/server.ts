@@ -25,12 +25,13 @@ export async function startServer(
 ): Promise<RunningServer> {
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const { fetch, routes } = createHandlers(ctx);
+  const { fetch, routes, maxBodySize } = createHandlers(ctx);
   const addr = parseListen(config.server.listen);
   const server: Listening = await listen(fetch, {
     hostname: addr.hostname,
     port: opts.port ?? addr.port,
     routes,
+    maxBodySize,
   });
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);
   const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;
