@@ -11,11 +11,18 @@ export interface StreamedAnswer {
 /**
  * POSTs a chunked body of up to `bytes` zero bytes over a raw socket (no Content-Length, so the server
  * can only count it as it comes), stops sending as soon as the answer is complete and returns it.
- * Fails after `timeoutMs`.
+ * With `declared`, the head announces that Content-Length instead and no body byte is sent: only a
+ * server that judges the declared length answers. Fails after `timeoutMs`.
  */
 export function streamBody(
   url: string,
-  opts: { bytes: number; contentType: string; headers?: Record<string, string>; timeoutMs?: number },
+  opts: {
+    bytes: number;
+    contentType: string;
+    declared?: number;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  },
 ): Promise<StreamedAnswer> {
   const u = new URL(url);
   const chunk = Buffer.alloc(64 * 1024);
@@ -50,6 +57,7 @@ export function streamBody(
       return { status: Number(statusLine!.split(' ')[1]), headers, body: body.toString('utf8'), sent };
     };
     const write = () => {
+      if (opts.declared !== undefined) return;
       while (!done && sent < opts.bytes) {
         sent += chunk.length;
         if (!socket.write(framed)) return void socket.once('drain', write);
@@ -61,7 +69,7 @@ export function streamBody(
         `POST ${u.pathname}${u.search} HTTP/1.1`,
         `Host: ${u.host}`,
         `Content-Type: ${opts.contentType}`,
-        'Transfer-Encoding: chunked',
+        opts.declared === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${opts.declared}`,
         ...Object.entries(opts.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
         '',
         '',
