@@ -20,14 +20,11 @@ export const BODY_LIMITS = {
 export const LARGEST_BODY_LIMIT = Math.max(...Object.values(BODY_LIMITS));
 
 /**
- * The body, or undefined if it is larger than `maxSize`. A declared length over the limit is refused
- * before anything is read; a chunked body is counted as it streams and the stream is cancelled once
- * the count passes the limit.
+ * A chunked body, or undefined if it is larger than `maxSize`: counted as it streams, and the stream
+ * cancelled once the count passes the limit.
  */
 async function readWithin(req: Request, maxSize: number): Promise<Buffer | undefined> {
   if (!req.body) return Buffer.alloc(0);
-  const declared = declaredLength(req);
-  if (declared !== undefined && declared > maxSize) return undefined;
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
