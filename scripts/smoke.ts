@@ -65,6 +65,8 @@ export interface Started {
   baseUrl: string;
   dir: string;
   configPath: string;
+  /** The server's process id. */
+  pid: number;
   startedInMs: number;
   /** Runs a CLI command of the same way against the same config; stdout is returned. */
   cli(...argv: string[]): { exitCode: number; stdout: string; stderr: string };
@@ -144,6 +146,7 @@ export async function startWay(
     baseUrl,
     dir,
     configPath,
+    pid: child.pid,
     startedInMs: Math.round(performance.now() - started),
     cli(...argv) {
       const run = Bun.spawnSync([...command, ...argv, '--config', configPath], {

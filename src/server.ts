@@ -29,11 +29,12 @@ export async function startServer(
   if (port !== 0) await assertBindable(addr.hostname, port);
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const { fetch, routes } = createHandlers(ctx);
+  const { fetch, routes, maxBodySize } = createHandlers(ctx);
   const server: Listening = await listen(fetch, {
     hostname: addr.hostname,
     port,
     routes,
+    maxBodySize,
   });
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);
   const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;

@@ -2,6 +2,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
+import { pageBodyLimit } from '../http/body-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import { logUnhandled } from '../identity/error-response.tsx';
 import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
@@ -21,6 +22,15 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
 const PRIVATE = ['apps', 'keys', 'account'];
 
+const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
+
+/** The paths of the portal's pages, under its mount path `base`. */
+export const portalPaths = (base: string) => (path: string) => {
+  if (!path.startsWith(base)) return false;
+  const rest = path.slice(base.length);
+  return rest === '' || rest === '/' || SEGMENTS.has(rest.split('/')[1] ?? '');
+};
+
 /** The developer portal, mounted at the path of `[server] developer_url`. */
 export function portalRouter(ctx: AppContext) {
   const app = new Hono<PortalEnv & SecurityHeadersEnv>();
@@ -28,11 +38,7 @@ export function portalRouter(ctx: AppContext) {
   const portal = createPortal(ctx, base);
 
   // One registration each (a nonce set twice would not match the header), limited to portal paths.
-  const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
-  const inPortal = (path: string) => {
-    const rest = path.slice(base.length);
-    return rest === '' || rest === '/' || SEGMENTS.has(rest.split('/')[1] ?? '');
-  };
+  const inPortal = portalPaths(base);
   const isPrivate = (path: string) => PRIVATE.includes(path.slice(base.length).split('/')[1] ?? '');
   const only =
     (mw: unknown): MiddlewareHandler<PortalEnv> =>
@@ -40,6 +46,7 @@ export function portalRouter(ctx: AppContext) {
       inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
   app.use('*', only(trimTrailingSlash()));
   app.use('*', only(securityHeaders()));
+  app.use('*', only(pageBodyLimit()));
   app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
   app.use('*', only(csrfProtection([ctx.config.server.developer_url])));
   // Pages behind sign-in: without a live session the browser goes to the sign-in page.

@@ -1,10 +1,10 @@
-import { Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import type { AppContext } from '../context.ts';
-import { portalRouter } from '../developer/portal.router.tsx';
+import { portalPaths, portalRouter } from '../developer/portal.router.tsx';
 import { documentsRouter } from '../documents/documents.router.ts';
-import { ApiError } from '../errors.ts';
-import { identityRouter } from '../identity/identity.router.tsx';
+import { ApiError, OAuthError } from '../errors.ts';
+import { identityPaths, identityRouter } from '../identity/identity.router.tsx';
 import { jwksRouter } from '../keys/jwks.router.ts';
 import { oauthRouter } from '../oauth/oauth.router.ts';
 import { type PlainHandler, tokenEndpoint } from '../oauth/token-endpoint.ts';
@@ -12,8 +12,9 @@ import { discoveryRouter } from '../oidc/discovery.router.ts';
 import { userinfoRouter } from '../oidc/userinfo.router.ts';
 import type { FetchHandler, Routes } from '../platform/listen.ts';
 import { webhooksRouter } from '../webhooks/webhooks.router.ts';
+import { BODY_LIMITS, LARGEST_BODY_LIMIT, limitBody, payloadTooLarge } from './body-limit.ts';
 import type { AppEnv } from './env.ts';
-import { apiErrorResponse } from './errors.ts';
+import { apiErrorResponse, tokenErrorResponse } from './errors.ts';
 import { openApiRouter } from './openapi.router.ts';
 import { opsRouter } from './ops.router.ts';
 import { observe, requestContext } from './request-context.ts';
@@ -34,6 +35,9 @@ export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(c
   app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));
+  const identityPath = surfacePath(ctx.config.server.identity_url);
+  const developerPath = surfacePath(ctx.config.server.developer_url);
+  app.use(apiBodyLimit(identityPaths(identityPath), portalPaths(developerPath)));
   // Hono passes only Error instances to onError; anything else thrown is wrapped so it gets the same 500.
   app.use(async (_c, next) => {
     try {
@@ -53,8 +57,6 @@ export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(c
   app.route('/', capabilitiesRouter(ctx));
   app.route('/', webhooksRouter(ctx));
 
-  const identityPath = surfacePath(ctx.config.server.identity_url);
-  const developerPath = surfacePath(ctx.config.server.developer_url);
   app.route(identityPath || '/', identityRouter(ctx));
   app.route(developerPath || '/', portalRouter(ctx));
 
@@ -64,15 +66,40 @@ export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(c
 }
 
 /**
+ * The body limits of the API (docs/reference.md, "Body limits"); the pages of the identity experience
+ * and the portal apply theirs in their own routers, so that their error handlers render the 413.
+ */
+function apiBodyLimit(...pages: ((path: string) => boolean)[]): MiddlewareHandler<AppEnv> {
+  const oauth = (path: string) => path.startsWith('/v1/oauth/');
+  const limit = limitBody<Context<AppEnv>>(
+    (c) =>
+      oauth(c.req.path)
+        ? BODY_LIMITS.oauth
+        : c.req.path.startsWith('/v1/developer/')
+          ? BODY_LIMITS.developerApi
+          : BODY_LIMITS.other,
+    (c) => {
+      if (!oauth(c.req.path)) throw payloadTooLarge();
+      return tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);
+    },
+  );
+  return (c, next) => (pages.some((isPage) => isPage(c.req.path)) ? next() : limit(c, next));
+}
+
+/**
  * What the listener serves: the app, and the routes it may answer before the app sees the request
  * (Bun.serve matches them natively; elsewhere the app serves them, with the same handlers).
  */
 export function createHandlers(
   ctx: AppContext,
   extend?: (app: ReturnType<typeof createApp>) => void,
-): { fetch: FetchHandler; routes: Routes } {
+): { fetch: FetchHandler; routes: Routes; maxBodySize: number } {
   const token = tokenEndpoint(ctx);
   const app = createApp(ctx, token);
   extend?.(app);
-  return { fetch: (req, conn) => app.fetch(req, conn), routes: { '/v1/oauth/token': { POST: token } } };
+  return {
+    fetch: (req, conn) => app.fetch(req, conn),
+    routes: { '/v1/oauth/token': { POST: token } },
+    maxBodySize: LARGEST_BODY_LIMIT,
+  };
 }

@@ -74,7 +74,8 @@ function reusableSignIn(
   if (!session.subjectId || session.authTime === null) return undefined;
   const person = createFlowPersonStore(ctx.db).get(session.subjectId);
   if (person?.status !== 'active' || person.environment !== req.environment) return undefined;
-  if (prompts(req).has('login')) return undefined;
+  // max_age=0 asks for a sign-in now (OIDC Core §3.1.2.1): a session from this very second is no answer.
+  if (prompts(req).has('login') || req.maxAge === 0) return undefined;
   if (req.maxAge !== undefined && unix(ctx.clock) - session.authTime > req.maxAge) return undefined;
   return person;
 }

@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
+import { BODY_LIMITS, pageBodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
@@ -80,6 +81,14 @@ const framesField = z
   );
 const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
+/** The paths of the identity experience's pages, under its mount path `base`. */
+export const identityPaths = (base: string) => (path: string) =>
+  path.startsWith(base) && /^\/(authorize|account)(\/|$)/.test(path.slice(base.length));
+
+/** The face step's form carries camera frames; every other form is small. */
+const formLimit = (c: C) =>
+  c.req.method === 'POST' && c.req.path.endsWith('/face') ? BODY_LIMITS.cameraFrames : BODY_LIMITS.pages;
+
 /** The hosted identity experience, mounted at the path of `[server] identity_url`. */
 export function identityRouter(ctx: AppContext) {
   const app = new Hono<Env>();
@@ -97,6 +106,7 @@ export function identityRouter(ctx: AppContext) {
     app.get('/*', (c, next) => (c.req.path === `${base}/` ? c.redirect(`${base}/account`, 303) : next()));
   }
   app.use(flow, securityHeaders());
+  app.use(flow, pageBodyLimit(formLimit));
   app.use(flow, sessionMiddleware(ctx, { kind: 'identity', cookieName: IDENTITY_COOKIE }));
   app.use(flow, csrfProtection([ctx.config.server.identity_url]));
 

@@ -34,6 +34,10 @@ export type Check = (input: CheckInput) => void;
 
 const invalid = (description: string) => new OAuthError('invalid_request', description);
 
+/** Caps in UTF-8 bytes: each value is stored with the request and sent back (state) or signed (nonce). */
+export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256 } as const;
+export const bytes = (v: string) => Buffer.byteLength(v, 'utf8');
+
 /** Parameters this endpoint reads; none of them may appear twice. */
 export const KNOWN_PARAMS = [
   'response_type',
@@ -109,6 +113,7 @@ export const scope: Check = ({ value, client, draft }) => {
 export const state: Check = ({ value, draft }) => {
   const v = value('state');
   if (v === undefined) throw invalid('The state parameter is required.');
+  if (bytes(v) > MAX_BYTES.state) throw invalid(`The state parameter is over ${MAX_BYTES.state} bytes.`);
   draft.state = v;
 };
 
@@ -116,7 +121,8 @@ export const nonce: Check = ({ value, draft }) => {
   const v = value('nonce');
   if (v === undefined && draft.scopes?.includes('openid'))
     throw invalid('The nonce parameter is required with the openid scope.');
-  if (v !== undefined && v.length > 512) throw invalid('The nonce parameter is too long.');
+  if (v !== undefined && bytes(v) > MAX_BYTES.nonce)
+    throw invalid(`The nonce parameter is over ${MAX_BYTES.nonce} bytes.`);
   draft.nonce = v;
 };
 
@@ -176,7 +182,9 @@ export const maxAge: Check = ({ value, draft }) => {
 export const loginHint: Check = ({ value, draft }) => {
   const v = value('login_hint');
   if (v === undefined) return;
-  if (v.length > 256 || CONTROL.test(v)) throw invalid('login_hint is not acceptable.');
+  if (bytes(v) > MAX_BYTES.login_hint)
+    throw invalid(`The login_hint parameter is over ${MAX_BYTES.login_hint} bytes.`);
+  if (CONTROL.test(v)) throw invalid('login_hint is not acceptable.');
   draft.loginHint = v;
 };
 

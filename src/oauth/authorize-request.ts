@@ -3,7 +3,13 @@ import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
 import { createAuthorizationRequestStore } from './authorization-request.store.ts';
-import { AUTHORIZE_CHECKS, type CheckInput, type ValidAuthorizeRequest } from './authorize-checks.ts';
+import {
+  AUTHORIZE_CHECKS,
+  bytes,
+  type CheckInput,
+  MAX_BYTES,
+  type ValidAuthorizeRequest,
+} from './authorize-checks.ts';
 import { clientRegistry } from './client.store.ts';
 
 /**
@@ -52,12 +58,14 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
     value: (name) => single(params, name),
     draft,
   };
+  // An over-long state is not sent back: the callback would reflect whatever a crafted link put there.
+  const state = single(params, 'state');
+  const echoed = state !== undefined && bytes(state) <= MAX_BYTES.state ? state : undefined;
   for (const [, check] of AUTHORIZE_CHECKS) {
     try {
       check(input);
     } catch (e) {
-      if (e instanceof OAuthError)
-        throw new AuthorizeError(e.error, e.description, redirectUri, single(params, 'state'));
+      if (e instanceof OAuthError) throw new AuthorizeError(e.error, e.description, redirectUri, echoed);
       throw e;
     }
   }

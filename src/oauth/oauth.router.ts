@@ -1,26 +1,18 @@
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
-import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { tokenErrorResponse } from '../http/errors.ts';
 import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
 import { findClient } from './client.store.ts';
 import { authorizeErrorPage } from './error-page.ts';
-import { MAX_OAUTH_BODY, rateLimitScope } from './token-endpoint.ts';
-
-const tooLarge = (c: Context) =>
-  tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);
+import { rateLimitScope } from './token-endpoint.ts';
 
 /** GET/POST /v1/oauth/authorize (POST /v1/oauth/token is token-endpoint.ts). */
 export function oauthRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const identityUrl = ctx.config.server.identity_url;
   const issuer = ctx.config.server.base_url;
-
-  app.post('/v1/oauth/*', bodyLimit({ maxSize: MAX_OAUTH_BODY, onError: tooLarge }));
 
   // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
   // endpoint counts in token-endpoint.ts); the client named in the request selects its environment's and

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { readTextWithin } from '../http/body-limit.ts';
+import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
 import { tokenError } from '../http/errors.ts';
 import {
   countRequest,
@@ -15,8 +15,6 @@ import { authenticateClient, type ClientCredentials, readClientCredentials } fro
 import { exchangeCode } from './token.ts';
 import { parseTokenBody } from './token-body.ts';
 
-// Every legitimate OAuth request body is a few hundred bytes.
-export const MAX_OAUTH_BODY = 64 * 1024;
 const ROUTE = '/v1/oauth/token';
 
 export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
@@ -42,7 +40,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
     };
     let res: Response;
     try {
-      const text = await readTextWithin(req, MAX_OAUTH_BODY);
+      const text = await readTextWithin(req, BODY_LIMITS.oauth);
       if (text === undefined) throw new OAuthError('invalid_request', 'The request body is too large.', 413);
       res = Response.json(await exchange(ctx, req, text, ip, headers), { headers });
     } catch (e) {

@@ -46,7 +46,7 @@ export interface Listening {
 
 export async function listen(
   handler: FetchHandler,
-  opts: { hostname: string; port: number; routes?: Routes },
+  opts: { hostname: string; port: number; routes?: Routes; maxBodySize?: number },
 ): Promise<Listening> {
   if (isBun) {
     // Bun matches these natively; any other method on the path falls through to the fetch handler.
@@ -66,8 +66,9 @@ export async function listen(
         hostname: opts.hostname,
         port: opts.port,
         idleTimeout: 30,
-        // Nothing Verity accepts comes near this (camera frames are the largest); the default is 128 MiB.
-        maxRequestBodySize: 8 * 1024 * 1024,
+        // The app's own limits decide, with their error shapes; this is a backstop above the largest
+        // (Bun's default is 128 MiB). Node has none: there the app's limits alone hold.
+        maxRequestBodySize: (opts.maxBodySize ?? 1024 * 1024) + 1024 * 1024,
         fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
       });
     } catch (e) {

@@ -15,6 +15,8 @@ export interface HandleCallbackParams<T> {
   store: TransactionStore;
   /** When given, an `iss` parameter in the callback (RFC 9207) must equal it. */
   issuer?: string;
+  /** The issuer advertises `authorization_response_iss_parameter_supported`: `iss` must be present. */
+  issRequired?: boolean;
   ttlSeconds?: number;
   clock?: SdkClock;
   /**
@@ -75,6 +77,8 @@ export async function handleCallback<T>(p: HandleCallbackParams<T>): Promise<Cal
 
   try {
     const iss = query.get('iss');
+    if (p.issRequired && iss === null)
+      throw new CallbackError('issuer_missing', 'the callback does not name its issuer (iss)');
     if (p.issuer !== undefined && iss !== null && iss !== p.issuer)
       throw new CallbackError('issuer_mismatch', 'the callback came from another issuer');
     const error = query.get('error');

@@ -65,7 +65,8 @@ export interface VerityClient {
     sessionId: string | undefined,
   ): Promise<CallbackOutcome<SignInResult>>;
   exchangeCode(code: string, tx: Pick<Transaction, 'codeVerifier' | 'redirectUri'>): Promise<TokenResponse>;
-  validateIdToken(idToken: string, nonce: string): Promise<IdTokenClaims>;
+  /** With `accessToken`, an `at_hash` in the ID token must match it. */
+  validateIdToken(idToken: string, nonce: string, accessToken?: string): Promise<IdTokenClaims>;
   userinfo(accessToken: string): Promise<UserInfo>;
   listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
   getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
@@ -117,12 +118,14 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
       await options.store.save(tx);
       return { transactionId: tx.id, authorizationUrl: url };
     },
-    handleCallback(callback, sessionId) {
+    async handleCallback(callback, sessionId) {
+      const doc = await discovery();
       return handleCallback<SignInResult>({
         callback,
         sessionId,
         store: options.store,
         issuer,
+        issRequired: doc.authorization_response_iss_parameter_supported === true,
         ttlSeconds: ttl,
         clock,
         async complete(code, tx) {
@@ -133,7 +136,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
               throw new UnexpectedResponseError('openid was granted but no id_token came back');
             return { tokens, scopes };
           }
-          const claims = await client.validateIdToken(tokens.id_token, tx.nonce);
+          const claims = await client.validateIdToken(tokens.id_token, tx.nonce, tokens.access_token);
           return { tokens, claims, scopes };
         },
       });
@@ -151,12 +154,13 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         clock,
       });
     },
-    async validateIdToken(idToken, nonce) {
+    async validateIdToken(idToken, nonce, accessToken) {
       const doc = await discovery();
       return validateIdToken(idToken, {
         issuer: doc.issuer,
         clientId: options.clientId,
         nonce,
+        ...(accessToken === undefined ? {} : { accessToken }),
         jwks: await keys(),
         clock,
       });

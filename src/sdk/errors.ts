@@ -21,6 +21,7 @@ export type CallbackErrorCode =
   | 'transaction_consumed'
   | 'state_missing'
   | 'state_mismatch'
+  | 'issuer_missing'
   | 'issuer_mismatch'
   | 'code_missing';
 
@@ -57,6 +58,7 @@ export type IdTokenErrorCode =
   | 'id_token_iat'
   | 'id_token_auth_time'
   | 'id_token_nonce'
+  | 'id_token_at_hash'
   | 'id_token_claims';
 
 export class IdTokenError extends VerityError {

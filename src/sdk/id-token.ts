@@ -2,7 +2,7 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { type SdkClock, systemClock } from './clock.ts';
 import { IdTokenError } from './errors.ts';
 import type { JwksCache } from './jwks.ts';
-import { timingSafeEqual } from './random.ts';
+import { base64url, timingSafeEqual } from './random.ts';
 
 /** The ID token's claims as Verity issues them; identity data is in UserInfo, not here. */
 export interface IdTokenClaims {
@@ -29,6 +29,8 @@ export interface ValidateIdTokenOptions {
   clientId: string;
   /** The nonce stored in the transaction. */
   nonce: string;
+  /** The access token issued with the ID token: its `at_hash`, when present, must match it. */
+  accessToken?: string;
   jwks: JwksCache;
   clock?: SdkClock;
 }
@@ -39,7 +41,7 @@ export const MAX_SKEW_SECONDS = 60;
 /**
  * Validates an ID token exactly as the interface requires: RS256 only, key chosen by `kid` from the
  * cached JWKS, `iss`, `aud` (and `azp` when there are several audiences), `exp`, `iat` and `auth_time`
- * with at most 60 s of skew, and `nonce` compared in constant time.
+ * with at most 60 s of skew, `nonce` compared in constant time, and `at_hash` when present.
  */
 export async function validateIdToken(idToken: string, opts: ValidateIdTokenOptions): Promise<IdTokenClaims> {
   const now = (opts.clock ?? systemClock).now();
@@ -82,7 +84,20 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
     throw new IdTokenError('id_token_azp', 'ID token has several audiences and azp is not this client');
   if (typeof payload.nonce !== 'string' || !(await timingSafeEqual(payload.nonce, opts.nonce)))
     throw new IdTokenError('id_token_nonce', 'ID token nonce does not match the transaction');
+  if (payload.at_hash !== undefined && opts.accessToken !== undefined) {
+    if (
+      typeof payload.at_hash !== 'string' ||
+      !(await timingSafeEqual(payload.at_hash, await atHash(opts.accessToken)))
+    )
+      throw new IdTokenError('id_token_at_hash', 'ID token at_hash does not match the access token');
+  }
   return payload as IdTokenClaims;
+}
+
+/** OIDC Core §3.1.3.6: the left-most 128 bits of SHA-256 (for RS256) of the token's ASCII, base64url. */
+async function atHash(accessToken: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken));
+  return base64url(new Uint8Array(digest, 0, 16));
 }
 
 function mapJoseError(e: unknown): IdTokenError {

@@ -11,6 +11,7 @@ import {
   location,
   open,
   passFace,
+  pkcePair,
   signInPersona,
 } from './flow-helpers.ts';
 
@@ -328,6 +329,43 @@ describe('prompt, max_age and display', () => {
     const res = await f.browser.get(beyond);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Choose a test persona');
+  });
+
+  test('max_age=0 is prompt=login: a fresh session signs in again, and auth_time is the new sign-in', async () => {
+    f = await flow();
+    const first = await f.authorize();
+    await throughFace(first);
+    await decide(f.browser, first, 'allow');
+    const firstSignIn = Math.floor(f.ctx.clock.now().getTime() / 1000);
+
+    // In the same second as the sign-in, still asked to sign in again.
+    const path = await f.authorize({ max_age: '0' });
+    const page = await f.browser.get(path);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Choose a test persona');
+
+    f.ctx.clock.advance(30_000);
+    const { verifier, challenge } = pkcePair();
+    const again = await f.authorize({ max_age: '0', code_challenge: challenge });
+    const face = await throughFace(again);
+    const { code } = callbackParams(face);
+    const res = await f.app.request('/v1/oauth/token', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${f.client.clientId}:${f.client.clientSecret}`)}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code!,
+        redirect_uri: CALLBACK,
+        code_verifier: verifier,
+      }),
+    });
+    expect(res.status).toBe(200);
+    const idToken = (await res.json()).id_token as string;
+    const claims = JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString());
+    expect(claims.auth_time).toBe(firstSignIn + 30);
   });
 
   test('display=popup gives the compact layout', async () => {

@@ -365,6 +365,32 @@ describe('every other problem is redirected with error, state and iss', () => {
     expect(ok.headers.get('location')).toContain('/authorize/ar_');
   });
 
+  test('state, nonce and login_hint are capped in bytes: 2,048, 512 and 256', async () => {
+    // At the cap (in multi-byte characters too) the request goes through.
+    const atCap = params({ state: 'é'.repeat(1024), nonce: 'n'.repeat(512), login_hint: 'ü'.repeat(128) });
+    expect((await authorize(atCap)).headers.get('location')).toContain('/authorize/ar_');
+    for (const over of [
+      { nonce: 'n'.repeat(513) },
+      { nonce: 'é'.repeat(257) },
+      { login_hint: 'ü'.repeat(129) },
+    ]) {
+      const q = await expectErrorRedirect(await authorize(params(over)), 'invalid_request');
+      expect(q.get('state')).toBe('st-123');
+    }
+    // An over-long state is refused and not reflected into the callback.
+    for (const state of ['s'.repeat(2049), 'é'.repeat(1025)]) {
+      const q = await expectErrorRedirect(await authorize(params({ state })), 'invalid_request');
+      expect(q.get('error_description')).toContain('state');
+      expect(q.has('state')).toBe(false);
+    }
+    // Nor when another check fails first.
+    const q = await expectErrorRedirect(
+      await authorize(params({ state: 's'.repeat(3000), response_type: 'token' })),
+      'unsupported_response_type',
+    );
+    expect(q.has('state')).toBe(false);
+  });
+
   test('nothing is stored for a refused request', async () => {
     await authorize(params({ scope: 'openid admin' }));
     await authorize(params({ client_id: 'cid_test_nope' }));

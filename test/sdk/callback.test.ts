@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import { fixedClock } from '../../src/platform/clock.ts';
 import {
   AuthorizationError,
@@ -193,6 +194,56 @@ describe('handleCallback', () => {
     const other = s.callback.replace(/iss=[^&]*/, 'iss=https%3A%2F%2Fevil.example');
     expect(await refusal(client.handleCallback(other, 'session-a'))).toBe('issuer_mismatch');
     expect(fake.count('/v1/oauth/token')).toBe(0);
+  });
+
+  test('iss is required once the issuer advertises it (RFC 9207), optional before', async () => {
+    const s = await start();
+    const without = s.callback.replace(/&iss=[^&]*/, '');
+    fake.discovery = { authorization_response_iss_parameter_supported: true };
+    const advertising = createVerityClient({
+      issuer: fake.url,
+      clientId: CLIENT,
+      clientSecret: 'cs_test_secret',
+      redirectUri: REDIRECT,
+      store,
+      clock,
+    });
+    expect(await refusal(advertising.handleCallback(without, 'session-a'))).toBe('issuer_missing');
+    expect(fake.count('/v1/oauth/token')).toBe(0);
+
+    const again = await start();
+    expect(
+      (await client.handleCallback(again.callback.replace(/&iss=[^&]*/, ''), 'session-a')).result.claims,
+    ).toBeDefined();
+  });
+
+  test('at_hash, when present, must be that of the access token', async () => {
+    const answer = (nonce: string, atHash: string) => async () =>
+      Response.json({
+        access_token: 'at_x',
+        token_type: 'Bearer',
+        expires_in: 900,
+        scope: 'openid',
+        id_token: await signIdToken({
+          key,
+          iss: fake.url,
+          aud: CLIENT,
+          nonce,
+          now: clock.now(),
+          extra: { at_hash: atHash },
+        }),
+      });
+    // Left-most 128 bits of SHA-256("at_x"), base64url.
+    const right = createHash('sha256').update('at_x').digest().subarray(0, 16).toString('base64url');
+    let s = await start();
+    fake.token = answer(s.url.searchParams.get('nonce')!, right);
+    expect((await client.handleCallback(s.callback, 'session-a')).result.claims?.at_hash).toBe(right);
+
+    s = await start();
+    const wrong = createHash('sha256').update('at_y').digest().subarray(0, 16).toString('base64url');
+    fake.token = answer(s.url.searchParams.get('nonce')!, wrong);
+    const err = await client.handleCallback(s.callback, 'session-a').catch((e) => e);
+    expect(err.code).toBe('id_token_at_hash');
   });
 
   test('an ID token for another nonce fails the sign-in', async () => {

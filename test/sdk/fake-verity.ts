@@ -29,6 +29,8 @@ export interface FakeVerity {
   /** Keys published in the JWKS (edit to rotate). */
   published: FakeKey[];
   jwksCacheControl: string | null;
+  /** Fields added to the discovery document. */
+  discovery: Record<string, unknown>;
   /** Overrides the token endpoint's answer. */
   token: (req: Recorded) => Response | Promise<Response>;
   userinfo: (req: Recorded) => Response | Promise<Response>;
@@ -43,6 +45,7 @@ export async function startFakeVerity(): Promise<FakeVerity> {
     requests: [],
     published: [],
     jwksCacheControl: 'public, max-age=300',
+    discovery: {},
     token: () =>
       Response.json({ error: 'invalid_grant', error_description: 'not configured' }, { status: 400 }),
     userinfo: () => Response.json({ sub: 'sub-1' }),
@@ -70,6 +73,7 @@ export async function startFakeVerity(): Promise<FakeVerity> {
             token_endpoint: `${fake.url}/v1/oauth/token`,
             userinfo_endpoint: `${fake.url}/v1/userinfo`,
             jwks_uri: `${fake.url}/.well-known/jwks.json`,
+            ...fake.discovery,
           });
         case '/.well-known/jwks.json': {
           const headers: Record<string, string> = {};

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts';
 import type { AppContext } from '../../context.ts';
 import { ApiError, NotFoundError } from '../../errors.ts';
+import { pageBodyLimit } from '../../http/body-limit.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { unix } from '../../platform/clock.ts';
@@ -43,6 +44,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   const app = new Hono<Env>();
   const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
   app.use('*', securityHeaders());
+  app.use('*', pageBodyLimit());
   app.use('*', sessionMiddleware(ctx, { kind: 'identity', cookieName }));
   app.use('*', csrfProtection([ctx.config.server.identity_url]));
 
