@@ -169,7 +169,11 @@ export async function connectPersona(
   const path = pathOf(location(await b.get(`/v1/oauth/authorize?${q}`)));
   const start = await open(b, path);
   if (start.res.status === 200)
-    await b.post(`${path}/signin`, { csrf_token: start.csrf, persona: opts.persona ?? 'ada', outcome: 'none' });
+    await b.post(`${path}/signin`, {
+      csrf_token: start.csrf,
+      persona: opts.persona ?? 'ada',
+      outcome: 'none',
+    });
   let res = await passFace(b, path);
   const askedConsent = location(res).endsWith('/consent');
   if (askedConsent) res = await decide(b, path, 'allow');
