@@ -24,7 +24,7 @@ afterEach(() => ctx?.cleanup());
 
 async function setup() {
   ctx = await testContext({ extra: '[rate_limits.oauth]\nrequests = 1000' });
-  const shape = { type: 'confidential', redirectUris: [CALLBACK], scopes: 'openid email' } as const;
+  const shape = { type: 'confidential' as const, redirectUris: [CALLBACK], scopes: 'openid email' };
   alices = await createTestApp(ctx, { ...shape, name: 'Alice Shop' });
   bobs = await createTestApp(ctx, { ...shape, name: 'Bob Bank' });
   app = createApp(ctx);
