@@ -14,6 +14,9 @@ export interface ConsentRecord extends Consent {
   environment: Environment;
 }
 
+/** A persona's consent as the application's developer sees it. */
+export type SandboxConsent = ConsentRecord & { personName: string };
+
 interface Row extends ConsentRow {
   application_name: string;
   environment: Environment;
@@ -76,10 +79,7 @@ export function createConsentLifecycleStore(db: Db) {
     },
 
     /** The sandbox consents in force of an application, with the persona's name, for its developer. */
-    activeSandboxForApplication(
-      applicationId: string,
-      now: number,
-    ): (ConsentRecord & { personName: string })[] {
+    activeSandboxForApplication(applicationId: string, now: number): SandboxConsent[] {
       return db.sql
         .prepare<Row & { person_name: string | null }>(
           `SELECT ${COLUMNS}, p.name AS person_name ${FROM} JOIN persons p ON p.id = c.person_id

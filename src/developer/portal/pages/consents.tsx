@@ -1,12 +1,12 @@
 /** @jsxImportSource hono/jsx */
 import type { ApplicationView } from '../../../apps/application.store.ts';
-import type { ConsentRecord } from '../../../consent/lifecycle.store.ts';
+import type { SandboxConsent } from '../../../consent/lifecycle.store.ts';
 import { CsrfField, DataTable, Notice, PortalLayout, type PortalProps, when } from './layout.tsx';
 
 export function SandboxConsentsPage(
   props: PortalProps & {
     app: ApplicationView;
-    consents: (ConsentRecord & { personName: string })[];
+    consents: SandboxConsent[];
     notice?: string;
   },
 ) {
