@@ -81,6 +81,7 @@ CREATE TABLE `consents` (
 	`application_id` text NOT NULL,
 	`environment_id` text NOT NULL,
 	`person_id` text NOT NULL,
+	`session_id_hash` text,
 	`scopes` text NOT NULL,
 	`purpose` text NOT NULL,
 	`status` text NOT NULL,
@@ -97,6 +98,7 @@ CREATE TABLE `consents` (
 CREATE INDEX `consents_person` ON `consents` (`person_id`,`status`);--> statement-breakpoint
 CREATE INDEX `consents_env` ON `consents` (`environment_id`,`status`);--> statement-breakpoint
 CREATE INDEX `consents_expires` ON `consents` (`status`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `consents_session` ON `consents` (`session_id_hash`) WHERE session_id_hash IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `developer_api_keys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`developer_id` text NOT NULL,

@@ -1,13 +1,20 @@
 import type { Db } from '../db/open.ts';
 
 export type ConsentStatus = 'active' | 'revoked' | 'expired';
-export type ConsentEndReason = 'revoked_by_person' | 'revoked_by_operator' | 'expired' | 'disconnected';
+export type ConsentEndReason =
+  | 'revoked_by_person'
+  | 'revoked_by_developer'
+  | 'revoked_by_operator'
+  | 'expired'
+  | 'disconnected';
 
 export interface Consent {
   id: string;
   applicationId: string;
   environmentId: string;
   personId: string;
+  /** The identity session that granted a sandbox persona's consent (`holder.ts`); null otherwise. */
+  sessionIdHash: string | null;
   /** Sorted, without duplicates. */
   scopes: string[];
   purpose: string;
@@ -25,6 +32,7 @@ export interface ConsentRow {
   application_id: string;
   environment_id: string;
   person_id: string;
+  session_id_hash: string | null;
   scopes: string;
   purpose: string;
   status: ConsentStatus;
@@ -40,6 +48,7 @@ export const toConsent = (r: ConsentRow): Consent => ({
   applicationId: r.application_id,
   environmentId: r.environment_id,
   personId: r.person_id,
+  sessionIdHash: r.session_id_hash,
   scopes: JSON.parse(r.scopes) as string[],
   purpose: r.purpose,
   status: r.status,
@@ -54,9 +63,14 @@ export const toConsent = (r: ConsentRow): Consent => ({
 export const canonicalScopes = (scopes: readonly string[]): string =>
   JSON.stringify([...new Set(scopes)].sort());
 
-export interface ConsentKey {
-  environmentId: string;
+/** Who holds a consent: the person, and for a sandbox persona the identity session too (`holder.ts`). */
+export interface ConsentHolder {
   personId: string;
+  sessionIdHash: string | null;
+}
+
+export interface ConsentKey extends ConsentHolder {
+  environmentId: string;
   purpose: string;
   scopes: readonly string[];
 }
@@ -67,15 +81,16 @@ export function createConsentStore(db: Db) {
     insert(c: Consent): void {
       db.sql
         .prepare(
-          `INSERT INTO consents (id, application_id, environment_id, person_id, scopes, purpose, status, granted_at,
-             expires_at, last_used_at, ended_at, end_reason)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO consents (id, application_id, environment_id, person_id, session_id_hash, scopes, purpose,
+             status, granted_at, expires_at, last_used_at, ended_at, end_reason)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           c.id,
           c.applicationId,
           c.environmentId,
           c.personId,
+          c.sessionIdHash,
           canonicalScopes(c.scopes),
           c.purpose,
           c.status,
@@ -93,18 +108,26 @@ export function createConsentStore(db: Db) {
     },
 
     /**
-     * The newest active, unexpired consent with exactly this environment, person, purpose and scope
-     * set. A consent for more or fewer scopes, or another purpose, is not the same consent.
+     * The newest active, unexpired consent with exactly this environment, holder, purpose and scope
+     * set. A consent for more or fewer scopes, another purpose or (for a persona) granted in another
+     * session is not the same consent.
      */
     findActive(key: ConsentKey, now: number): Consent | undefined {
       const row = db.sql
         .prepare<ConsentRow>(
           `SELECT * FROM consents
-           WHERE environment_id = ? AND person_id = ? AND purpose = ? AND scopes = ?
+           WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
              AND status = 'active' AND expires_at > ?
            ORDER BY granted_at DESC LIMIT 1`,
         )
-        .get(key.environmentId, key.personId, key.purpose, canonicalScopes(key.scopes), now);
+        .get(
+          key.environmentId,
+          key.personId,
+          key.sessionIdHash,
+          key.purpose,
+          canonicalScopes(key.scopes),
+          now,
+        );
       return row && toConsent(row);
     },
 

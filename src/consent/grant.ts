@@ -34,6 +34,7 @@ export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<
     applicationId: input.applicationId,
     environmentId: input.environmentId,
     personId: input.personId,
+    sessionIdHash: input.sessionIdHash,
     scopes: [...new Set(input.scopes)].sort(),
     purpose: input.purpose,
     status: 'active',

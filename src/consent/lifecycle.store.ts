@@ -1,12 +1,21 @@
 import type { Environment } from '../apps/scope-rules.ts';
 import type { Db } from '../db/open.ts';
-import { type Consent, type ConsentEndReason, type ConsentRow, toConsent } from './consent.store.ts';
+import {
+  type Consent,
+  type ConsentEndReason,
+  type ConsentHolder,
+  type ConsentRow,
+  toConsent,
+} from './consent.store.ts';
 
 /** A consent with what its `consent.revoked` event and the operator's listing need. */
 export interface ConsentRecord extends Consent {
   applicationName: string;
   environment: Environment;
 }
+
+/** A persona's consent as the application's developer sees it. */
+export type SandboxConsent = ConsentRecord & { personName: string };
 
 interface Row extends ConsentRow {
   application_name: string;
@@ -19,12 +28,13 @@ const toRecord = (r: Row): ConsentRecord => ({
   environment: r.environment,
 });
 
-const SELECT = `SELECT c.id, c.application_id, a.name AS application_name, c.environment_id, e.environment,
-    c.person_id, c.scopes, c.purpose, c.status, c.granted_at, c.expires_at, c.last_used_at, c.ended_at,
-    c.end_reason
-  FROM consents c
+const COLUMNS = `c.id, c.application_id, a.name AS application_name, c.environment_id, e.environment,
+    c.person_id, c.session_id_hash, c.scopes, c.purpose, c.status, c.granted_at, c.expires_at, c.last_used_at,
+    c.ended_at, c.end_reason`;
+const FROM = `FROM consents c
   JOIN application_environments e ON e.id = c.environment_id
   JOIN applications a ON a.id = c.application_id`;
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 /** The lifecycle half of the consent aggregate: listing and ending consents (grant is in `grant.ts`). */
 export function createConsentLifecycleStore(db: Db) {
@@ -49,13 +59,35 @@ export function createConsentLifecycleStore(db: Db) {
       );
     },
 
-    /** Consents still in force (active and not past their expiry) of a person. */
-    activeForPerson(personId: string, now: number): ConsentRecord[] {
-      return all("c.person_id = ? AND c.status = 'active' AND c.expires_at > ?", personId, now);
+    /** Consents still in force (active and not past their expiry) of a holder. */
+    activeForHolder(h: ConsentHolder, now: number): ConsentRecord[] {
+      return all(
+        "c.person_id = ? AND c.session_id_hash IS ? AND c.status = 'active' AND c.expires_at > ?",
+        h.personId,
+        h.sessionIdHash,
+        now,
+      );
     },
 
-    activeForPersonAndApplication(personId: string, applicationId: string): ConsentRecord[] {
-      return all("c.person_id = ? AND c.application_id = ? AND c.status = 'active'", personId, applicationId);
+    activeForHolderAndApplication(h: ConsentHolder, applicationId: string): ConsentRecord[] {
+      return all(
+        "c.person_id = ? AND c.session_id_hash IS ? AND c.application_id = ? AND c.status = 'active'",
+        h.personId,
+        h.sessionIdHash,
+        applicationId,
+      );
+    },
+
+    /** The sandbox consents in force of an application, with the persona's name, for its developer. */
+    activeSandboxForApplication(applicationId: string, now: number): SandboxConsent[] {
+      return db.sql
+        .prepare<Row & { person_name: string | null }>(
+          `SELECT ${COLUMNS}, p.name AS person_name ${FROM} JOIN persons p ON p.id = c.person_id
+           WHERE c.application_id = ? AND e.environment = 'sandbox' AND c.status = 'active' AND c.expires_at > ?
+           ORDER BY c.granted_at DESC, c.id`,
+        )
+        .all(applicationId, now)
+        .map((r) => ({ ...toRecord(r), personName: r.person_name ?? r.person_id }));
     },
 
     /** Every consent of a person still marked active, expired or not. */

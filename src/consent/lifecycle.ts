@@ -4,7 +4,7 @@ import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
-import type { ConsentEndReason } from './consent.store.ts';
+import type { ConsentEndReason, ConsentHolder } from './consent.store.ts';
 import { type ConsentRecord, createConsentLifecycleStore } from './lifecycle.store.ts';
 
 type Store = ReturnType<typeof createConsentLifecycleStore>;
@@ -80,19 +80,19 @@ async function endConsents(
 }
 
 /**
- * Revokes one consent (by the person from the account page, or by an operator). Idempotent: a consent
- * that already ended is returned as it is, with no second event.
+ * Revokes one consent (by the person from the account page, the developer of a sandbox application, or
+ * an operator). Idempotent: a consent that already ended is returned as it is, with no second event.
  */
 export async function revokeConsent(
   ctx: AppContext,
   consentId: string,
-  reason: 'revoked_by_person' | 'revoked_by_operator',
-  opts: EndOptions & { personId?: string } = {},
+  reason: 'revoked_by_person' | 'revoked_by_developer' | 'revoked_by_operator',
+  opts: EndOptions & { within?: (c: ConsentRecord) => boolean } = {},
 ): Promise<{ consent: ConsentRecord; changed: boolean }> {
   const store = createConsentLifecycleStore(ctx.db);
   const existing = store.get(consentId);
-  // A person may only end their own consents; someone else's is as unknown as a missing one.
-  if (!existing || (opts.personId !== undefined && existing.personId !== opts.personId))
+  // A consent outside what the caller may end is as unknown as a missing one.
+  if (!existing || (opts.within && !opts.within(existing)))
     throw new NotFoundError(`no consent ${consentId}`);
   const ended = await endConsents(
     ctx,
@@ -107,16 +107,34 @@ export async function revokeConsent(
   return { consent: ended[0] ?? store.get(consentId)!, changed: ended.length > 0 };
 }
 
-/** Disconnects an application from a person: every active consent they gave it ends, reason `disconnected`. */
+/** The sandbox consents in force of an application, from every browser, for its developer. */
+export function sandboxConsentsOf(ctx: AppContext, applicationId: string) {
+  return createConsentLifecycleStore(ctx.db).activeSandboxForApplication(applicationId, unix(ctx.clock));
+}
+
+/** A developer revokes a sandbox consent given to their application (the caller checked ownership). */
+export function revokeSandboxConsent(
+  ctx: AppContext,
+  applicationId: string,
+  consentId: string,
+  opts: EndOptions = {},
+): Promise<{ consent: ConsentRecord; changed: boolean }> {
+  return revokeConsent(ctx, consentId, 'revoked_by_developer', {
+    ...opts,
+    within: (c) => c.applicationId === applicationId && c.environment === 'sandbox',
+  });
+}
+
+/** Disconnects an application from a holder: every active consent they gave it ends, reason `disconnected`. */
 export function disconnectApplication(
   ctx: AppContext,
-  personId: string,
+  holder: ConsentHolder,
   applicationId: string,
   opts: EndOptions = {},
 ): Promise<ConsentRecord[]> {
   return endConsents(
     ctx,
-    (s) => s.activeForPersonAndApplication(personId, applicationId),
+    (s) => s.activeForHolderAndApplication(holder, applicationId),
     'revoked',
     'disconnected',
     { auditAction: 'application.disconnect', ...opts },

@@ -9,6 +9,7 @@ import { csrfProtection, sessionMiddleware } from '../identity/session.middlewar
 import { trimTrailingSlash } from '../identity/trailing-slash.ts';
 import { appsRoutes } from './portal/apps.routes.tsx';
 import { authRoutes } from './portal/auth.routes.tsx';
+import { consentsRoutes } from './portal/consents.routes.tsx';
 import { createPortal, type PC, type PortalEnv } from './portal/env.ts';
 import { keysRoutes } from './portal/keys.routes.tsx';
 import { portalMessages } from './portal/messages/index.ts';
@@ -59,6 +60,7 @@ export function portalRouter(ctx: AppContext) {
   app.route('/', appsRoutes(portal));
   app.route('/', keysRoutes(portal));
   app.route('/', webhooksRoutes(portal));
+  app.route('/', consentsRoutes(portal));
 
   const page = (c: PC, status: number, title: string, message: string) => {
     let props: ReturnType<typeof portal.props>;

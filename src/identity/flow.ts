@@ -1,4 +1,5 @@
 import { findActiveConsent, grantConsent, markConsentUsed } from '../consent/grant.ts';
+import { consentHolder } from '../consent/holder.ts';
 import type { AppContext } from '../context.ts';
 import {
   type AuthorizationRequest,
@@ -80,9 +81,10 @@ function reusableSignIn(
   return person;
 }
 
-const consentKey = (req: AuthorizationRequest, personId: string) => ({
+/** The consent this request asks for; a persona's is held by the request's browser session. */
+const consentKey = (req: AuthorizationRequest, person: FlowPerson) => ({
+  ...consentHolder(person, req.sessionIdHash),
   environmentId: req.environmentId,
-  personId,
   purpose: req.purpose,
   scopes: req.scopes,
 });
@@ -111,7 +113,7 @@ export function resume(ctx: AppContext, req: AuthorizationRequest, session: Sess
     // Face assurance needs the person in every authorization, so prompt=none can never succeed; the
     // answer says what is missing first.
     if (!person) return reject(ctx, req, 'login_required', m.descLoginRequired, 'failed', 'login_required');
-    if (!findActiveConsent(ctx.db, ctx.clock, consentKey(req, person.id)))
+    if (!findActiveConsent(ctx.db, ctx.clock, consentKey(req, person)))
       return reject(ctx, req, 'consent_required', m.descConsentRequired, 'failed', 'consent_required');
     return reject(
       ctx,
@@ -230,7 +232,7 @@ export async function verifyFace(
     faceMatchVerified: true,
   });
   if (!prompts(req).has('consent')) {
-    const existing = findActiveConsent(ctx.db, ctx.clock, consentKey(req, person.id));
+    const existing = findActiveConsent(ctx.db, ctx.clock, consentKey(req, person));
     if (existing) {
       markConsentUsed(ctx.db, ctx.clock, existing.id);
       return approve(
@@ -274,7 +276,7 @@ export async function decideConsent(
   const consent = await grantConsent(ctx, {
     applicationId: req.applicationId,
     environment: req.environment,
-    ...consentKey(req, person.id),
+    ...consentKey(req, person),
   });
   return approve(ctx, req, person, consent.id);
 }

@@ -145,6 +145,10 @@ export function createSessionStore(db: Db) {
         db.sql
           .prepare('UPDATE authorization_requests SET session_id_hash = ? WHERE session_id_hash = ?')
           .run(idHash, old.idHash);
+        // A persona's consents stay with the browser session that granted them (consent/holder.ts).
+        db.sql
+          .prepare('UPDATE consents SET session_id_hash = ? WHERE session_id_hash = ?')
+          .run(idHash, old.idHash);
         db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(old.idHash);
       });
       return { token, session };

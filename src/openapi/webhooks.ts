@@ -215,7 +215,13 @@ export const EVENT_SCHEMAS: Record<(typeof EVENT_TYPES)[number], z.ZodType> = {
     'consent.revoked',
     z.object({
       ...consentData,
-      reason: z.enum(['revoked_by_person', 'revoked_by_operator', 'expired', 'disconnected']),
+      reason: z.enum([
+        'revoked_by_person',
+        'revoked_by_developer',
+        'revoked_by_operator',
+        'expired',
+        'disconnected',
+      ]),
     }),
   ),
   'oauth.authorization.completed': envelope(

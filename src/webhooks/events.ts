@@ -8,7 +8,12 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 export type Environment = 'sandbox' | 'production';
 
-export type ConsentEndReason = 'revoked_by_person' | 'revoked_by_operator' | 'expired' | 'disconnected';
+export type ConsentEndReason =
+  | 'revoked_by_person'
+  | 'revoked_by_developer'
+  | 'revoked_by_operator'
+  | 'expired'
+  | 'disconnected';
 
 /** The `data` payload of each event kind (DESIGN.md §5). */
 export interface EventData {

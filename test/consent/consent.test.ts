@@ -19,10 +19,17 @@ async function setup(extra = '') {
 }
 
 const key = (
-  over: Partial<{ personId: string; purpose: string; scopes: string[]; environmentId: string }> = {},
+  over: Partial<{
+    personId: string;
+    sessionIdHash: string | null;
+    purpose: string;
+    scopes: string[];
+    environmentId: string;
+  }> = {},
 ) => ({
   environmentId: app.environmentId,
   personId: 'psn_sandbox_ada',
+  sessionIdHash: null,
   purpose: 'Sign in',
   scopes: ['openid', 'email'],
   ...over,

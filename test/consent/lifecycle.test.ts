@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { grantConsent } from '../../src/consent/grant.ts';
+import { heldBy } from '../../src/consent/holder.ts';
 import { consentJobs } from '../../src/consent/jobs.ts';
 import {
   disconnectApplication,
@@ -22,6 +23,7 @@ afterEach(() => ctx?.cleanup());
 
 const SCOPES = ['openid', 'profile', 'email'];
 const ADA = 'psn_sandbox_ada';
+const ADA_HOLDER = { personId: ADA, sessionIdHash: null };
 
 async function setup(extra = '') {
   ctx = await testContext({ extra });
@@ -36,6 +38,7 @@ async function consentWithToken(app: TestApp, purpose = 'Sign in', personId = AD
     environment: 'sandbox',
     environmentId: app.environmentId,
     personId,
+    sessionIdHash: null,
     purpose,
     scopes: SCOPES,
   });
@@ -95,7 +98,7 @@ describe('revocation', () => {
 
     ctx.clock.advance(60_000);
     const r = await revokeConsent(ctx, consentId, 'revoked_by_person', {
-      personId: ADA,
+      within: heldBy(ADA_HOLDER),
       actor: `person:${ADA}`,
     });
     expect(r.changed).toBe(true);
@@ -121,11 +124,13 @@ describe('revocation', () => {
     const app = await setup();
     const { consentId } = await consentWithToken(app);
     await expect(
-      revokeConsent(ctx, consentId, 'revoked_by_person', { personId: 'psn_sandbox_ben' }),
+      revokeConsent(ctx, consentId, 'revoked_by_person', {
+        within: heldBy({ personId: 'psn_sandbox_ben', sessionIdHash: null }),
+      }),
     ).rejects.toThrow();
     expect(consentRow(consentId).status).toBe('active');
-    await revokeConsent(ctx, consentId, 'revoked_by_person', { personId: ADA });
-    const again = await revokeConsent(ctx, consentId, 'revoked_by_person', { personId: ADA });
+    await revokeConsent(ctx, consentId, 'revoked_by_person', { within: heldBy(ADA_HOLDER) });
+    const again = await revokeConsent(ctx, consentId, 'revoked_by_person', { within: heldBy(ADA_HOLDER) });
     expect(again.changed).toBe(false);
     expect(revokedEvents()).toHaveLength(1);
   });
@@ -161,7 +166,7 @@ describe('disconnect', () => {
     const b = await consentWithToken(other, 'Sign in');
     const ben = await consentWithToken(app, 'Sign in', 'psn_sandbox_ben');
 
-    const ended = await disconnectApplication(ctx, ADA, app.applicationId, { actor: `person:${ADA}` });
+    const ended = await disconnectApplication(ctx, ADA_HOLDER, app.applicationId, { actor: `person:${ADA}` });
     expect(ended.map((c) => c.id).sort()).toEqual([a1.consentId, a2.consentId].sort());
     expectCutOff(await userinfoStatus(a1.accessToken));
     expectCutOff(await userinfoStatus(a2.accessToken));

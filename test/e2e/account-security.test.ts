@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import { grantConsent } from '../../src/consent/grant.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -29,6 +30,11 @@ function browser() {
     if (set) cookie = set.split(';')[0]!;
   };
   return {
+    /** What the server stores of this browser's session: SHA-256 of the cookie value. */
+    sessionIdHash: () =>
+      createHash('sha256')
+        .update(cookie.slice(cookie.indexOf('=') + 1))
+        .digest('hex'),
     async get(path = '') {
       const res = await fetch(`${account}${path}`, { headers: { Cookie: cookie }, redirect: 'manual' });
       remember(res);
@@ -55,12 +61,14 @@ function browser() {
   };
 }
 
-const grant = (personId: string, purpose: string) =>
+/** A persona's consent, held by the browser session that gave it (none: given in no live session). */
+const grant = (personId: string, purpose: string, sessionIdHash: string | null = null) =>
   grantConsent(server.ctx, {
     applicationId: app.applicationId,
     environment: 'sandbox',
     environmentId: app.environmentId,
     personId,
+    sessionIdHash,
     purpose,
     scopes: ['email'],
   });
@@ -85,7 +93,7 @@ test("CSRF: no token, or another site's Origin, is refused and nothing changes",
   const b = browser();
   await b.get();
   expect((await b.post('/signin/persona', { persona: 'ada' })).status).toBe(303);
-  const c = await grant('psn_sandbox_ada', 'CSRF');
+  const c = await grant('psn_sandbox_ada', 'CSRF', b.sessionIdHash());
   await b.get();
   expect((await b.post(`/consents/${c.id}/revoke`, {}, { csrf: false })).status).toBe(403);
   expect((await b.post(`/consents/${c.id}/revoke`, {}, { origin: 'https://evil.example' })).status).toBe(403);

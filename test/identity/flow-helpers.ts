@@ -143,3 +143,39 @@ export const callbackParams = (res: Response) => {
   if (`${u.origin}${u.pathname}` !== CALLBACK) throw new Error(`not the callback: ${u}`);
   return Object.fromEntries(u.searchParams);
 };
+
+/**
+ * The whole sandbox flow for a client in browser `b`: persona (unless the browser is signed in
+ * already), face pass, and Allow when the consent screen comes. Returns the response that leaves for
+ * the callback, and whether the consent screen was shown.
+ */
+export async function connectPersona(
+  b: Browser,
+  clientId: string,
+  opts: { purpose: string; persona?: string; scope?: string },
+): Promise<{ res: Response; askedConsent: boolean }> {
+  const { challenge } = pkcePair();
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    scope: opts.scope ?? 'openid email',
+    state: 'state-123',
+    nonce: 'nonce-123',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    purpose: opts.purpose,
+  });
+  const path = pathOf(location(await b.get(`/v1/oauth/authorize?${q}`)));
+  const start = await open(b, path);
+  if (start.res.status === 200)
+    await b.post(`${path}/signin`, {
+      csrf_token: start.csrf,
+      persona: opts.persona ?? 'ada',
+      outcome: 'none',
+    });
+  let res = await passFace(b, path);
+  const askedConsent = location(res).endsWith('/consent');
+  if (askedConsent) res = await decide(b, path, 'allow');
+  return { res, askedConsent };
+}

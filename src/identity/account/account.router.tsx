@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { consentHolder, heldBy } from '../../consent/holder.ts';
 import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts';
 import type { AppContext } from '../../context.ts';
 import { ApiError, NotFoundError } from '../../errors.ts';
@@ -71,6 +72,8 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
     if (!p) throw new SignedOut();
     return p;
   };
+  /** Whose consents the page shows and ends: a persona's only from this browser session. */
+  const holderOf = (c: C, person: FlowPerson) => consentHolder(person, c.get('session').idHash);
 
   const back = (c: C, notice?: (typeof NOTICES)[number]) =>
     c.redirect(notice ? `${base}?done=${notice}` : base, 303);
@@ -93,7 +96,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
         {...props(c)}
         sandbox={person.environment === 'sandbox'}
         personName={person.name ?? ''}
-        overview={accountOverview(ctx, person.id)}
+        overview={accountOverview(ctx, holderOf(c, person))}
         notice={notice}
       />,
     );
@@ -132,7 +135,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   app.post('/consents/:id/revoke', async (c) => {
     const person = requirePerson(c);
     await revokeConsent(ctx, c.req.param('id'), 'revoked_by_person', {
-      personId: person.id,
+      within: heldBy(holderOf(c, person)),
       actor: `person:${person.id}`,
     });
     return back(c, 'revoked');
@@ -140,7 +143,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.post('/applications/:id/disconnect', async (c) => {
     const person = requirePerson(c);
-    const ended = await disconnectApplication(ctx, person.id, c.req.param('id'), {
+    const ended = await disconnectApplication(ctx, holderOf(c, person), c.req.param('id'), {
       actor: `person:${person.id}`,
     });
     if (ended.length === 0) throw new NotFoundError('no connection to this application');

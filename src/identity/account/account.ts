@@ -1,4 +1,5 @@
 import { recordAudit } from '../../audit/audit.store.ts';
+import type { ConsentHolder } from '../../consent/consent.store.ts';
 import type { ConsentRecord } from '../../consent/lifecycle.store.ts';
 import { createConsentLifecycleStore } from '../../consent/lifecycle.store.ts';
 import type { AppContext } from '../../context.ts';
@@ -20,12 +21,12 @@ export interface AccountOverview {
 }
 
 /**
- * What the account page shows: the applications the person has consents in force with (each
- * consent with its purpose, scopes, when it was given and last used), and their documents with the
- * sharing switch.
+ * What the account page shows: the applications the holder has consents in force with (each
+ * consent with its purpose, scopes, when it was given and last used), and the person's documents with
+ * the sharing switch.
  */
-export function accountOverview(ctx: AppContext, personId: string): AccountOverview {
-  const consents = createConsentLifecycleStore(ctx.db).activeForPerson(personId, unix(ctx.clock));
+export function accountOverview(ctx: AppContext, holder: ConsentHolder): AccountOverview {
+  const consents = createConsentLifecycleStore(ctx.db).activeForHolder(holder, unix(ctx.clock));
   const apps = new Map<string, ConnectedApplication>();
   for (const c of consents) {
     let a = apps.get(c.applicationId);
@@ -41,7 +42,7 @@ export function accountOverview(ctx: AppContext, personId: string): AccountOverv
     a.consents.push(c);
   }
   const documents = createDocumentStore(ctx.db)
-    .forPerson(personId)
+    .forPerson(holder.personId)
     .filter((d) => d.status === 'active');
   return {
     applications: [...apps.values()].sort((x, y) => x.name.localeCompare(y.name)),

@@ -263,6 +263,19 @@ export const en = {
   olderDeliveries: 'Older deliveries',
   newestDeliveries: 'Newest deliveries',
   noProduction: 'This application has no production environment yet.',
+
+  // Sandbox consents
+  sandboxConsents: 'Sandbox consents',
+  sandboxConsentsIntro:
+    'Consents the sandbox personas gave this application, from every browser. Revoking one ends it at once: its access tokens stop working and consent.revoked is sent with reason revoked_by_developer.',
+  sandboxConsentsEmpty: 'No sandbox persona has a consent in force with this application.',
+  persona: 'Persona',
+  purpose: 'Purpose',
+  noPurpose: 'No purpose given',
+  grantedScopes: 'Scopes',
+  grantedAt: 'Granted',
+  revokeConsentLabel: (persona: string, purpose: string) => `Revoke ${persona}: ${purpose}`,
+  consentRevoked: 'The consent was revoked.',
 };
 
 export type Messages = typeof en;

@@ -283,6 +283,11 @@ export function AppPage(
           <a class="button secondary" href={`${appBase}/${env.environment}/webhooks/history`}>
             {m.deliveryHistory}
           </a>
+          {env.environment === 'sandbox' ? (
+            <a class="button secondary" href={`${appBase}/sandbox/consents`}>
+              {m.sandboxConsents}
+            </a>
+          ) : null}
         </div>
       </section>
 

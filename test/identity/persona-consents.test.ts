@@ -1,0 +1,169 @@
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { grantConsent } from '../../src/consent/grant.ts';
+import { createApp } from '../../src/http/app.ts';
+import { importPersons } from '../../src/persons/import.ts';
+import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { jsonl, record } from '../persons/fixtures.ts';
+import { Browser, CALLBACK, connectPersona, csrfOf, location } from './flow-helpers.ts';
+
+/**
+ * The sandbox personas are shared by every developer on the server: signing in as Ada on the account
+ * page must not list or end the consents Ada gave other developers' applications from other browsers.
+ */
+
+setDefaultTimeout(30_000);
+
+const ACCOUNT = '/identity/account';
+
+let ctx: TestContext;
+let app: ReturnType<typeof createApp>;
+let alices: TestApp;
+let bobs: TestApp;
+afterEach(() => ctx?.cleanup());
+
+async function setup() {
+  ctx = await testContext({ extra: '[rate_limits.oauth]\nrequests = 1000' });
+  const shape = { type: 'confidential' as const, redirectUris: [CALLBACK], scopes: 'openid email' };
+  alices = await createTestApp(ctx, { ...shape, name: 'Alice Shop' });
+  bobs = await createTestApp(ctx, { ...shape, name: 'Bob Bank' });
+  app = createApp(ctx);
+}
+
+/** Ada's consent given to `client` in browser `b`, through the hosted flow; returns its id. */
+async function adaConsents(b: Browser, client: TestApp, purpose: string): Promise<string> {
+  const { res } = await connectPersona(b, client.clientId, { purpose });
+  expect(location(res)).toStartWith(CALLBACK);
+  return ctx.db.sql
+    .prepare<{ id: string }>(
+      "SELECT id FROM consents WHERE application_id = ? AND purpose = ? AND status = 'active'",
+    )
+    .get(client.applicationId, purpose)!.id;
+}
+
+async function accountPage(b: Browser) {
+  const res = await b.get(ACCOUNT);
+  const html = await res.text();
+  return { html, csrf: csrfOf(html) };
+}
+
+const statusOf = (id: string) =>
+  ctx.db.sql.prepare<{ status: string }>('SELECT status FROM consents WHERE id = ?').get(id)!.status;
+const revokedEvents = () =>
+  ctx.db.sql
+    .prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_events WHERE type = 'consent.revoked'")
+    .get()!.n;
+
+test("Ada's account page lists only the consents made from this browser session", async () => {
+  await setup();
+  const alice = new Browser(app, '198.51.100.1');
+  const bob = new Browser(app, '198.51.100.2');
+  await adaConsents(alice, alices, 'Alice checks your age');
+  await adaConsents(bob, bobs, 'Bob opens your account');
+
+  const a = await accountPage(alice);
+  expect(a.html).toContain('Signed in as Ada Sandbox');
+  expect(a.html).toContain('Alice Shop');
+  expect(a.html).toContain('Alice checks your age');
+  expect(a.html).not.toContain('Bob Bank');
+  expect(a.html).not.toContain('Bob opens your account');
+
+  const b = await accountPage(bob);
+  expect(b.html).toContain('Bob opens your account');
+  expect(b.html).not.toContain('Alice Shop');
+});
+
+test("a crafted revoke or disconnect of another session's consent is refused and changes nothing", async () => {
+  await setup();
+  const alice = new Browser(app, '198.51.100.1');
+  const bob = new Browser(app, '198.51.100.2');
+  const victim = await adaConsents(alice, alices, 'Alice checks your age');
+  await adaConsents(bob, bobs, 'Bob opens your account');
+
+  const { csrf } = await accountPage(bob);
+  const revoke = await bob.post(`${ACCOUNT}/consents/${victim}/revoke`, { csrf_token: csrf });
+  expect(revoke.status).toBe(404);
+  const disconnect = await bob.post(`${ACCOUNT}/applications/${alices.applicationId}/disconnect`, {
+    csrf_token: csrf,
+  });
+  expect(disconnect.status).toBe(404);
+  expect(statusOf(victim)).toBe('active');
+  expect(revokedEvents()).toBe(0);
+
+  // The session that gave it can end it.
+  const own = await accountPage(alice);
+  const res = await alice.post(`${ACCOUNT}/consents/${victim}/revoke`, { csrf_token: own.csrf });
+  expect(res.status).toBe(303);
+  expect(statusOf(victim)).toBe('revoked');
+});
+
+test("another browser's consent is not reused: Ada is asked again there, and each sees its own", async () => {
+  await setup();
+  const alice = new Browser(app, '198.51.100.1');
+  const mallory = new Browser(app, '198.51.100.3');
+  await adaConsents(alice, alices, 'Alice checks your age');
+  const again = await connectPersona(mallory, alices.clientId, { purpose: 'Alice checks your age' });
+  expect(again.askedConsent).toBe(true);
+  // In the session that gave it, the consent is reused without asking.
+  const same = await connectPersona(alice, alices.clientId, { purpose: 'Alice checks your age' });
+  expect(same.askedConsent).toBe(false);
+  expect(location(same.res)).toStartWith(CALLBACK);
+});
+
+test('the same browser: signing in again keeps its consents; after signing out they are no longer shown', async () => {
+  await setup();
+  const alice = new Browser(app, '198.51.100.1');
+  await adaConsents(alice, alices, 'Alice checks your age');
+  const before = alice.cookies.get('__Host-verity_session');
+
+  // A new persona sign-in rotates the session id; the consents move with it.
+  let page = await accountPage(alice);
+  await alice.post(`${ACCOUNT}/signin/persona`, { csrf_token: page.csrf, persona: 'ada' });
+  expect(alice.cookies.get('__Host-verity_session')).not.toBe(before);
+  page = await accountPage(alice);
+  expect(page.html).toContain('Alice checks your age');
+
+  // Signing out ends the session: a new one starts with no persona consents.
+  await alice.post(`${ACCOUNT}/signout`, { csrf_token: page.csrf });
+  page = await accountPage(alice);
+  await alice.post(`${ACCOUNT}/signin/persona`, { csrf_token: page.csrf, persona: 'ada' });
+  page = await accountPage(alice);
+  expect(page.html).toContain('Signed in as Ada Sandbox');
+  expect(page.html).not.toContain('Alice checks your age');
+  const next = await connectPersona(alice, alices.clientId, { purpose: 'Alice checks your age' });
+  expect(next.askedConsent).toBe(true);
+});
+
+test('a production person sees all their consents from any browser session', async () => {
+  await setup();
+  const live = await createTestApp(ctx, {
+    type: 'confidential',
+    redirectUris: [CALLBACK],
+    scopes: 'openid email',
+    environment: 'production',
+    name: 'Live Shop',
+  });
+  await importPersons(ctx, jsonl(record({ password: 'Maria-Passw0rd-Secret' })));
+  const maria = ctx.db.sql
+    .prepare<{ id: string }>("SELECT id FROM persons WHERE environment = 'production'")
+    .get()!.id;
+  await grantConsent(ctx, {
+    applicationId: live.applicationId,
+    environment: 'production',
+    environmentId: live.environmentId,
+    personId: maria,
+    sessionIdHash: null,
+    purpose: 'Deliver your order',
+    scopes: ['email'],
+  });
+  for (const ip of ['198.51.100.4', '198.51.100.5']) {
+    const b = new Browser(app, ip);
+    const { csrf } = await accountPage(b);
+    await b.post(`${ACCOUNT}/signin`, {
+      csrf_token: csrf,
+      email: 'maria@example.com',
+      password: 'Maria-Passw0rd-Secret',
+    });
+    expect((await accountPage(b)).html).toContain('Deliver your order');
+  }
+});
