@@ -15,7 +15,7 @@ import type { Environment } from './scope-rules.ts';
 
 export type ApplicationType = 'confidential' | 'public';
 export type PkceMode = 'required' | 'public-only';
-export type ReviewStatus = 'pending' | 'approved' | 'rejected';
+export type ReviewStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
 
 // ---- Read views (cold paths: CLI, portal) --------------------------------------------------------
 
@@ -37,6 +37,10 @@ export interface ReviewView {
   status: ReviewStatus;
   justification: string;
   scopes: string[];
+  /** null: production keeps its own (the first review takes the sandbox's). */
+  redirectUris: string[] | null;
+  documentTypes: string[] | null;
+  documentCountries: string[] | null;
   fullNumberJustification: string | null;
   decisionReason: string | null;
   requestedBy: string | null;
@@ -60,13 +64,17 @@ export interface ApplicationView {
   latestReview: ReviewView | null;
 }
 
-type ReviewRow = typeof productionReviews.$inferSelect;
+export type ReviewRow = typeof productionReviews.$inferSelect;
+const jsonList = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
 export const toReviewView = (r: ReviewRow): ReviewView => ({
   reviewId: r.id,
   applicationId: r.applicationId,
   status: r.status,
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
+  redirectUris: jsonList(r.redirectUris),
+  documentTypes: jsonList(r.documentTypes),
+  documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
   decisionReason: r.decisionReason,
   requestedBy: r.requestedBy,

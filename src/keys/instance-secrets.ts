@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts';
+import { type SecretBox, secretBox } from '../crypto/secret-box.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { files } from '../platform/files.ts';
 
@@ -20,4 +21,22 @@ export async function instanceSecret(
   await files.writePrivateAtomic(path, fresh);
   // Another process may have won the race: the file on disk is the truth.
   return (await files.readText(path))!.trim();
+}
+
+export type SealedPurpose = 'webhook secrets' | 'client secrets';
+const boxes = new WeakMap<Config, Map<SealedPurpose, SecretBox>>();
+
+/**
+ * The instance's secret box for one purpose, keyed by `[webhooks] secret_key` (or the key generated
+ * once into the keys directory); each purpose derives its own key.
+ */
+export function sealedSecrets(config: Config, purpose: SealedPurpose): SecretBox {
+  const perConfig = boxes.get(config) ?? new Map<SealedPurpose, SecretBox>();
+  boxes.set(config, perConfig);
+  let box = perConfig.get(purpose);
+  if (!box) {
+    box = secretBox(() => instanceSecret(config, 'webhook-secrets', config.webhooks.secret_key), purpose);
+    perConfig.set(purpose, box);
+  }
+  return box;
 }
