@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { randomId, randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import {
@@ -116,7 +116,7 @@ function latestReview(db: Db, applicationId: string): ReviewView | null {
     .select()
     .from(productionReviews)
     .where(eq(productionReviews.applicationId, applicationId))
-    .orderBy(desc(productionReviews.createdAt), desc(productionReviews.id))
+    .orderBy(desc(productionReviews.createdAt), desc(sql`rowid`))
     .limit(1)
     .get();
   return row ? toReviewView(row) : null;
@@ -169,7 +169,7 @@ export function listReviews(
         filter.applicationId ? eq(productionReviews.applicationId, filter.applicationId) : undefined,
       ),
     )
-    .orderBy(asc(productionReviews.createdAt), asc(productionReviews.id))
+    .orderBy(asc(productionReviews.createdAt), asc(sql`rowid`))
     .all()
     .map(toReviewView);
 }
