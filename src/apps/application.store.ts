@@ -64,7 +64,7 @@ export interface ApplicationView {
   latestReview: ReviewView | null;
 }
 
-export type ReviewRow = typeof productionReviews.$inferSelect;
+type ReviewRow = typeof productionReviews.$inferSelect;
 const jsonList = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
 export const toReviewView = (r: ReviewRow): ReviewView => ({
   reviewId: r.id,
