@@ -41,6 +41,9 @@ CREATE TABLE `production_reviews` (
 	`status` text NOT NULL,
 	`justification` text DEFAULT '' NOT NULL,
 	`scopes` text DEFAULT '[]' NOT NULL,
+	`redirect_uris` text,
+	`document_types` text,
+	`document_countries` text,
 	`full_number_justification` text,
 	`decision_reason` text,
 	`requested_by` text,
@@ -50,6 +53,15 @@ CREATE TABLE `production_reviews` (
 ) STRICT;
 --> statement-breakpoint
 CREATE INDEX `production_reviews_app` ON `production_reviews` (`application_id`);--> statement-breakpoint
+CREATE TABLE `production_secret_reveals` (
+	`application_id` text PRIMARY KEY NOT NULL,
+	`sealed_secret` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	FOREIGN KEY (`application_id`) REFERENCES `applications`(`id`) ON UPDATE no action ON DELETE cascade
+) STRICT;
+--> statement-breakpoint
+CREATE INDEX `production_secret_reveals_expiry` ON `production_secret_reveals` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `redirect_uris` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`environment_id` text NOT NULL,

@@ -1,3 +1,4 @@
+import { appsJobs } from './apps/jobs.ts';
 import { consentJobs } from './consent/jobs.ts';
 import { identityJobs } from './identity/jobs.ts';
 import type { Job } from './jobs.ts';
@@ -12,4 +13,5 @@ export const allJobs = (): Job[] => [
   ...webhooksJobs,
   ...oauthJobs,
   ...identityJobs,
+  ...appsJobs,
 ];

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import { randomId, randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import {
@@ -15,7 +15,7 @@ import type { Environment } from './scope-rules.ts';
 
 export type ApplicationType = 'confidential' | 'public';
 export type PkceMode = 'required' | 'public-only';
-export type ReviewStatus = 'pending' | 'approved' | 'rejected';
+export type ReviewStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
 
 // ---- Read views (cold paths: CLI, portal) --------------------------------------------------------
 
@@ -37,6 +37,10 @@ export interface ReviewView {
   status: ReviewStatus;
   justification: string;
   scopes: string[];
+  /** null: production keeps its own (the first review takes the sandbox's). */
+  redirectUris: string[] | null;
+  documentTypes: string[] | null;
+  documentCountries: string[] | null;
   fullNumberJustification: string | null;
   decisionReason: string | null;
   requestedBy: string | null;
@@ -61,12 +65,16 @@ export interface ApplicationView {
 }
 
 type ReviewRow = typeof productionReviews.$inferSelect;
+const jsonList = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
 export const toReviewView = (r: ReviewRow): ReviewView => ({
   reviewId: r.id,
   applicationId: r.applicationId,
   status: r.status,
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
+  redirectUris: jsonList(r.redirectUris),
+  documentTypes: jsonList(r.documentTypes),
+  documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
   decisionReason: r.decisionReason,
   requestedBy: r.requestedBy,
@@ -108,7 +116,7 @@ function latestReview(db: Db, applicationId: string): ReviewView | null {
     .select()
     .from(productionReviews)
     .where(eq(productionReviews.applicationId, applicationId))
-    .orderBy(desc(productionReviews.createdAt), desc(productionReviews.id))
+    .orderBy(desc(productionReviews.createdAt), desc(sql`rowid`))
     .limit(1)
     .get();
   return row ? toReviewView(row) : null;
@@ -161,7 +169,7 @@ export function listReviews(
         filter.applicationId ? eq(productionReviews.applicationId, filter.applicationId) : undefined,
       ),
     )
-    .orderBy(asc(productionReviews.createdAt), asc(productionReviews.id))
+    .orderBy(asc(productionReviews.createdAt), asc(sql`rowid`))
     .all()
     .map(toReviewView);
 }

@@ -10,6 +10,7 @@ import {
   revokeSecrets,
 } from './application.store.ts';
 import type { Environment } from './scope-rules.ts';
+import { deleteSecretReveal } from './secret-reveal.store.ts';
 
 /**
  * Issues a new client secret for one environment and revokes the previous ones in the same instant:
@@ -35,6 +36,8 @@ export async function rotateClientSecret(
         `application ${applicationId} has no ${environment} environment: it exists only after "apps review approve"`,
       );
     const revoked = revokeSecrets(db, clock, env.id);
+    // A secret still waiting for its one reveal is no longer the one that works.
+    if (environment === 'production') deleteSecretReveal(db, applicationId);
     insertSecret(db, clock, env.id, hash);
     recordAudit(db, clock, {
       actor: opts.actor,

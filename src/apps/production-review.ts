@@ -1,10 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
+import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import { applicationEnvironments, applications, productionReviews } from '../db/schema/applications.ts';
 import { ValidationError } from '../errors.ts';
+import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import {
   findEnvironment,
@@ -15,12 +17,18 @@ import {
   replaceRedirectUris,
   toReviewView,
 } from './application.store.ts';
+import { checkDocumentCountries, checkDocumentTypes } from './document-policy-rules.ts';
+import { pendingReviewRow } from './production-change.ts';
+import { checkRedirectUris } from './redirect-uri-rules.ts';
 import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
+import { insertSecretReveal } from './secret-reveal.store.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 const MAX_TEXT = 2000;
+/** How long a developer has to reveal the production secret issued at approval. */
+export const SECRET_REVEAL_SECONDS = 24 * 3600;
 
 export interface ReviewRequestInput {
   justification: string;
@@ -37,14 +45,6 @@ function checkText(path: string, label: string, value: string | undefined): stri
   if (v.length > MAX_TEXT)
     throw ruleViolation(path, `the ${label} must be at most ${MAX_TEXT} characters long`);
   return v;
-}
-
-function pendingReview(db: Db, applicationId: string) {
-  return db.orm
-    .select()
-    .from(productionReviews)
-    .where(and(eq(productionReviews.applicationId, applicationId), eq(productionReviews.status, 'pending')))
-    .get();
 }
 
 /**
@@ -72,7 +72,7 @@ export function requestProductionReview(
           input.fullNumberJustification,
         )
       : null;
-    if (pendingReview(db, applicationId))
+    if (pendingReviewRow(db, applicationId))
       throw new ValidationError(`application ${applicationId} already has a pending production review`);
     const row = {
       id: randomId('rev_'),
@@ -80,6 +80,9 @@ export function requestProductionReview(
       status: 'pending' as const,
       justification,
       scopes: JSON.stringify(scopes),
+      redirectUris: null,
+      documentTypes: null,
+      documentCountries: null,
       fullNumberJustification,
       requestedBy: input.actor,
       createdAt: unix(clock),
@@ -97,23 +100,26 @@ export function requestProductionReview(
 
 /**
  * Approves the pending review, or, when none is pending, records the operator's direct approval of the
- * sandbox scopes. The first approval creates the production environment: a `cid_live_` client ID, a
- * `cs_live_` secret for confidential clients (returned once), the reviewed scopes, and the sandbox's
- * callback URIs and document policy as a starting point (changed with `apps update --env production`).
+ * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
+ * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
+ * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
+ * and the sandbox's callback URIs and document policy as a starting point.
  */
 export async function approveReview(
-  db: Db,
-  clock: Clock,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
   applicationId: string,
   opts: { actor: AuditActor; reason?: string },
 ): Promise<IssuedCredentials> {
-  // Hashing is async and must happen before the synchronous transaction; unused if production exists.
+  const { db, clock } = ctx;
+  // Hashing and sealing are async and must happen before the synchronous transaction; unused if
+  // production exists.
   const credential = await newClientSecret('production');
+  const sealed = await sealedSecrets(ctx.config, 'client secrets').seal(applicationId, credential.secret);
   return db.sql.transaction(() => {
     const app = getApplication(db, applicationId);
     const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
     const t = unix(clock);
-    let review = pendingReview(db, applicationId);
+    let review = pendingReviewRow(db, applicationId);
     if (!review) {
       review = {
         id: randomId('rev_'),
@@ -121,6 +127,9 @@ export async function approveReview(
         status: 'pending',
         justification: 'approved directly by an operator',
         scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
+        redirectUris: null,
+        documentTypes: null,
+        documentCountries: null,
         fullNumberJustification: null,
         decisionReason: null,
         requestedBy: opts.actor,
@@ -129,8 +138,10 @@ export async function approveReview(
       };
       db.orm.insert(productionReviews).values(review).run();
     }
-    const scopes = JSON.parse(review.scopes) as string[];
-    const grantsFullNumber = scopes.includes(FULL_NUMBER) && !!review.fullNumberJustification;
+    const asked = toReviewView(review);
+    const scopes = checkScopes(asked.scopes, 'production', { fullNumberApproved: true });
+    const grantsFullNumber =
+      scopes.includes(FULL_NUMBER) && (!!review.fullNumberJustification || app.fullNumberApproved);
     db.orm
       .update(productionReviews)
       .set({ status: 'approved', decidedAt: t, decisionReason: opts.reason?.trim() || null })
@@ -145,12 +156,20 @@ export async function approveReview(
         .run();
     const existing = findEnvironment(db, applicationId, 'production');
     let result: IssuedCredentials;
+    const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
+    const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
+    const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
       db.orm
         .update(applicationEnvironments)
-        .set({ scopes: JSON.stringify(scopes) })
+        .set({
+          scopes: JSON.stringify(scopes),
+          ...(documentTypes ? { documentTypes: JSON.stringify(documentTypes) } : {}),
+          ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
+        })
         .where(eq(applicationEnvironments.id, existing.id))
         .run();
+      if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
       const secret = app.type === 'confidential' ? credential : undefined;
@@ -158,12 +177,19 @@ export async function approveReview(
         applicationId,
         environment: 'production',
         scopes,
-        redirectUris: [],
-        documentTypes: sandbox.documentTypes,
-        documentCountries: sandbox.documentCountries,
+        redirectUris: redirectUris ?? sandbox.redirectUris,
+        documentTypes: documentTypes ?? sandbox.documentTypes,
+        documentCountries: documentCountries ?? sandbox.documentCountries,
         secretHash: secret?.hash,
       });
-      replaceRedirectUris(db, env.id, sandbox.redirectUris);
+      // Its developer reveals it once in the portal, so no operator passes it on by hand.
+      if (secret && app.ownerDeveloperId)
+        insertSecretReveal(db, {
+          applicationId,
+          sealedSecret: sealed,
+          createdAt: t,
+          expiresAt: t + SECRET_REVEAL_SECONDS,
+        });
       result = {
         applicationId,
         environment: 'production',
@@ -178,6 +204,7 @@ export async function approveReview(
       details: {
         reviewId: review.id,
         scopes,
+        ...(redirectUris ? { redirectUris } : {}),
         clientId: result.clientId,
         fullNumberApproved: grantsFullNumber,
         createdProduction: !existing,
@@ -197,7 +224,7 @@ export function rejectReview(
   const reason = checkText('reason', 'reason', opts.reason);
   return db.sql.transaction(() => {
     getApplication(db, applicationId);
-    const review = pendingReview(db, applicationId);
+    const review = pendingReviewRow(db, applicationId);
     if (!review) throw new ValidationError(`application ${applicationId} has no pending production review`);
     const decided = {
       ...review,

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import { applicationEnvironments, applications } from '../db/schema/applications.ts';
@@ -7,6 +8,7 @@ import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import {
   type ApplicationView,
+  type EnvironmentView,
   findEnvironment,
   getApplication,
   insertEnvironment,
@@ -20,9 +22,12 @@ import {
   checkDocumentTypes,
   DOCUMENT_TYPES,
 } from './document-policy-rules.ts';
+import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
 import { checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes, type Environment } from './scope-rules.ts';
+
+const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 
 export interface CreateApplicationInput {
   name: string;
@@ -131,7 +136,34 @@ export interface UpdateApplicationInput {
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
+  /** For a developer's production edit that needs review: why (optional), and for document_number_full. */
+  justification?: string;
+  fullNumberJustification?: string;
   actor: AuditActor;
+}
+
+/** The environment settings an update asks for, each checked against its rule; unset ones absent. */
+function desiredSettings(
+  view: EnvironmentView,
+  input: UpdateApplicationInput,
+  opts: { fullNumberApproved: boolean },
+): Partial<ProductionSettings> {
+  const out: Partial<ProductionSettings> = {};
+  if (input.redirectUris !== undefined || input.addRedirectUris?.length || input.removeRedirectUris?.length) {
+    let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
+    for (const u of input.removeRedirectUris ?? []) {
+      if (!uris.includes(u))
+        throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${view.environment}`);
+      uris = uris.filter((x) => x !== u);
+    }
+    uris.push(...(input.addRedirectUris ?? []));
+    out.redirectUris = checkRedirectUris(uris);
+  }
+  if (input.scopes !== undefined) out.scopes = checkScopes(input.scopes, view.environment, opts);
+  if (input.documentTypes !== undefined) out.documentTypes = checkDocumentTypes(input.documentTypes);
+  if (input.documentCountries !== undefined)
+    out.documentCountries = checkDocumentCountries(input.documentCountries);
+  return out;
 }
 
 /** Changes an application; every rule is checked on the result, so an update cannot break one. */
@@ -140,7 +172,7 @@ export function updateApplication(
   clock: Clock,
   applicationId: string,
   input: UpdateApplicationInput,
-): ApplicationView {
+): ApplicationView & { pendingReviewId?: string } {
   const environment = input.environment ?? 'sandbox';
   return db.sql.transaction(() => {
     const app = getApplication(db, applicationId);
@@ -161,6 +193,7 @@ export function updateApplication(
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined;
+    let pendingReviewId: string | undefined;
     if (touchesEnvironment) {
       const env = findEnvironment(db, applicationId, environment);
       const view = app.environments.find((e) => e.environment === environment);
@@ -168,36 +201,44 @@ export function updateApplication(
         throw new ValidationError(
           `application ${applicationId} has no ${environment} environment: it exists only after "apps review approve"`,
         );
-      const envSet: Partial<typeof applicationEnvironments.$inferInsert> = {};
-      if (
-        input.redirectUris !== undefined ||
-        input.addRedirectUris?.length ||
-        input.removeRedirectUris?.length
-      ) {
-        let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
-        for (const u of input.removeRedirectUris ?? []) {
-          if (!uris.includes(u))
-            throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${environment}`);
-          uris = uris.filter((x) => x !== u);
-        }
-        uris.push(...(input.addRedirectUris ?? []));
-        const checked = checkRedirectUris(uris);
-        replaceRedirectUris(db, env.id, checked);
-        changed.redirectUris = checked;
-      }
-      if (input.scopes !== undefined) {
-        changed.scopes = checkScopes(input.scopes, environment, {
-          fullNumberApproved: app.fullNumberApproved,
+      // A developer may narrow production at once; anything wider waits for an operator's review.
+      const reviewed = environment === 'production' && input.actor.startsWith('developer:');
+      const desired = desiredSettings(view, input, {
+        fullNumberApproved: reviewed || app.fullNumberApproved,
+      });
+      let apply = desired;
+      if (reviewed) {
+        const split = splitProductionEdit(view, desired);
+        apply = split.now;
+        pendingReviewId = fileProductionChange(db, clock, {
+          applicationId,
+          production: view,
+          review: split.review,
+          justification: input.justification,
+          fullNumberJustification: input.fullNumberJustification,
+          actor: input.actor,
         });
-        envSet.scopes = JSON.stringify(changed.scopes);
+        if (pendingReviewId) changed.pendingReviewId = pendingReviewId;
       }
-      if (input.documentTypes !== undefined) {
-        changed.documentTypes = checkDocumentTypes(input.documentTypes);
-        envSet.documentTypes = JSON.stringify(changed.documentTypes);
+      const envSet: Partial<typeof applicationEnvironments.$inferInsert> = {};
+      if (apply.redirectUris) {
+        replaceRedirectUris(db, env.id, apply.redirectUris);
+        changed.redirectUris = apply.redirectUris;
       }
-      if (input.documentCountries !== undefined) {
-        changed.documentCountries = checkDocumentCountries(input.documentCountries);
-        envSet.documentCountries = JSON.stringify(changed.documentCountries);
+      if (apply.scopes) {
+        changed.scopes = apply.scopes;
+        envSet.scopes = JSON.stringify(apply.scopes);
+        // The approval flag follows production's scopes: dropping the scope withdraws it.
+        if (environment === 'production' && !apply.scopes.includes(FULL_NUMBER) && app.fullNumberApproved)
+          appSet.fullNumberApproved = changed.fullNumberApproved = false;
+      }
+      if (apply.documentTypes) {
+        changed.documentTypes = apply.documentTypes;
+        envSet.documentTypes = JSON.stringify(apply.documentTypes);
+      }
+      if (apply.documentCountries) {
+        changed.documentCountries = apply.documentCountries;
+        envSet.documentCountries = JSON.stringify(apply.documentCountries);
       }
       if (Object.keys(envSet).length)
         db.orm
@@ -206,7 +247,10 @@ export function updateApplication(
           .where(eq(applicationEnvironments.id, env.id))
           .run();
     }
-    if (Object.keys(changed).length === 0) throw new ValidationError('nothing to change');
+    if (Object.keys(changed).length === 0) {
+      if (!touchesEnvironment) throw new ValidationError('nothing to change');
+      return getApplication(db, applicationId); // a reorder, or a narrowing that must wait
+    }
     db.orm
       .update(applications)
       .set({ ...appSet, updatedAt: unix(clock) })
@@ -218,7 +262,7 @@ export function updateApplication(
       target: applicationId,
       details: touchesEnvironment ? { environment, ...summarise(changed) } : summarise(changed),
     });
-    return getApplication(db, applicationId);
+    return { ...getApplication(db, applicationId), ...(pendingReviewId ? { pendingReviewId } : {}) };
   });
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../apps/application.store.ts';
 import { rotateClientSecret } from '../apps/client-secret.ts';
 import { ALL_COUNTRIES } from '../apps/document-policy-rules.ts';
+import { type ReviewChanges, reviewChanges, SETTING_KEYS } from '../apps/production-change.ts';
 import { approveReview, rejectReview, requestProductionReview } from '../apps/production-review.ts';
 import {
   createApplication,
@@ -17,6 +18,7 @@ import {
   updateApplication,
 } from '../apps/registration.ts';
 import { parseScopeList } from '../apps/scope-rules.ts';
+import type { Db } from '../db/open.ts';
 import {
   type Command,
   list,
@@ -41,12 +43,17 @@ const environmentJson = (e: EnvironmentView) => ({
   createdAt: iso(e.createdAt),
 });
 
-const reviewJson = (r: ReviewView) => ({
+const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   reviewId: r.reviewId,
   applicationId: r.applicationId,
   status: r.status,
   justification: r.justification,
   scopes: r.scopes,
+  redirectUris: r.redirectUris,
+  documentTypes: r.documentTypes,
+  documentCountries: r.documentCountries,
+  /** Pending reviews: what approval would add to and remove from production as it is now. */
+  changes: changes ?? null,
   fullNumberJustification: r.fullNumberJustification,
   decisionReason: r.decisionReason,
   requestedBy: r.requestedBy,
@@ -68,6 +75,24 @@ const applicationJson = (a: ApplicationView) => ({
   environments: a.environments.map(environmentJson),
   latestReview: a.latestReview && reviewJson(a.latestReview),
 });
+
+function pendingChanges(db: Db, r: ReviewView): ReviewChanges | undefined {
+  if (r.status !== 'pending') return undefined;
+  const app = getApplication(db, r.applicationId);
+  const env = (name: string) => app.environments.find((e) => e.environment === name);
+  return reviewChanges(r, env('production'), env('sandbox')!);
+}
+
+function changesText(changes: ReviewChanges): string {
+  const list = (xs: string[]) => (xs.length === ALL_COUNTRIES.length ? 'all countries' : xs.join(' '));
+  return SETTING_KEYS.map((key) => {
+    const { added, removed } = changes[key];
+    return [
+      added.length ? `\n    ${key} added:   ${list(added)}` : '',
+      removed.length ? `\n    ${key} removed: ${list(removed)}` : '',
+    ].join('');
+  }).join('');
+}
 
 const countries = (list: string[]) =>
   list.length === ALL_COUNTRIES.length ? 'all' : list.length ? list.join(' ') : 'none';
@@ -307,31 +332,36 @@ export const appsCommands: Command[] = [
   },
   {
     name: 'apps review list',
-    summary: 'List production reviews (all, or only those with --status).',
-    usage: '[--status pending|approved|rejected] [--app APP_ID]',
+    summary:
+      'List production reviews (all, or only those with --status); a pending one shows what approving it ' +
+      'adds to and removes from production (scopes, redirect URIs, document policy).',
+    usage: '[--status pending|approved|rejected|withdrawn] [--app APP_ID]',
     options: {
-      status: { type: 'string', description: 'pending, approved or rejected' },
+      status: { type: 'string', description: 'pending, approved, rejected or withdrawn' },
       app: { type: 'string', description: 'only reviews of this application' },
     },
     async run(cli, args) {
       const status = str(args, 'status');
-      if (status !== undefined && !['pending', 'approved', 'rejected'].includes(status))
-        throw new UsageError(`--status must be pending, approved or rejected, not "${status}"`);
+      if (status !== undefined && !['pending', 'approved', 'rejected', 'withdrawn'].includes(status))
+        throw new UsageError(`--status must be pending, approved, rejected or withdrawn, not "${status}"`);
       return withContext(cli, async (ctx) => {
         const reviews = listReviews(ctx.db, {
           status: status as ReviewStatus | undefined,
           applicationId: str(args, 'app'),
-        });
+        }).map((r) => ({ r, changes: pendingChanges(ctx.db, r) }));
         const human = reviews
           .map(
-            (r) =>
-              `${r.reviewId}  ${r.applicationId}  ${r.status.padEnd(8)}  ${iso(r.createdAt)}  scopes: ${r.scopes.join(' ')}\n` +
-              `    justification: ${r.justification}` +
+            ({ r, changes }) =>
+              `${r.reviewId}  ${r.applicationId}  ${r.status.padEnd(9)}  ${iso(r.createdAt)}  scopes: ${r.scopes.join(' ')}\n` +
+              `    justification: ${r.justification || '-'}` +
               (r.fullNumberJustification ? `\n    document_number_full: ${r.fullNumberJustification}` : '') +
+              (changes ? changesText(changes) : '') +
               (r.decisionReason ? `\n    decision: ${r.decisionReason}` : ''),
           )
           .join('\n');
-        cli.print(human || 'no reviews', { reviews: reviews.map(reviewJson) });
+        cli.print(human || 'no reviews', {
+          reviews: reviews.map(({ r, changes }) => reviewJson(r, changes)),
+        });
         return 0;
       });
     },
@@ -370,23 +400,29 @@ export const appsCommands: Command[] = [
     name: 'apps review approve',
     summary:
       'Approve the pending production review (or approve the sandbox scopes directly when none is pending). ' +
-      'The first approval creates the production environment and prints its credentials once.',
+      'The first approval creates the production environment and prints its client ID; its developer reveals ' +
+      'the client secret once in the portal (within 24 h), and --json prints it too for scripted approvals.',
     usage: 'APP_ID [--reason TEXT]',
     options: { reason: { type: 'string', description: 'note recorded with the approval' } },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       return withContext(cli, async (ctx) => {
-        const hadProduction = getApplication(ctx.db, id).environments.some(
-          (e) => e.environment === 'production',
-        );
-        const r = await approveReview(ctx.db, ctx.clock, id, { actor: 'cli', reason: str(args, 'reason') });
+        const before = getApplication(ctx.db, id);
+        const hadProduction = before.environments.some((e) => e.environment === 'production');
+        const r = await approveReview(ctx, id, { actor: 'cli', reason: str(args, 'reason') });
+        // The developer reveals the secret in the portal; only --json (scripted approvals) prints it.
+        const revealed = r.clientSecret && before.ownerDeveloperId;
         cli.print(
           credentialsText(
-            r,
+            revealed ? { ...r, clientSecret: undefined } : r,
             !hadProduction
               ? `Approved: ${id} now has a production environment`
-              : `Approved: production scopes of ${id} updated`,
-            hadProduction ? '  existing credentials unchanged' : undefined,
+              : `Approved: production settings of ${id} updated`,
+            hadProduction
+              ? '  existing credentials unchanged'
+              : revealed
+                ? '  client secret: its developer can reveal it once in the portal within 24 hours'
+                : undefined,
           ),
           r,
         );

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts';
+import { type SecretBox, secretBox } from '../crypto/secret-box.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { files } from '../platform/files.ts';
 import type { InstanceSecretName } from './instance-check.store.ts';
@@ -34,4 +35,22 @@ export async function instanceSecret(
   const secret = await readInstanceSecret(config.keys.dir, name);
   if (!secret) throw new Error(`${instanceSecretFile(config.keys.dir, name)} is missing`);
   return secret;
+}
+
+export type SealedPurpose = 'webhook secrets' | 'client secrets';
+const boxes = new WeakMap<Config, Map<SealedPurpose, SecretBox>>();
+
+/**
+ * The instance's secret box for one purpose, keyed by `[webhooks] secret_key` (or the key generated
+ * once into the keys directory); each purpose derives its own key.
+ */
+export function sealedSecrets(config: Config, purpose: SealedPurpose): SecretBox {
+  const perConfig = boxes.get(config) ?? new Map<SealedPurpose, SecretBox>();
+  boxes.set(config, perConfig);
+  let box = perConfig.get(purpose);
+  if (!box) {
+    box = secretBox(() => instanceSecret(config, 'webhook-secrets', config.webhooks.secret_key), purpose);
+    perConfig.set(purpose, box);
+  }
+  return box;
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
+import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
 import { OutboundError, postOnce } from '../platform/outbound-http.ts';
 import { VERSION } from '../version.ts';
@@ -8,7 +9,6 @@ import { createEndpointStore } from './endpoint.store.ts';
 import { webhookMetrics } from './metrics.ts';
 import { onEnqueued } from './outbox.store.ts';
 import { MAX_ATTEMPTS, nextDelay, parseRetryAfter } from './schedule.ts';
-import { openSecret } from './secret-box.ts';
 import { signatureHeader } from './sign.ts';
 import { addressProblem, type TargetPolicy, urlProblem } from './target-url.ts';
 
@@ -261,7 +261,7 @@ export class Dispatcher {
         const key = `${r.id}:${r.ciphertext}`;
         let p = this.opened.get(key);
         if (!p) {
-          p = openSecret(this.ctx, r.id, r.ciphertext);
+          p = sealedSecrets(this.ctx.config, 'webhook secrets').open(r.id, r.ciphertext);
           p.catch(() => this.opened.delete(key));
           this.opened.set(key, p);
         }

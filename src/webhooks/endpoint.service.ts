@@ -2,13 +2,13 @@ import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { randomId, randomToken } from '../crypto/tokens.ts';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
+import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
 import { resolveHost } from '../platform/outbound-http.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import { createEndpointStore, type WebhookEndpoint } from './endpoint.store.ts';
 import { type Environment, EVENT_TYPES, type EventType } from './events.ts';
 import { enqueueEvent } from './outbox.store.ts';
-import { sealSecret } from './secret-box.ts';
 import { addressProblem, nameProblem, type TargetPolicy, urlHost, urlProblem } from './target-url.ts';
 
 /** Endpoints per application environment: enough for fan-out, few enough to bound work per event. */
@@ -175,7 +175,7 @@ export async function createEndpoint(
   };
   const secret = newSecret();
   const secretId = randomId('whs_');
-  const sealed = await sealSecret(ctx, secretId, secret);
+  const sealed = await sealedSecrets(ctx.config, 'webhook secrets').seal(secretId, secret);
   const store = createEndpointStore(ctx.db);
   ctx.db.sql.transaction(() => {
     if (store.count(applicationId, dev.environment) >= MAX_ENDPOINTS)
@@ -296,7 +296,7 @@ export async function rotateSecret(
   const now = unix(ctx.clock);
   const secret = newSecret();
   const secretId = randomId('whs_');
-  const sealed = await sealSecret(ctx, secretId, secret);
+  const sealed = await sealedSecrets(ctx.config, 'webhook secrets').seal(secretId, secret);
   const store = createEndpointStore(ctx.db);
   ctx.db.sql.transaction(() => {
     if (!store.findIn(applicationId, dev.environment, endpointId))

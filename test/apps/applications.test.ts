@@ -100,7 +100,7 @@ describe('creating applications', () => {
     const rotated = await rotateClientSecret(ctx.db, ctx.clock, app.applicationId, 'sandbox', {
       actor: 'cli',
     });
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     const raw = dbBytes();
     for (const secret of [app.clientSecret!, rotated.clientSecret, prod.clientSecret!]) {
       expect(raw.includes(secret)).toBe(false);
@@ -192,7 +192,7 @@ describe('environments', () => {
       actor: 'developer:dev_1',
     });
     expect(getApplication(ctx.db, app.applicationId).environments.length).toBe(1);
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     expect(prod).toMatchObject({ applicationId: app.applicationId, environment: 'production' });
     expect(prod.clientId).toMatch(/^cid_live_/);
     expect(prod.clientSecret).toMatch(/^cs_live_[A-Za-z0-9_-]{43}$/);
@@ -205,7 +205,7 @@ describe('environments', () => {
 
   test('a credential of one environment is rejected in the other', async () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     const prodEnv = findClientByClientId(prod.clientId)!.environmentId;
     expect(secretWorks(prod.clientId, app.clientSecret!)).toBe(false);
     expect(secretWorks(app.clientId, prod.clientSecret!)).toBe(false);
@@ -224,7 +224,7 @@ describe('environments', () => {
 
   test('a public client gets a live client ID and no secret', async () => {
     const app = await createApplication(ctx.db, ctx.clock, { ...base, type: 'public' });
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     expect(prod.clientId).toMatch(/^cid_live_/);
     expect('clientSecret' in prod).toBe(false);
   });
@@ -249,7 +249,7 @@ describe('environments', () => {
       fullNumberJustification: 'Anti-money-laundering law requires the number',
       actor: 'cli',
     });
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     expect(findClientByClientId(prod.clientId)).toMatchObject({
       fullNumberApproved: true,
       scopes: ['openid', 'identity_documents', 'document_number_full'],
@@ -288,13 +288,13 @@ describe('environments', () => {
 
   test('approving again changes production scopes and keeps its credentials', async () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
-    const first = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const first = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     requestProductionReview(ctx.db, ctx.clock, app.applicationId, {
       justification: 'more',
       scopes: ['openid', 'email', 'age'],
       actor: 'cli',
     });
-    const second = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const second = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     expect(second.clientId).toBe(first.clientId);
     expect(second.clientSecret).toBeUndefined();
     const client = findClientByClientId(first.clientId)!;
@@ -366,7 +366,7 @@ describe('updating and deleting', () => {
       }),
     ).toThrow('has no production environment');
     expect(() => updateApplication(ctx.db, ctx.clock, id, { actor: 'cli' })).toThrow('nothing to change');
-    await approveReview(ctx.db, ctx.clock, id, { actor: 'cli' });
+    await approveReview(ctx, id, { actor: 'cli' });
     expect(() =>
       updateApplication(ctx.db, ctx.clock, id, {
         environment: 'production',
@@ -388,7 +388,7 @@ describe('updating and deleting', () => {
 
   test('deleting an application removes both environments and their credentials', async () => {
     const app = await createApplication(ctx.db, ctx.clock, base);
-    const prod = await approveReview(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
     deleteApplication(ctx.db, ctx.clock, app.applicationId, { actor: 'cli' });
     expect(findClientByClientId(app.clientId)).toBeUndefined();
     expect(findClientByClientId(prod.clientId)).toBeUndefined();
@@ -407,7 +407,7 @@ describe('audit', () => {
     const rotated = await rotateClientSecret(ctx.db, ctx.clock, id, 'sandbox', { actor: 'cli' });
     requestProductionReview(ctx.db, ctx.clock, id, { justification: 'go', actor: 'developer:dev_1' });
     rejectReview(ctx.db, ctx.clock, id, { reason: 'no', actor: 'cli' });
-    const prod = await approveReview(ctx.db, ctx.clock, id, { actor: 'cli' });
+    const prod = await approveReview(ctx, id, { actor: 'cli' });
     deleteApplication(ctx.db, ctx.clock, id, { actor: 'cli' });
     const rows = listAudit(ctx.db, { target: id }).reverse();
     expect(rows.map((r) => [r.actor, r.action])).toEqual([

@@ -7,9 +7,9 @@ import { listAudit } from '../../src/audit/audit.store.ts';
 import { createContext } from '../../src/bootstrap.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createApp } from '../../src/http/app.ts';
+import { sealedSecrets } from '../../src/keys/instance-secrets.ts';
 import { silentLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { openSecret, sealSecret } from '../../src/webhooks/secret-box.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { tempDir, testConfig, testToml } from '../helpers/context.ts';
@@ -86,7 +86,7 @@ describe('verity backup and verity restore', () => {
       scopes: ALL_SCOPES,
     });
     const sub = await signInAda(ctx, client);
-    const sealed = await sealSecret(ctx, 'whs_1', 'whsec_endpoint-secret');
+    const sealed = await sealedSecrets(ctx.config, 'webhook secrets').seal('whs_1', 'whsec_endpoint-secret');
 
     const file = join(a.dir, 'backups', 'verity.backup');
     const r = await cli('backup', file, '--json', '--config', a.config);
@@ -117,7 +117,9 @@ describe('verity backup and verity restore', () => {
     const again = await start(b.dir);
     try {
       expect(await signInAda(again, client)).toBe(sub);
-      expect(await openSecret(again, 'whs_1', sealed)).toBe('whsec_endpoint-secret');
+      expect(await sealedSecrets(again.config, 'webhook secrets').open('whs_1', sealed)).toBe(
+        'whsec_endpoint-secret',
+      );
     } finally {
       again.db.close();
     }

@@ -40,7 +40,7 @@ async function alicesWorld() {
   const tested = await submit(alice, hb, `${hb}/${endpointId}/test`, {});
   const eventId = new URL(location(tested), 'http://x').searchParams.get('tested')!;
   await dispatchDue(p.ctx);
-  await approveReview(p.ctx.db, p.ctx.clock, applicationId, { actor: 'cli' });
+  await approveReview(p.ctx, applicationId, { actor: 'cli' });
   const keyPage = await submit(alice, `${P}/keys`, `${P}/keys`, { label: 'mine', environment: 'sandbox' });
   const keyId = /(key_[\w-]+)/.exec(await keyPage.text())![1]!;
   return { alice, applicationId, endpointId, eventId, keyId };

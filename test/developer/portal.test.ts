@@ -267,7 +267,7 @@ describe('applications', () => {
       justification: 'Alcohol deliveries need an age check at the door.',
       scopes: ['openid', 'age_over_18'],
     });
-    const issued = await approveReview(p.ctx.db, p.ctx.clock, applicationId, { actor: 'cli' });
+    const issued = await approveReview(p.ctx, applicationId, { actor: 'cli' });
     html = await (await b.get(`${base}?env=production`)).text();
     expect(html).toContain(issued.clientId);
     expect(html).toContain('Approved');

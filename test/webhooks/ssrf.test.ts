@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { randomId } from '../../src/crypto/tokens.ts';
+import { sealedSecrets } from '../../src/keys/instance-secrets.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { createEndpointStore } from '../../src/webhooks/endpoint.store.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
-import { sealSecret } from '../../src/webhooks/secret-box.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { developerApi, hooksPath, LOCALHOST_OK, owner, type Receiver, receiver } from './fixtures.ts';
 
@@ -158,7 +158,7 @@ describe('webhook targets', () => {
       store.insertSecret({
         id: secretId,
         endpoint_id: id,
-        ciphertext: await sealSecret(ctx, secretId, 'whsec_test'),
+        ciphertext: await sealedSecrets(ctx.config, 'webhook secrets').seal(secretId, 'whsec_test'),
         created_at: now,
         expires_at: null,
       });

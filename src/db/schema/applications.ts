@@ -75,10 +75,18 @@ export const productionReviews = sqliteTable(
     applicationId: text('application_id')
       .notNull()
       .references(() => applications.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['pending', 'approved', 'rejected'] }).notNull(),
+    /** `withdrawn`: a later edit by the developer no longer asked for anything wider. */
+    status: text('status', { enum: ['pending', 'approved', 'rejected', 'withdrawn'] }).notNull(),
     justification: text('justification').notNull().default(''),
     /** JSON array of the scopes asked for production. */
     scopes: text('scopes').notNull().default('[]'),
+    /**
+     * JSON arrays of the production redirect URIs and document policy asked for; NULL keeps what
+     * production has (or, for the first review, takes the sandbox's).
+     */
+    redirectUris: text('redirect_uris'),
+    documentTypes: text('document_types'),
+    documentCountries: text('document_countries'),
     fullNumberJustification: text('full_number_justification'),
     decisionReason: text('decision_reason'),
     requestedBy: text('requested_by'),
@@ -86,4 +94,21 @@ export const productionReviews = sqliteTable(
     decidedAt: time('decided_at'),
   },
   (t) => [index('production_reviews_app').on(t.applicationId)],
+);
+
+/**
+ * The production client secret issued at approval, sealed, until its developer reveals it once in
+ * the portal or it expires. Deleted by the reveal itself, so it can be shown at most once.
+ */
+export const productionSecretReveals = sqliteTable(
+  'production_secret_reveals',
+  {
+    applicationId: text('application_id')
+      .primaryKey()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    sealedSecret: text('sealed_secret').notNull(),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+  },
+  (t) => [index('production_secret_reveals_expiry').on(t.expiresAt)],
 );

@@ -8,7 +8,9 @@ import {
 } from '../../apps/application.store.ts';
 import { rotateClientSecret } from '../../apps/client-secret.ts';
 import { ALL_COUNTRIES, DOCUMENT_TYPES } from '../../apps/document-policy-rules.ts';
+import { reviewChanges } from '../../apps/production-change.ts';
 import { requestProductionReview } from '../../apps/production-review.ts';
+import { productionSecretRevealableUntil, revealProductionSecret } from '../../apps/production-secret.ts';
 import { createApplication, deleteApplication, updateApplication } from '../../apps/registration.ts';
 import { base64url } from '../../crypto/encoding.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
@@ -19,6 +21,7 @@ import {
   type AppFormValues,
   AppPage,
   AppsListPage,
+  RevealGonePage,
   ReviewPage,
   SecretShownPage,
 } from './pages/apps.tsx';
@@ -36,6 +39,9 @@ const appForm = z.object({
   scopes: multi,
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
+  // Production edits only: read when the edit widens production and so files a review.
+  justification: z.string().max(10_000).default(''),
+  full_number_justification: z.string().max(10_000).default(''),
 });
 
 const reviewForm = z.object({
@@ -81,16 +87,25 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   scopes: f.scopes,
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
+  justification: f.justification,
+  fullNumberJustification: f.full_number_justification,
 });
 
-const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => ({
-  name: app.name,
-  type: app.type,
-  redirectUris: env.redirectUris.join('\n'),
-  scopes: env.scopes,
-  documentTypes: env.documentTypes,
-  documentCountries: countriesText(env.documentCountries),
-});
+/** The form of an environment; production shows what its pending review asks for, to edit further. */
+const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => {
+  const review =
+    app.latestReview?.status === 'pending' && env.environment === 'production' ? app.latestReview : undefined;
+  return {
+    name: app.name,
+    type: app.type,
+    redirectUris: (review?.redirectUris ?? env.redirectUris).join('\n'),
+    scopes: review?.scopes ?? env.scopes,
+    documentTypes: review?.documentTypes ?? env.documentTypes,
+    documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
+    justification: review?.justification ?? '',
+    fullNumberJustification: review?.fullNumberJustification ?? '',
+  };
+};
 
 /** Applications: list, create, show, edit, delete, client secret rotation, production review. */
 export function appsRoutes(p: Portal) {
@@ -200,15 +215,22 @@ export function appsRoutes(p: Portal) {
     }
     const notice = c.req.query('updated')
       ? m.appUpdated
-      : c.req.query('review')
-        ? m.reviewSubmitted
-        : undefined;
+      : c.req.query('pending')
+        ? m.changePending
+        : c.req.query('review')
+          ? m.reviewSubmitted
+          : undefined;
+    const review = a.latestReview?.status === 'pending' ? a.latestReview : undefined;
+    const production = a.environments.find((e) => e.environment === 'production');
+    const sandbox = a.environments.find((e) => e.environment === 'sandbox')!;
     return c.html(
       <AppPage
         {...p.props(c, 'apps')}
         app={a}
         env={env}
         notice={notice}
+        pendingChanges={review && production ? reviewChanges(review, production, sandbox) : undefined}
+        revealUntil={productionSecretRevealableUntil(ctx, a.applicationId)}
         integration={{
           issuer,
           discoveryUrl: `${issuer}/.well-known/openid-configuration`,
@@ -256,13 +278,16 @@ export function appsRoutes(p: Portal) {
           name: f.name,
           environment: env.environment,
           ...settingsOf(f),
+          justification: f.justification,
+          fullNumberJustification: f.full_number_justification,
           actor: actor(c),
         }),
       fieldOf,
       'name',
     );
     if (!result.ok) return editForm(c, a, env.environment, typedValues(f, a.type), result.errors, 400);
-    return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&updated=1`, 303);
+    const outcome = result.value.pendingReviewId ? 'pending' : 'updated';
+    return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&${outcome}=1`, 303);
   });
 
   app.get('/apps/:id/delete', (c) => {
@@ -320,6 +345,24 @@ export function appsRoutes(p: Portal) {
         appHref={appHref(a.applicationId, env.environment)}
         clientId={issued.clientId}
         clientSecret={issued.clientSecret}
+      />,
+    );
+  });
+
+  app.post('/apps/:id/production-secret', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const secret = await revealProductionSecret(ctx, a.applicationId, { actor: actor(c) });
+    const production = a.environments.find((e) => e.environment === 'production');
+    const props = p.props(c, 'apps');
+    if (!secret || !production)
+      return c.html(<RevealGonePage {...props} appHref={appHref(a.applicationId, 'production')} />, 410);
+    return c.html(
+      <SecretShownPage
+        {...props}
+        title={props.m.productionSecretTitle}
+        appHref={appHref(a.applicationId, 'production')}
+        clientId={production.clientId}
+        clientSecret={secret}
       />,
     );
   });

@@ -146,10 +146,6 @@ export const en = {
   submitReview: 'Submit for review',
   reviewSubmitted: 'Your production review request was submitted.',
   reviewStatus: 'Review status',
-  reviewStatusNames: { pending: 'Pending', approved: 'Approved', rejected: 'Rejected' } as Record<
-    string,
-    string
-  >,
   reviewPending: 'Your production review request is waiting for the operator.',
   reviewRejected: 'Your production review request was rejected.',
   reviewApproved: 'Your production review request was approved.',
@@ -158,8 +154,29 @@ export const en = {
   decidedAt: 'Decided',
   requestAgain: 'Request another review',
   productionCreds: 'Production credentials',
-  productionSecretHint:
-    'The production secret was shown once to the operator on approval. Rotate it here to get one you can copy.',
+  reviewStatusNames: {
+    pending: 'Pending',
+    approved: 'Approved',
+    rejected: 'Rejected',
+    withdrawn: 'Withdrawn',
+  } as Record<string, string>,
+  productionEditIntro:
+    'Removing scopes, redirect URIs or document types and countries applies at once. Anything added is sent to the operator for review; until it is approved, production keeps serving the approved settings.',
+  changePending:
+    'Removals were applied. What you added waits for the operator’s review; production serves the approved settings until then.',
+  pendingChange: {
+    scopes: 'Scopes asked for',
+    redirectUris: 'Redirect URIs asked for',
+    documentTypes: 'Document types asked for',
+    documentCountries: 'Issuing countries asked for',
+  } as Record<string, string>,
+  revealSecret: 'Reveal production secret',
+  revealSecretHint: (until: string) =>
+    `The production client secret can be revealed once, until ${until}. Copy it when it is shown: it cannot be shown again.`,
+  productionSecretTitle: 'Production client secret',
+  revealGoneTitle: 'Secret no longer available',
+  revealGone:
+    'The production secret was already revealed, or the time to reveal it has passed. Rotate the production secret to get a new one.',
 
   // API keys
   keysTitle: 'Developer API keys',

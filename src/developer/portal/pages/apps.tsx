@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ApplicationView, EnvironmentView } from '../../../apps/application.store.ts';
+import { type ReviewChanges, SETTING_KEYS } from '../../../apps/production-change.ts';
 import { SCOPE_CATALOGUE } from '../../../capabilities/scope-catalogue.ts';
 import type { Env } from '../env.ts';
 import {
@@ -115,6 +116,8 @@ export interface AppFormValues {
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
+  justification?: string;
+  fullNumberJustification?: string;
 }
 
 /** Create (sandbox) or edit (one environment) an application. */
@@ -213,6 +216,25 @@ export function AppFormPage(
               errors={errors}
             />
           </fieldset>
+          {props.environment === 'production' ? (
+            <>
+              <p>{m.productionEditIntro}</p>
+              <TextArea
+                id="justification"
+                label={`${m.justification} ${m.optional}`}
+                hint={m.justificationHint}
+                value={values.justification ?? ''}
+                errors={errors}
+              />
+              <TextArea
+                id="full_number_justification"
+                label={m.fullNumberJustification}
+                hint={m.fullNumberJustificationHint}
+                value={values.fullNumberJustification ?? ''}
+                errors={errors}
+              />
+            </>
+          ) : null}
           <FormActions
             m={m}
             submit={props.mode === 'create' ? m.createApp : m.save}
@@ -258,6 +280,10 @@ export function AppPage(
     env: EnvironmentView;
     integration: IntegrationValues;
     notice?: string;
+    /** What the pending review would change in production, when production exists. */
+    pendingChanges?: ReviewChanges;
+    /** Until when the production secret issued at approval can be revealed once. */
+    revealUntil?: number;
   },
 ) {
   const { m, base, app, env, integration } = props;
@@ -386,6 +412,7 @@ export function AppPage(
               <dd>{when(review.createdAt, m)}</dd>
               <dt>{m.reviewScopes}</dt>
               <dd>{review.scopes.join(' ')}</dd>
+              {props.pendingChanges ? <PendingChanges m={m} changes={props.pendingChanges} /> : null}
               {review.decidedAt ? (
                 <>
                   <dt>{m.decidedAt}</dt>
@@ -402,6 +429,13 @@ export function AppPage(
           </div>
         ) : null}
         {production ? null : <p>{m.productionNone}</p>}
+        {props.revealUntil && production ? (
+          <form method="post" action={`${appBase}/production-secret`} id="reveal-secret">
+            <CsrfField token={props.csrf} />
+            <p>{m.revealSecretHint(when(props.revealUntil, m))}</p>
+            <button type="submit">{m.revealSecret}</button>
+          </form>
+        ) : null}
         {production && env.environment !== 'production' ? (
           <p>
             <a href={`${appBase}?env=production`}>{m.productionCreds}</a>
@@ -423,6 +457,48 @@ export function AppPage(
           </a>
         </div>
       </Card>
+    </PortalLayout>
+  );
+}
+
+/** Added and removed entries of each production setting the pending review changes. */
+function PendingChanges(props: { m: PortalProps['m']; changes: ReviewChanges }) {
+  const { m } = props;
+  return (
+    <>
+      {SETTING_KEYS.flatMap((key) => {
+        const { added, removed } = props.changes[key];
+        if (!added.length && !removed.length) return [];
+        return [
+          <dt>{m.pendingChange[key]}</dt>,
+          <dd class="pending-change">
+            {added.map((x) => (
+              <span class="added">+{x} </span>
+            ))}
+            {removed.map((x) => (
+              <span class="removed">-{x} </span>
+            ))}
+          </dd>,
+        ];
+      })}
+    </>
+  );
+}
+
+/** A reveal of the production secret after it was revealed, rotated or expired. */
+export function RevealGonePage(props: PortalProps & { appHref: string }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.revealGoneTitle} section="apps">
+      <section class="card">
+        <h1>{m.revealGoneTitle}</h1>
+        <p>{m.revealGone}</p>
+        <div class="actions">
+          <a class="button" href={props.appHref}>
+            {m.back}
+          </a>
+        </div>
+      </section>
     </PortalLayout>
   );
 }
