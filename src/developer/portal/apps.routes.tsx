@@ -24,7 +24,7 @@ import {
   ReviewPage,
   SecretShownPage,
 } from './pages/apps.tsx';
-import { ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
 
 const multi = z
   .union([z.string(), z.array(z.string())])
@@ -200,11 +200,7 @@ export function appsRoutes(p: Portal) {
     const { m } = props;
     const back = appHref(a.applicationId, env.environment);
     const result = await p.take<SecretResult>(c, `client-secret:${a.applicationId}:${env.environment}`);
-    if (!result)
-      return c.html(
-        <GonePage {...props} title={m.alreadyShownTitle} message={m.alreadyShown} backHref={back} />,
-        410,
-      );
+    if (!result) return c.html(<AlreadyShownPage {...props} backHref={back} />, 410);
     const titles = {
       created: m.appCreatedTitle,
       rotated: m.secretRotatedTitle,

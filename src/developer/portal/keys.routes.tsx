@@ -5,7 +5,7 @@ import { NotFoundError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';
-import { ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 
 const MAX_LABEL = 100;
 const keyForm = z.object({
@@ -61,16 +61,7 @@ export function keysRoutes(p: Portal) {
     const key = ownKey(c);
     const created = await p.take<{ key: string }>(c, `api-key:${key.keyId}`);
     if (created) return page(c, { created });
-    const props = p.props(c, 'keys');
-    return c.html(
-      <GonePage
-        {...props}
-        title={props.m.alreadyShownTitle}
-        message={props.m.alreadyShown}
-        backHref={`${base}/keys`}
-      />,
-      410,
-    );
+    return c.html(<AlreadyShownPage {...p.props(c, 'keys')} backHref={`${base}/keys`} />, 410);
   });
 
   app.get('/keys/:keyId/revoke', (c) => {

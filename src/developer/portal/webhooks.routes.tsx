@@ -14,7 +14,7 @@ import {
   updateEndpoint,
 } from '../../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 import {
   EndpointFormPage,
   type EndpointFormValues,
@@ -150,11 +150,7 @@ export function webhooksRoutes(p: Portal) {
     const e = endpointOf(c, s);
     const m = s.props.m;
     const result = await p.take<SecretResult>(c, `webhook-secret:${e.id}`);
-    if (!result)
-      return c.html(
-        <GonePage {...s.props} title={m.alreadyShownTitle} message={m.alreadyShown} backHref={s.hb} />,
-        410,
-      );
+    if (!result) return c.html(<AlreadyShownPage {...s.props} backHref={s.hb} />, 410);
     return c.html(
       <WebhookSecretPage
         {...s.props}

@@ -321,6 +321,11 @@ export function GonePage(props: PortalProps & { title: string; message: string; 
   );
 }
 
+/** What a reload of a result page shows once its result was taken. */
+export function AlreadyShownPage(props: PortalProps & { backHref: string }) {
+  return <GonePage {...props} title={props.m.alreadyShownTitle} message={props.m.alreadyShown} />;
+}
+
 /** A confirmation page for a destructive or irreversible action. */
 export function ConfirmPage(
   props: PortalProps & {
