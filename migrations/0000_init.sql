@@ -311,6 +311,16 @@ CREATE TABLE `rate_limit_buckets` (
 	`count` integer NOT NULL
 ) STRICT;
 --> statement-breakpoint
+CREATE TABLE `portal_results` (
+	`session_id_hash` text NOT NULL,
+	`slot` text NOT NULL,
+	`sealed` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`session_id_hash`, `slot`),
+	FOREIGN KEY (`session_id_hash`) REFERENCES `sessions`(`id_hash`) ON UPDATE no action ON DELETE cascade
+) STRICT;
+--> statement-breakpoint
+CREATE INDEX `portal_results_expiry` ON `portal_results` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `sessions` (
 	`id_hash` text PRIMARY KEY NOT NULL,
 	`kind` text NOT NULL,

@@ -1,5 +1,6 @@
 import { appsJobs } from './apps/jobs.ts';
 import { consentJobs } from './consent/jobs.ts';
+import { developerJobs } from './developer/jobs.ts';
 import { identityJobs } from './identity/jobs.ts';
 import type { Job } from './jobs.ts';
 import { keysJobs } from './keys/jobs.ts';
@@ -14,4 +15,5 @@ export const allJobs = (): Job[] => [
   ...oauthJobs,
   ...identityJobs,
   ...appsJobs,
+  ...developerJobs,
 ];

@@ -37,7 +37,7 @@ export async function instanceSecret(
   return secret;
 }
 
-export type SealedPurpose = 'webhook secrets' | 'client secrets';
+export type SealedPurpose = 'webhook secrets' | 'client secrets' | 'portal results';
 const boxes = new WeakMap<Config, Map<SealedPurpose, SecretBox>>();
 
 /**

@@ -27,6 +27,24 @@ export async function page(b: Browser, path: string) {
   return { res, html, csrf: csrfOf(html) };
 }
 
+/** The POST of a form as a browser sends it, with the CSRF token of the form page; call it to send it. */
+async function formPost(
+  b: Browser,
+  formPath: string,
+  action: string,
+  fields: Record<string, string | string[]>,
+): Promise<() => Promise<Response>> {
+  const { csrf } = await page(b, formPath);
+  const body = new URLSearchParams({ csrf_token: csrf });
+  for (const [k, v] of Object.entries(fields)) for (const x of [v].flat()) body.append(k, x);
+  return () =>
+    b.request(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
+      body: body.toString(),
+    });
+}
+
 /** GET the form page, then POST it with its CSRF token. */
 export async function submit(
   b: Browser,
@@ -34,14 +52,25 @@ export async function submit(
   action: string,
   fields: Record<string, string | string[]>,
 ): Promise<Response> {
-  const { csrf } = await page(b, formPath);
-  const body = new URLSearchParams({ csrf_token: csrf });
-  for (const [k, v] of Object.entries(fields)) for (const x of [v].flat()) body.append(k, x);
-  return b.request(action, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
-    body: body.toString(),
-  });
+  return (await formPost(b, formPath, action, fields))();
+}
+
+/**
+ * A form submitted as a browser does: a 303 is followed to the page it names. `reload()` is the
+ * browser's reload: it fetches that page again, or, when the POST answered with a page itself, sends
+ * the POST again.
+ */
+export async function submitPage(
+  b: Browser,
+  formPath: string,
+  action: string,
+  fields: Record<string, string | string[]>,
+): Promise<{ posted: Response; res: Response; html: string; reload(): Promise<Response> }> {
+  const post = await formPost(b, formPath, action, fields);
+  const posted = await post();
+  const reload = posted.status === 303 ? () => b.get(location(posted)) : post;
+  const res = posted.status === 303 ? await reload() : posted;
+  return { posted, res, html: await res.text(), reload };
 }
 
 export async function signUp(p: Portal, email: string): Promise<Browser> {
@@ -60,7 +89,7 @@ export async function createApp_(
   b: Browser,
   fields: Partial<Record<string, string | string[]>> = {},
 ): Promise<{ res: Response; html: string; applicationId: string }> {
-  const res = await submit(b, `${P}/apps/new`, `${P}/apps`, {
+  const { res, html } = await submitPage(b, `${P}/apps/new`, `${P}/apps`, {
     name: 'Acme Shop',
     type: 'confidential',
     redirect_uris: 'https://rp.example/callback',
@@ -69,7 +98,6 @@ export async function createApp_(
     document_countries: 'all',
     ...(fields as Record<string, string | string[]>),
   });
-  const html = await res.text();
   const applicationId = /\/apps\/(app_[\w-]+)/.exec(html)?.[1] ?? '';
   return { res, html, applicationId };
 }

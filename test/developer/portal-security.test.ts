@@ -12,6 +12,7 @@ import {
   portal,
   signUp,
   submit,
+  submitPage,
 } from './portal-helpers.ts';
 
 // Each account costs an argon2id hash (19 MiB, by design slow); a loaded machine needs the margin.
@@ -41,8 +42,11 @@ async function alicesWorld() {
   const eventId = new URL(location(tested), 'http://x').searchParams.get('tested')!;
   await dispatchDue(p.ctx);
   await approveReview(p.ctx, applicationId, { actor: 'cli' });
-  const keyPage = await submit(alice, `${P}/keys`, `${P}/keys`, { label: 'mine', environment: 'sandbox' });
-  const keyId = /(key_[\w-]+)/.exec(await keyPage.text())![1]!;
+  const keyPage = await submitPage(alice, `${P}/keys`, `${P}/keys`, {
+    label: 'mine',
+    environment: 'sandbox',
+  });
+  const keyId = /(key_[\w-]+)/.exec(keyPage.html)![1]!;
   return { alice, applicationId, endpointId, eventId, keyId };
 }
 
@@ -60,6 +64,7 @@ describe('another developer', () => {
       `${app}/edit?env=production`,
       `${app}/delete`,
       `${app}/secret/rotate?env=sandbox`,
+      `${app}/secret?env=sandbox`,
       `${app}/review`,
       hb,
       `${app}/production/webhooks`,
@@ -69,7 +74,9 @@ describe('another developer', () => {
       `${ep}/edit`,
       `${ep}/rotate`,
       `${ep}/delete`,
+      `${ep}/secret`,
       `${P}/keys/${w.keyId}/revoke`,
+      `${P}/keys/${w.keyId}/created`,
     ];
     for (const path of pages) {
       const res = await bob.get(path);

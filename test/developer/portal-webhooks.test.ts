@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
-import { createApp_, location, P, type Portal, page, portal, signUp, submit } from './portal-helpers.ts';
+import {
+  createApp_,
+  location,
+  P,
+  type Portal,
+  page,
+  portal,
+  signUp,
+  submit,
+  submitPage,
+} from './portal-helpers.ts';
 
 // Each account costs an argon2id hash (19 MiB, by design slow); a loaded machine needs the margin.
 setDefaultTimeout(30_000);
@@ -48,13 +58,13 @@ describe('webhooks in the portal', () => {
     expect(badUrl.status).toBe(400);
     expect(await badUrl.text()).toMatch(/id="url-error">Must use https/);
 
-    const created = await submit(b, `${hb}/new`, hb, {
+    const created = await submitPage(b, `${hb}/new`, hb, {
       url: rx.url,
       events: ['webhook.test', 'consent.granted'],
       description: 'Local receiver',
     });
-    expect(created.status).toBe(201);
-    const secret = /(whsec_[\w-]+)/.exec(await created.text())![1]!;
+    expect(created.res.status).toBe(200);
+    const secret = /(whsec_[\w-]+)/.exec(created.html)![1]!;
     const list = await (await b.get(hb)).text();
     expect(list).toContain(rx.url);
     expect(list).not.toContain(secret);
@@ -90,10 +100,14 @@ describe('webhooks in the portal', () => {
     expect(await (await b.get(`${hb}/${endpointId}/rotate`)).text()).toContain(
       'Keep the current secret valid for',
     );
-    const rotated = await submit(b, `${hb}/${endpointId}/rotate`, `${hb}/${endpointId}/rotate`, {
-      overlap: '3600',
-    });
-    const rotatedHtml = await rotated.text();
+    const { html: rotatedHtml } = await submitPage(
+      b,
+      `${hb}/${endpointId}/rotate`,
+      `${hb}/${endpointId}/rotate`,
+      {
+        overlap: '3600',
+      },
+    );
     const newSecret = /(whsec_[\w-]+)/.exec(rotatedHtml)![1]!;
     expect(newSecret).not.toBe(secret);
     expect(rotatedHtml).toContain('2026-06-01 13:00 UTC');

@@ -259,6 +259,36 @@ describe('developer portal in Chromium', () => {
     await context.close();
   }, 180_000);
 
+  test('reloading "Application created" creates nothing and does not show the secret again', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/developer/signup`);
+    await page.getByLabel('Email').fill('carol@example.com');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Confirm password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('link', { name: 'New application' }).click();
+    await page.getByLabel('Application name').fill('Carol Reloads');
+    await page.getByLabel('Redirect URIs').fill('https://rp.example/callback');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    const secret = (await page.locator('#client-secret').textContent())!;
+    expect(secret).toStartWith('cs_test_');
+
+    for (let i = 0; i < 2; i++) {
+      await page.reload();
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Already shown');
+      expect(await page.content()).not.toContain(secret);
+    }
+    await shot(page, 'already-shown');
+    const owned = server.ctx.db.sql
+      .prepare<{ n: number }>("SELECT count(*) AS n FROM applications WHERE name = 'Carol Reloads'")
+      .get()!;
+    expect(owned.n).toBe(1);
+    await page.getByRole('link', { name: 'Back' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Carol Reloads');
+    await context.close();
+  }, 60_000);
+
   test('narrow screens: the pages fit a 360 px viewport without horizontal scrolling', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();

@@ -4,7 +4,7 @@ import { jsonLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { P, PASSWORD, page, submit } from '../developer/portal-helpers.ts';
+import { P, PASSWORD, page, submit, submitPage } from '../developer/portal-helpers.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/server.ts';
 import { Browser, location, open, pkcePair } from '../identity/flow-helpers.ts';
@@ -62,22 +62,21 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     password: 'Wrong-Password-42',
   });
   await submit(dev, `${P}/signin`, `${P}/signin`, { email: 'alice@example.com', password: PASSWORD });
-  const created = await (
-    await submit(dev, `${P}/apps/new`, `${P}/apps`, {
-      name: 'Log Shop',
-      type: 'confidential',
-      redirect_uris: 'https://rp.example/callback',
-      scopes: ['openid', 'profile', 'email'],
-      document_types: ['passport'],
-      document_countries: 'all',
-    })
-  ).text();
+  const { html: created } = await submitPage(dev, `${P}/apps/new`, `${P}/apps`, {
+    name: 'Log Shop',
+    type: 'confidential',
+    redirect_uris: 'https://rp.example/callback',
+    scopes: ['openid', 'profile', 'email'],
+    document_types: ['passport'],
+    document_countries: 'all',
+  });
   keep('client secret', /(cs_test_[\w-]+)/.exec(created)?.[1]);
   const clientId = /(cid_test_[\w-]+)/.exec(created)![1]!;
   const applicationId = /\/apps\/(app_[\w-]+)/.exec(created)![1]!;
-  const keyPage = await (
-    await submit(dev, `${P}/keys`, `${P}/keys`, { label: 'ci', environment: 'sandbox' })
-  ).text();
+  const { html: keyPage } = await submitPage(dev, `${P}/keys`, `${P}/keys`, {
+    label: 'ci',
+    environment: 'sandbox',
+  });
   keep('api key', /(dk_test_[\w-]+)/.exec(keyPage)?.[1]);
 
   // Developer API: a webhook endpoint (signing secret), a test event delivered, a rotation.

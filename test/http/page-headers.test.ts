@@ -1,5 +1,5 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import { createApp_, P, type Portal, page, signUp, submit } from '../developer/portal-helpers.ts';
+import { createApp_, P, type Portal, page, signUp, submit, submitPage } from '../developer/portal-helpers.ts';
 import {
   Browser,
   CALLBACK,
@@ -40,8 +40,8 @@ test('every HTML page of the identity experience and the portal refuses framing,
   const hb = `${P}/apps/${applicationId}/sandbox/webhooks`;
   await submit(dev, `${hb}/new`, hb, { url: 'http://localhost:9/hook', events: 'webhook.test' });
   const endpointId = /(we_[\w-]+)/.exec(await (await dev.get(hb)).text())?.[1] ?? '';
-  const keyPage = await submit(dev, `${P}/keys`, `${P}/keys`, { label: 'ci', environment: 'sandbox' });
-  const keyId = /(key_[\w-]+)/.exec(await keyPage.text())?.[1] ?? '';
+  const keyPage = await submitPage(dev, `${P}/keys`, `${P}/keys`, { label: 'ci', environment: 'sandbox' });
+  const keyId = /(key_[\w-]+)/.exec(keyPage.html)?.[1] ?? '';
   expect(endpointId).not.toBe('');
   expect(keyId).not.toBe('');
   const requestPath = await f.authorize();

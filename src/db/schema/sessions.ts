@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { time } from './columns.ts';
 
 /** Server-side browser sessions of the identity experience and the developer portal. */
@@ -20,6 +20,24 @@ export const sessions = sqliteTable(
     expiresAt: time('expires_at').notNull(),
   },
   (t) => [index('sessions_subject').on(t.subjectId)],
+);
+
+/**
+ * One-time results of portal forms (a secret just issued), sealed, waiting for the page the form
+ * redirects to; taking one deletes it. Gone with the session.
+ */
+export const portalResults = sqliteTable(
+  'portal_results',
+  {
+    sessionIdHash: text('session_id_hash')
+      .notNull()
+      .references(() => sessions.idHash, { onDelete: 'cascade' }),
+    /** What the result is of, e.g. `client-secret:app_…:sandbox`. */
+    slot: text('slot').notNull(),
+    sealed: text('sealed').notNull(),
+    expiresAt: time('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionIdHash, t.slot] }), index('portal_results_expiry').on(t.expiresAt)],
 );
 
 /** Sign-in throttling counters per account and per IP. */

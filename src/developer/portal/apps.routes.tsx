@@ -21,11 +21,10 @@ import {
   type AppFormValues,
   AppPage,
   AppsListPage,
-  RevealGonePage,
   ReviewPage,
   SecretShownPage,
 } from './pages/apps.tsx';
-import { ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
 
 const multi = z
   .union([z.string(), z.array(z.string())])
@@ -107,6 +106,13 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
   };
 };
 
+/** A client secret just issued, kept for the page that shows it once. */
+interface SecretResult {
+  shown: 'created' | 'rotated' | 'revealed';
+  /** Absent for a public client. */
+  clientSecret?: string;
+}
+
 /** Applications: list, create, show, edit, delete, client secret rotation, production review. */
 export function appsRoutes(p: Portal) {
   const { ctx, base } = p;
@@ -114,6 +120,11 @@ export function appsRoutes(p: Portal) {
   const appHref = (id: string, env: Env = 'sandbox') =>
     `${base}/apps/${id}${env === 'sandbox' ? '' : `?env=${env}`}`;
   const actor = (c: PC) => `developer:${p.me(c).developerId}` as const;
+  // Forms that issue a secret redirect to its page, which shows it once (POST-redirect-GET).
+  const showSecret = async (c: PC, applicationId: string, env: Env, result: SecretResult) => {
+    await p.keep(c, `client-secret:${applicationId}:${env}`, result);
+    return c.redirect(`${base}/apps/${applicationId}/secret?env=${env}`, 303);
+  };
 
   /** The environment named by `?env=` (sandbox by default); one the application lacks is a 404. */
   const envOf = (c: PC, a: ApplicationView): EnvironmentView => {
@@ -176,18 +187,34 @@ export function appsRoutes(p: Portal) {
         result.errors,
         400,
       );
-    const m = p.props(c).m;
-    // Rendered in the response itself, never stored: the secret exists nowhere else in clear.
+    return showSecret(c, result.value.applicationId, 'sandbox', {
+      shown: 'created',
+      clientSecret: result.value.clientSecret,
+    });
+  });
+
+  app.get('/apps/:id/secret', async (c) => {
+    const a = p.ownApp(c, c.req.param('id'));
+    const env = envOf(c, a);
+    const props = p.props(c, 'apps');
+    const { m } = props;
+    const back = appHref(a.applicationId, env.environment);
+    const result = await p.take<SecretResult>(c, `client-secret:${a.applicationId}:${env.environment}`);
+    if (!result) return c.html(<AlreadyShownPage {...props} backHref={back} />, 410);
+    const titles = {
+      created: m.appCreatedTitle,
+      rotated: m.secretRotatedTitle,
+      revealed: m.productionSecretTitle,
+    };
     return c.html(
       <SecretShownPage
-        {...p.props(c, 'apps')}
-        title={m.appCreatedTitle}
-        intro={m.appCreated}
-        appHref={appHref(result.value.applicationId)}
-        clientId={result.value.clientId}
-        clientSecret={result.value.clientSecret}
+        {...props}
+        title={titles[result.shown]}
+        intro={result.shown === 'created' ? m.appCreated : undefined}
+        appHref={back}
+        clientId={env.clientId}
+        clientSecret={result.clientSecret}
       />,
-      201,
     );
   });
 
@@ -337,33 +364,26 @@ export function appsRoutes(p: Portal) {
     const issued = await rotateClientSecret(ctx.db, ctx.clock, a.applicationId, env.environment, {
       actor: actor(c),
     });
-    const m = p.props(c).m;
-    return c.html(
-      <SecretShownPage
-        {...p.props(c, 'apps')}
-        title={m.secretRotatedTitle}
-        appHref={appHref(a.applicationId, env.environment)}
-        clientId={issued.clientId}
-        clientSecret={issued.clientSecret}
-      />,
-    );
+    return showSecret(c, a.applicationId, env.environment, {
+      shown: 'rotated',
+      clientSecret: issued.clientSecret,
+    });
   });
 
   app.post('/apps/:id/production-secret', async (c) => {
     const a = p.ownApp(c, c.req.param('id'));
     const secret = await revealProductionSecret(ctx, a.applicationId, { actor: actor(c) });
-    const production = a.environments.find((e) => e.environment === 'production');
+    if (secret)
+      return showSecret(c, a.applicationId, 'production', { shown: 'revealed', clientSecret: secret });
     const props = p.props(c, 'apps');
-    if (!secret || !production)
-      return c.html(<RevealGonePage {...props} appHref={appHref(a.applicationId, 'production')} />, 410);
     return c.html(
-      <SecretShownPage
+      <GonePage
         {...props}
-        title={props.m.productionSecretTitle}
-        appHref={appHref(a.applicationId, 'production')}
-        clientId={production.clientId}
-        clientSecret={secret}
+        title={props.m.revealGoneTitle}
+        message={props.m.revealGone}
+        backHref={appHref(a.applicationId, 'production')}
       />,
+      410,
     );
   });
 

@@ -9,6 +9,7 @@ import { csrfToken, type SessionEnv } from '../../identity/session.middleware.ts
 import { type Developer, findDeveloper } from '../developer.store.ts';
 import { portalMessages } from './messages/index.ts';
 import type { FieldErrors, PortalProps } from './pages/layout.tsx';
+import { keepResult, takeResult } from './results.ts';
 
 export type PortalEnv = AppEnv & SessionEnv & SecurityHeadersEnv;
 export type PC = Context<PortalEnv>;
@@ -25,6 +26,10 @@ export interface Portal {
   me(c: PC): Developer;
   /** The developer's own application; anything else is the same 404. */
   ownApp(c: PC, applicationId: string): ApplicationView;
+  /** Keeps a form's one-time result in the session for the page the form redirects to. */
+  keep(c: PC, slot: string, value: object): Promise<void>;
+  /** That result, once: a reload of the page gets undefined. */
+  take<T extends object>(c: PC, slot: string): Promise<T | undefined>;
 }
 
 export function createPortal(ctx: AppContext, base: string): Portal {
@@ -56,6 +61,8 @@ export function createPortal(ctx: AppContext, base: string): Portal {
       if (!app || app.ownerDeveloperId !== me(c).developerId) throw new NotFoundError();
       return app;
     },
+    keep: (c, slot, value) => keepResult(ctx, c.get('session').idHash, slot, value),
+    take: (c, slot) => takeResult(ctx, c.get('session').idHash, slot),
   };
 }
 

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';
-import { ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 
 const MAX_LABEL = 100;
 const keyForm = z.object({
@@ -21,7 +21,7 @@ export function keysRoutes(p: Portal) {
   const page = (
     c: PC,
     extra: {
-      created?: { key: string; keyId: string };
+      created?: { key: string };
       notice?: string;
       errors?: FieldErrors;
       label?: string;
@@ -52,7 +52,16 @@ export function keysRoutes(p: Portal) {
       label,
       actor: `developer:${dev.developerId}`,
     });
-    return page(c, { created }, 201);
+    // Shown once by the page it redirects to (POST-redirect-GET): a reload creates no second key.
+    await p.keep(c, `api-key:${created.keyId}`, { key: created.key });
+    return c.redirect(`${base}/keys/${created.keyId}/created`, 303);
+  });
+
+  app.get('/keys/:keyId/created', async (c) => {
+    const key = ownKey(c);
+    const created = await p.take<{ key: string }>(c, `api-key:${key.keyId}`);
+    if (created) return page(c, { created });
+    return c.html(<AlreadyShownPage {...p.props(c, 'keys')} backHref={`${base}/keys`} />, 410);
   });
 
   app.get('/keys/:keyId/revoke', (c) => {

@@ -14,7 +14,7 @@ import {
   updateEndpoint,
 } from '../../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 import {
   EndpointFormPage,
   type EndpointFormValues,
@@ -42,6 +42,13 @@ const rotateForm = z.object({
 });
 const redeliverForm = z.object({ endpointId: z.string().max(100) });
 
+/** A signing secret just issued, kept for the page that shows it once. */
+interface SecretResult {
+  shown: 'created' | 'rotated';
+  secret: string;
+  previousExpires?: string;
+}
+
 const fieldOf = (path: string) => (['url', 'events', 'description'].includes(path) ? path : '');
 
 /**
@@ -61,6 +68,12 @@ export function webhooksRoutes(p: Portal) {
     const hb = `${base}/apps/${a.applicationId}/${environment}/webhooks`;
     const props = { ...p.props(c, 'apps'), app: a, environment };
     return { a, environment, principal, hb, props };
+  };
+
+  // Forms that issue a secret redirect to its page, which shows it once (POST-redirect-GET).
+  const showSecret = async (c: PC, hb: string, endpointId: string, result: SecretResult) => {
+    await p.keep(c, `webhook-secret:${endpointId}`, result);
+    return c.redirect(`${hb}/${endpointId}/secret`, 303);
   };
 
   const listPage = (c: PC, extra: { notice?: string; error?: string } = {}, status = 200) => {
@@ -129,15 +142,23 @@ export function webhooksRoutes(p: Portal) {
       throw err;
     }
     if (!result.ok) return formPage(c, 'create', s.hb, values, { errors: result.errors }, 400);
+    return showSecret(c, s.hb, result.value.id, { shown: 'created', secret: result.value.secret });
+  });
+
+  app.get(`${root}/:eid/secret`, async (c) => {
+    const s = scope(c);
+    const e = endpointOf(c, s);
     const m = s.props.m;
+    const result = await p.take<SecretResult>(c, `webhook-secret:${e.id}`);
+    if (!result) return c.html(<AlreadyShownPage {...s.props} backHref={s.hb} />, 410);
     return c.html(
       <WebhookSecretPage
         {...s.props}
-        title={m.endpointCreatedTitle}
-        secret={result.value.secret}
-        endpointUrl={result.value.url}
+        title={result.shown === 'created' ? m.endpointCreatedTitle : m.webhookSecretRotatedTitle}
+        secret={result.secret}
+        endpointUrl={e.url}
+        previousExpires={result.previousExpires}
       />,
-      201,
     );
   });
 
@@ -261,15 +282,11 @@ export function webhooksRoutes(p: Portal) {
     const r = await rotateSecret(ctx, s.principal, s.a.applicationId, e.id, {
       expireCurrentInSeconds: f.overlap,
     });
-    return c.html(
-      <WebhookSecretPage
-        {...s.props}
-        title={s.props.m.webhookSecretRotatedTitle}
-        secret={r.secret}
-        endpointUrl={e.url}
-        previousExpires={r.previousSecretExpiresAt}
-      />,
-    );
+    return showSecret(c, s.hb, e.id, {
+      shown: 'rotated',
+      secret: r.secret,
+      previousExpires: r.previousSecretExpiresAt,
+    });
   });
 
   app.get(`${root}/:eid/delete`, (c) => {

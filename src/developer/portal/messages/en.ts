@@ -112,6 +112,9 @@ export const en = {
   clientId: 'Client ID',
   clientSecret: 'Client secret',
   secretOnce: 'Copy it now. It is shown only this once and cannot be shown again.',
+  alreadyShownTitle: 'Already shown',
+  alreadyShown:
+    'This result was shown once and is not shown again: reloading the page repeats nothing. A secret you did not copy cannot be recovered; rotate it (or create a new key) to get a new one.',
   secretActive: (n: number) => (n === 1 ? 'One active secret (never shown again).' : `${n} active secrets.`),
   noSecretPublic: 'Public client: no secret.',
   rotateSecret: 'Rotate client secret',

@@ -486,23 +486,6 @@ function PendingChanges(props: { m: PortalProps['m']; changes: ReviewChanges }) 
 }
 
 /** A reveal of the production secret after it was revealed, rotated or expired. */
-export function RevealGonePage(props: PortalProps & { appHref: string }) {
-  const { m } = props;
-  return (
-    <PortalLayout {...props} title={m.revealGoneTitle} section="apps">
-      <section class="card">
-        <h1>{m.revealGoneTitle}</h1>
-        <p>{m.revealGone}</p>
-        <div class="actions">
-          <a class="button" href={props.appHref}>
-            {m.back}
-          </a>
-        </div>
-      </section>
-    </PortalLayout>
-  );
-}
-
 /** The one time a client secret is shown: after creation or rotation. */
 export function SecretShownPage(
   props: PortalProps & {

@@ -16,7 +16,7 @@ import {
 export function KeysPage(
   props: PortalProps & {
     keys: ApiKeySummary[];
-    created?: { key: string; keyId: string };
+    created?: { key: string };
     notice?: string;
     errors?: FieldErrors;
     label?: string;

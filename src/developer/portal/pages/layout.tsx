@@ -304,6 +304,28 @@ export function FormActions(props: { m: Messages; submit: string; cancelHref: st
   );
 }
 
+/** A one-time result that is no longer there (already shown, or its time has passed): 410. */
+export function GonePage(props: PortalProps & { title: string; message: string; backHref: string }) {
+  return (
+    <PortalLayout {...props} title={props.title}>
+      <section class="card">
+        <h1>{props.title}</h1>
+        <p>{props.message}</p>
+        <div class="actions">
+          <a class="button" href={props.backHref}>
+            {props.m.back}
+          </a>
+        </div>
+      </section>
+    </PortalLayout>
+  );
+}
+
+/** What a reload of a result page shows once its result was taken. */
+export function AlreadyShownPage(props: PortalProps & { backHref: string }) {
+  return <GonePage {...props} title={props.m.alreadyShownTitle} message={props.m.alreadyShown} />;
+}
+
 /** A confirmation page for a destructive or irreversible action. */
 export function ConfirmPage(
   props: PortalProps & {

@@ -1,0 +1,12 @@
+import type { Job } from '../jobs.ts';
+import { pruneResults } from './portal/results.ts';
+
+export const developerJobs: Job[] = [
+  {
+    name: 'developer.portal-results',
+    schedule: '15 */10 * * * *',
+    run: (ctx) => {
+      pruneResults(ctx);
+    },
+  },
+];
