@@ -4,6 +4,7 @@ import type { RateLimitConfig } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
+import { addressKey } from './address-key.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
 
@@ -133,6 +134,9 @@ function openGroup(
   groups.set(groupId, group);
   return group;
 }
+
+/** Keys a request by its client address (IPv6 per /64). */
+export const byAddress = (c: Context<AppEnv>) => addressKey(c.get('clientIp'));
 
 export function rateLimitHeaders(h: Hit): Record<string, string> {
   return {

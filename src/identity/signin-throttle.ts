@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import type { Db } from '../db/open.ts';
+import { addressKey } from '../http/address-key.ts';
 
 export interface ThrottleLimits {
   perAccount: number;
@@ -9,17 +9,6 @@ export interface ThrottleLimits {
 }
 
 export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
-/**
- * The address a failure is counted against. An IPv6 client usually holds a whole /64 and can pick a
- * fresh address for every guess, so IPv6 is counted per /64; an IPv4-mapped address counts as IPv4.
- */
-export function ipKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return `ip:${ip}`;
-  const addr = ipaddr.process(ip);
-  if (addr.kind() === 'ipv4') return `ip:${addr.toString()}`;
-  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `ip:${parts.join(':')}::/64`;
-}
 
 /**
  * Failed sign-ins counted in fixed windows per account and per IP (`signin_attempts`), so guessing
@@ -38,7 +27,7 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
     /** True when either the account or the address has used up its failures for the window. */
     blocked(email: string, ip: string, now: number): boolean {
       return (
-        failures(accountKey(email), now) >= limits.perAccount || failures(ipKey(ip), now) >= limits.perIp
+        failures(accountKey(email), now) >= limits.perAccount || failures(addressKey(ip), now) >= limits.perIp
       );
     },
 
@@ -50,7 +39,7 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
            window_start = CASE WHEN ? - window_start >= ? THEN ? ELSE window_start END`,
       );
       db.sql.transaction(() => {
-        for (const key of [accountKey(email), ipKey(ip)])
+        for (const key of [accountKey(email), addressKey(ip)])
           bump.run(key, now, now, limits.window, now, limits.window, now);
       });
     },

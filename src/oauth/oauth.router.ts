@@ -4,12 +4,11 @@ import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { tokenErrorResponse } from '../http/errors.ts';
-import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
-import { findClient } from './client.store.ts';
 import { authorizeErrorPage } from './error-page.ts';
-import { MAX_OAUTH_BODY, rateLimitScope } from './token-endpoint.ts';
+import { MAX_OAUTH_BODY } from './token-endpoint.ts';
 
 const tooLarge = (c: Context) =>
   tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);
@@ -23,12 +22,9 @@ export function oauthRouter(ctx: AppContext) {
   app.post('/v1/oauth/*', bodyLimit({ maxSize: MAX_OAUTH_BODY, onError: tooLarge }));
 
   // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
-  // endpoint counts in token-endpoint.ts); the client named in the request selects its environment's and
-  // plan's limit.
-  app.use(
-    '/v1/oauth/*',
-    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, { scopeOf: (c) => authorizeScope(ctx, c) }),
-  );
+  // endpoint counts in token-endpoint.ts). Authorize counts at the default limit: nothing there
+  // authenticates the client it names.
+  app.use('/v1/oauth/*', rateLimit(ctx, 'oauth', byAddress));
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
@@ -62,11 +58,4 @@ export function oauthRouter(ctx: AppContext) {
   });
 
   return app;
-}
-
-/** The environment and plan of the client an authorize request names, for its limit. */
-function authorizeScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undefined {
-  const clientId = c.req.query('client_id');
-  const client = clientId ? findClient(ctx.db, clientId) : undefined;
-  return client && rateLimitScope(client);
 }

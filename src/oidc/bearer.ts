@@ -5,7 +5,7 @@ import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
 
 /** What a valid access token lets its holder read, with the consent and application it belongs to. */
@@ -188,7 +188,7 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
   const limit = rateLimit(ctx, 'userinfo', (c) => {
     const token = (c as unknown as Context<BearerEnv>).get('bearerToken');
     // Hashed: the bucket key is stored, and a token is never stored in the clear.
-    return token ? `token:${sha256HexSync(token)}` : `ip:${c.get('clientIp')}`;
+    return token ? `token:${sha256HexSync(token)}` : byAddress(c);
   }) as unknown as MiddlewareHandler<BearerEnv>;
   const auth: MiddlewareHandler<BearerEnv> = async function authenticateBearer(c, next) {
     const failure = c.get('bearerError');

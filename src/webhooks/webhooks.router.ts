@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { deliveryHistory, redeliverEvent } from './delivery.service.ts';
 import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from './developer-auth.ts';
 import {
@@ -80,7 +80,7 @@ export function webhooksRouter(ctx: AppContext) {
   app.use(`${base}/*`, identifyDeveloper(ctx));
   // Per key; requests without a valid key count against the client address.
   const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
-  const limit = rateLimit(ctx, 'developer', (c) => keyOf(c)?.keyId ?? `ip:${c.get('clientIp')}`, {
+  const limit = rateLimit(ctx, 'developer', (c) => keyOf(c)?.keyId ?? byAddress(c), {
     scopeOf: (c) => {
       const key = keyOf(c);
       return key && { environment: key.environment };
