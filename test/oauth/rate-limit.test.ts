@@ -4,7 +4,7 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
-import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT, tokenRequest } from './fixtures.ts';
 
@@ -20,8 +20,8 @@ async function setup(extra: string) {
 const authorizePath = (app: TestApp) =>
   `/v1/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'profile', state: 's', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`;
 
-const publicApp = { type: 'public', redirectUris: [REDIRECT], scopes: ['profile'] } as const;
-const confidential = { ...publicApp, type: 'confidential' } as const;
+const publicApp: TestAppOptions = { type: 'public', redirectUris: [REDIRECT], scopes: ['profile'] };
+const confidential: TestAppOptions = { ...publicApp, type: 'confidential' };
 
 /** A code exchange as `client` (HTTP Basic with a secret, else client_id alone); the code is made up. */
 function exchangeAs(client: { clientId: string; clientSecret?: string }, opts: { as?: 'json' } = {}) {
