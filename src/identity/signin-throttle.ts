@@ -11,8 +11,16 @@ export interface ThrottleLimits {
 export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
 
 /**
- * Failed sign-ins counted in fixed windows per account and per IP (`signin_attempts`), so guessing
- * is slow against one account from many addresses and against many accounts from one address.
+ * The keys counted at the per-account limit: the typed email, and the person it belongs to if any,
+ * so a person with several emails gets the same number of guesses as one with a single email.
+ */
+const accountKeys = (email: string, personId?: string) =>
+  personId ? [accountKey(email), `person:${personId}`] : [accountKey(email)];
+
+/**
+ * Failed sign-ins counted in fixed windows per account (email and person) and per IP
+ * (`signin_attempts`), so guessing is slow against one account from many addresses and against many
+ * accounts from one address.
  */
 export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
   const failures = (key: string, now: number): number => {
@@ -24,14 +32,15 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
     return row && now - row.window_start < limits.window ? row.failures : 0;
   };
   return {
-    /** True when either the account or the address has used up its failures for the window. */
-    blocked(email: string, ip: string, now: number): boolean {
+    /** True when the email, the person or the address has used up its failures for the window. */
+    blocked(email: string, ip: string, now: number, personId?: string): boolean {
       return (
-        failures(accountKey(email), now) >= limits.perAccount || failures(addressKey(ip), now) >= limits.perIp
+        accountKeys(email, personId).some((key) => failures(key, now) >= limits.perAccount) ||
+        failures(addressKey(ip), now) >= limits.perIp
       );
     },
 
-    recordFailure(email: string, ip: string, now: number): void {
+    recordFailure(email: string, ip: string, now: number, personId?: string): void {
       const bump = db.sql.prepare(
         `INSERT INTO signin_attempts (key, window_start, failures) VALUES (?, ?, 1)
          ON CONFLICT(key) DO UPDATE SET
@@ -39,14 +48,15 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
            window_start = CASE WHEN ? - window_start >= ? THEN ? ELSE window_start END`,
       );
       db.sql.transaction(() => {
-        for (const key of [accountKey(email), addressKey(ip)])
+        for (const key of [...accountKeys(email, personId), addressKey(ip)])
           bump.run(key, now, now, limits.window, now, limits.window, now);
       });
     },
 
-    /** A successful sign-in clears the account's count (the address keeps its own). */
-    recordSuccess(email: string): void {
-      db.sql.prepare('DELETE FROM signin_attempts WHERE key = ?').run(accountKey(email));
+    /** A successful sign-in clears the account's counts (the address keeps its own). */
+    recordSuccess(email: string, personId?: string): void {
+      const clear = db.sql.prepare('DELETE FROM signin_attempts WHERE key = ?');
+      for (const key of accountKeys(email, personId)) clear.run(key);
     },
 
     purgeExpired(now: number): number {
