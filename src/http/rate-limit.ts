@@ -19,7 +19,7 @@ export interface RateLimitOptions {
   /** Which environment and plan the request belongs to, for the per-environment/per-plan limits. */
   scopeOf?: (c: Context<AppEnv>) => RateLimitScope | undefined | Promise<RateLimitScope | undefined>;
   /** Renders the 429 in the surface's own error shape (the token endpoint's differs). */
-  respond?: (err: ApiError, c: Context<AppEnv>) => Response;
+  respond?: (err: ApiError, c: Context<AppEnv>) => Response | Promise<Response>;
 }
 
 export interface Limit {

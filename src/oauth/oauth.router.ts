@@ -1,13 +1,13 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
-import { OAuthError } from '../errors.ts';
+import { type ApiError, OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { tokenErrorResponse } from '../http/errors.ts';
+import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
-import { authorizeErrorPage } from './error-page.ts';
+import { authorizeErrorPage, rateLimitedPage } from './error-page.ts';
 import { MAX_OAUTH_BODY } from './token-endpoint.ts';
 
 const tooLarge = (c: Context) =>
@@ -24,7 +24,7 @@ export function oauthRouter(ctx: AppContext) {
   // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
   // endpoint counts in token-endpoint.ts). Authorize counts at the default limit: nothing there
   // authenticates the client it names.
-  app.use('/v1/oauth/*', rateLimit(ctx, 'oauth', byAddress));
+  app.use('/v1/oauth/*', rateLimit(ctx, 'oauth', byAddress, { respond: overLimit }));
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
@@ -58,4 +58,16 @@ export function oauthRouter(ctx: AppContext) {
   });
 
   return app;
+}
+
+/**
+ * Over the limit, a browser at authorize (it asks for HTML) gets a page saying how long to wait, with
+ * the same status and headers; anything else gets the API's JSON.
+ */
+async function overLimit(err: ApiError, c: Context<AppEnv>): Promise<Response> {
+  const browser =
+    c.req.path === '/v1/oauth/authorize' && (c.req.header('accept') ?? '').includes('text/html');
+  if (!browser) return apiErrorResponse(err, c);
+  const page = await rateLimitedPage(Number(err.headers['Retry-After']), c.get('requestId'));
+  return c.body(page.body, 429, { ...page.headers, ...err.headers });
 }

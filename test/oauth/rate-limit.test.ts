@@ -248,6 +248,23 @@ requests = 100000
     expect((await request(authorizePath(app), undefined, '192.0.2.41')).status).toBe(303);
   });
 
+  test('over the limit at authorize, a browser gets an HTML page with Retry-After, not JSON', async () => {
+    const { app, request } = await setup('[rate_limits.oauth]\nrequests = 1\nwindow = "10m"');
+    const browser = { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } };
+    expect((await request(authorizePath(app), browser)).status).toBe(303);
+    const over = await request(authorizePath(app), browser);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('content-type')).toStartWith('text/html');
+    expect(over.headers.get('retry-after')).toBe('600');
+    expect(limits(over)).toEqual({ limit: '1', remaining: '0', reset: '600' });
+    expect(over.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await over.text();
+    expect(html).toContain('Too many sign-in requests');
+    expect(html).toContain('Wait 10 minutes');
+    expect(html).toContain(over.headers.get('x-request-id')!);
+    expect(html).not.toContain('RATE_LIMIT_EXCEEDED');
+  });
+
   test('expired windows are cleaned up', async () => {
     const { ctx, app, request } = await setup('');
     await request(authorizePath(app), undefined, '192.0.2.20');
