@@ -2,6 +2,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
+import { pageRateLimit } from '../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import { logUnhandled } from '../identity/error-response.tsx';
 import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
@@ -40,6 +41,7 @@ export function portalRouter(ctx: AppContext) {
       inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
   app.use('*', only(trimTrailingSlash()));
   app.use('*', only(securityHeaders()));
+  app.use('*', only(pageRateLimit(ctx)));
   app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
   app.use('*', only(csrfProtection([ctx.config.server.developer_url])));
   // Pages behind sign-in: without a live session the browser goes to the sign-in page.

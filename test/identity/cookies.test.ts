@@ -91,3 +91,27 @@ describe('a page view without a session', () => {
     expect(sessions()).toBe(1);
   });
 });
+
+test('the hosted pages and the portal are limited per address, in memory, with their own 429 page', async () => {
+  f = await flow({ extra: '[rate_limits.web]\nrequests = 3\nwindow = "1m"' });
+  const changes = () => f.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+  const before = changes();
+  const b = new Browser(f.app, '2001:db8:5:5::1');
+  for (let i = 1; i <= 3; i++) {
+    const res = await b.get('/identity/account');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - i));
+  }
+  // Another address of the same IPv6 /64 shares the count; the portal shares it too.
+  for (const path of ['/identity/account', '/developer/signin']) {
+    const over = await new Browser(f.app, '2001:db8:5:5::2').get(path);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('60');
+    expect(over.headers.get('content-type')).toStartWith('text/html');
+    expect(await over.text()).toContain(over.headers.get('x-request-id')!);
+  }
+  expect((await new Browser(f.app, '2001:db8:5:6::1').get('/developer/signin')).status).toBe(200);
+  expect(changes()).toBe(before);
+  f.ctx.clock.advance(60_000);
+  expect((await b.get('/identity/account')).status).toBe(200);
+});

@@ -5,6 +5,7 @@ import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts
 import type { AppContext } from '../../context.ts';
 import { ApiError, NotFoundError } from '../../errors.ts';
 import type { AppEnv } from '../../http/env.ts';
+import { pageRateLimit } from '../../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { unix } from '../../platform/clock.ts';
 import { errorResponse, logUnhandled } from '../error-response.tsx';
@@ -43,6 +44,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   const app = new Hono<Env>();
   const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
   app.use('*', securityHeaders());
+  app.use('*', pageRateLimit(ctx));
   app.use('*', sessionMiddleware(ctx, { kind: 'identity', cookieName }));
   app.use('*', csrfProtection([ctx.config.server.identity_url]));
 
