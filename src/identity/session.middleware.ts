@@ -102,10 +102,10 @@ const EXPIRED_MESSAGE =
  * Every page view gets a session: the stored one behind the cookie while it is within its idle and
  * absolute timeouts, otherwise an anonymous one named by the cookie (a fresh cookie if there is none),
  * which is not stored: a page view without a signed-in session writes nothing. A state-changing
- * request never gets a new session or a cookie: a cross-site form post arrives without the SameSite=Lax cookie, and answering
- * it with a fresh cookie would replace (sign out) the person's real session. Such a request, or one
- * the browser says came from another site, is refused here before the session store is touched; the
- * error page gets an unsaved session so it still renders. Generic over the surface: the identity
+ * request never gets a new session or a cookie: a cross-site form post arrives without the
+ * SameSite=Lax cookie, and answering it with a fresh cookie would replace (sign out) the person's
+ * real session. Such a request, or one the browser says came from another site, is refused here
+ * before the session store is touched; the error page gets an unsaved session so it still renders. Generic over the surface: the identity
  * experience and the developer portal each pass their own kind and cookie, and their own origin is
  * the one accepted (`origins` overrides it).
  */

@@ -7,7 +7,7 @@ export interface ErrorPage {
   headers: Record<string, string>;
 }
 
-/** A page served at authorize itself, in the identity experience's style: no script, no form, no links out. */
+/** A page served at authorize itself, in the identity experience's style: no script, form or link. */
 async function page(title: string, main: HtmlEscapedString | Promise<HtmlEscapedString>): Promise<ErrorPage> {
   const nonce = randomToken('', 16);
   const body = await html`<!doctype html>
