@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { liveCapabilities } from './availability.ts';
 import { normalizeCountry, normalizeDocumentType } from './catalogue.ts';
 import { DOCUMENT_TYPES } from './data/document-types.ts';
@@ -43,10 +43,7 @@ export function capabilitiesRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const current = liveCapabilities(ctx.db);
 
-  app.use(
-    '/v1/capabilities/*',
-    rateLimit(ctx, 'capabilities', (c) => c.get('clientIp')),
-  );
+  app.use('/v1/capabilities/*', rateLimit(ctx, 'capabilities', byAddress));
 
   app.get('/v1/capabilities/scopes', (c) => c.json(scopesBody, 200, CACHE));
 

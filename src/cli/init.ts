@@ -55,6 +55,10 @@ window = "1m"
 requests = 120
 window = "1m"
 
+[rate_limits.web]
+requests = 300
+window = "1m"
+
 [webhooks]
 allow_localhost_in_sandbox = false
 timeout = "5s"

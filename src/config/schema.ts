@@ -111,6 +111,10 @@ export const rateLimitsSchema = z
     userinfo: limit(600, '1m'),
     capabilities: limit(300, '1m'),
     developer: limit(120, '1m'),
+    /** The hosted pages and the portal, per client address (no environment or plan applies). */
+    web: z
+      .strictObject({ requests: z.number().int().positive().default(300), window: duration('1m') })
+      .prefault({}),
   })
   .prefault({});
 

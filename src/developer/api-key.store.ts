@@ -9,6 +9,9 @@ export type KeyEnvironment = 'sandbox' | 'production';
 /** DESIGN.md §4: the environment is visible in the key so a leaked key is recognisable. */
 export const API_KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'dk_test_', production: 'dk_live_' };
 
+/** Active keys a developer may hold per environment: the API limit is per developer, not per key. */
+export const MAX_ACTIVE_KEYS = 10;
+
 export interface ApiKeySummary {
   keyId: string;
   developerId: string;
@@ -70,6 +73,15 @@ export async function createApiKey(
       .get(developerId);
     if (!dev) throw new NotFoundError(`developer ${developerId} not found`);
     if (dev.status !== 'active') throw new ValidationError(`developer ${developerId} is disabled`);
+    const active = db.sql
+      .prepare<{ n: number }>(
+        'SELECT count(*) AS n FROM developer_api_keys WHERE developer_id = ? AND environment = ? AND revoked_at IS NULL',
+      )
+      .get(developerId, environment)!.n;
+    if (active >= MAX_ACTIVE_KEYS)
+      throw new ValidationError(`at most ${MAX_ACTIVE_KEYS} active ${environment} keys; revoke one first`, [
+        { path: 'environment', message: 'too_many_keys' },
+      ]);
     db.sql
       .prepare(
         'INSERT INTO developer_api_keys (id, developer_id, environment, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?)',

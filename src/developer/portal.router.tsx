@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { pageBodyLimit } from '../http/body-limit.ts';
+import { pageRateLimit } from '../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import { logUnhandled } from '../identity/error-response.tsx';
 import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
@@ -47,6 +48,7 @@ export function portalRouter(ctx: AppContext) {
       inPortal(c.req.path) ? (mw as MiddlewareHandler<PortalEnv>)(c, next) : next();
   app.use('*', only(trimTrailingSlash()));
   app.use('*', only(securityHeaders()));
+  app.use('*', only(pageRateLimit(ctx)));
   app.use('*', only(pageBodyLimit()));
   app.use('*', only(sessionMiddleware(ctx, { kind: 'developer', cookieName: DEVELOPER_COOKIE })));
   app.use('*', only(csrfProtection([ctx.config.server.developer_url])));

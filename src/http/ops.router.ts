@@ -7,23 +7,18 @@ import type { AppEnv } from './env.ts';
 export function opsRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   app.get('/healthz', (c) => c.json({ status: 'ok', version: VERSION }));
+  // The write probe runs at most once a second (by the clock), so probing /readyz is not a way to
+  // make the server run write transactions.
+  let probed: { at: number; writable: boolean } | undefined;
+  const databaseWritable = () => {
+    const now = ctx.clock.now().getTime();
+    if (!probed || now - probed.at >= 1000 || now < probed.at)
+      probed = { at: now, writable: probeWrite(ctx) };
+    return probed.writable;
+  };
   app.get('/readyz', async (c) => {
     const problems: string[] = [];
-    try {
-      ctx.db.sql.transaction(() => {
-        ctx.db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
-        ctx.db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
-        ctx.db.sql.prepare('DELETE FROM _ready').run();
-      });
-      // A temp table proves little about the main file: write to it too.
-      ctx.db.sql
-        .prepare(
-          "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)",
-        )
-        .run();
-    } catch {
-      problems.push('database not writable');
-    }
+    if (!databaseWritable()) problems.push('database not writable');
     if (!ctx.keys.hasActive()) problems.push('no active signing key');
     else {
       try {
@@ -40,4 +35,23 @@ export function opsRouter(ctx: AppContext) {
     c.text(ctx.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }),
   );
   return app;
+}
+
+function probeWrite(ctx: AppContext): boolean {
+  try {
+    ctx.db.sql.transaction(() => {
+      ctx.db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
+      ctx.db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
+      ctx.db.sql.prepare('DELETE FROM _ready').run();
+    });
+    // A temp table proves little about the main file: write to it too.
+    ctx.db.sql
+      .prepare(
+        "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)",
+      )
+      .run();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -4,9 +4,11 @@ import type { RateLimitConfig } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
+import { addressKey } from './address-key.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
 
+/** Buckets counted in SQLite; `web` (the pages) is counted in memory, see countPage. */
 export type RateLimitBucket = 'oauth' | 'userinfo' | 'capabilities' | 'developer';
 
 export interface RateLimitScope {
@@ -18,7 +20,7 @@ export interface RateLimitOptions {
   /** Which environment and plan the request belongs to, for the per-environment/per-plan limits. */
   scopeOf?: (c: Context<AppEnv>) => RateLimitScope | undefined | Promise<RateLimitScope | undefined>;
   /** Renders the 429 in the surface's own error shape (the token endpoint's differs). */
-  respond?: (err: ApiError, c: Context<AppEnv>) => Response;
+  respond?: (err: ApiError, c: Context<AppEnv>) => Response | Promise<Response>;
 }
 
 export interface Limit {
@@ -134,6 +136,9 @@ function openGroup(
   return group;
 }
 
+/** Keys a request by its client address (IPv6 per /64). */
+export const byAddress = (c: Context<AppEnv>) => addressKey(c.get('clientIp'));
+
 export function rateLimitHeaders(h: Hit): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(h.limit),
@@ -180,6 +185,67 @@ export function rateLimit(
         }
       }
     }
+  };
+}
+
+interface PageWindow {
+  start: number;
+  count: number;
+}
+
+const pageWindows = new WeakMap<object, { windows: Map<string, PageWindow>; sweptAt: number }>();
+
+/**
+ * Counts a page view against `key` in this process's memory, not in SQLite: a page view must write
+ * nothing to the database, and a restart forgetting the counts costs little for pages (sign-in
+ * failures are throttled in the database). Ended windows are swept once per window.
+ */
+const MAX_PAGE_WINDOWS = 100_000;
+
+export function countPage(ctx: AppContext, key: string): Hit {
+  const config = ctx.config.rate_limits.web;
+  const window = Math.max(1, Math.ceil(config.window / 1000));
+  const now = unix(ctx.clock);
+  let state = pageWindows.get(ctx.db);
+  if (!state) {
+    state = { windows: new Map(), sweptAt: now };
+    pageWindows.set(ctx.db, state);
+  }
+  if (now - state.sweptAt >= window) {
+    for (const [k, w] of state.windows) if (w.start + window <= now) state.windows.delete(k);
+    state.sweptAt = now;
+  }
+  let w = state.windows.get(key);
+  if (!w || w.start + window <= now) {
+    // Bounded memory under a flood from many addresses: the oldest window makes room.
+    if (!w && state.windows.size >= MAX_PAGE_WINDOWS)
+      state.windows.delete(state.windows.keys().next().value!);
+    w = { start: now, count: 0 };
+    state.windows.set(key, w);
+  }
+  w.count++;
+  return {
+    limit: config.requests,
+    remaining: Math.max(0, config.requests - w.count),
+    reset: Math.max(1, w.start + window - now),
+    allowed: w.count <= config.requests,
+  };
+}
+
+/**
+ * The hosted pages' and the portal's limit per client address (`[rate_limits.web]`). Over it, the
+ * 429 is thrown with its headers already on the context, so the surface renders it as its own page.
+ */
+export function pageRateLimit(ctx: AppContext): MiddlewareHandler<AppEnv> {
+  return async function pageRateLimit(c, next) {
+    const hit = countPage(ctx, byAddress(c));
+    for (const [k, v] of Object.entries(rateLimitHeaders(hit))) c.header(k, v);
+    if (!hit.allowed) {
+      const err = rateLimitExceeded(hit);
+      c.header('Retry-After', err.headers['Retry-After']);
+      throw err;
+    }
+    await next();
   };
 }
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { BODY_LIMITS, pageBodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
+import { pageRateLimit } from '../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
 import { unix } from '../platform/clock.ts';
@@ -106,6 +107,7 @@ export function identityRouter(ctx: AppContext) {
     app.get('/*', (c, next) => (c.req.path === `${base}/` ? c.redirect(`${base}/account`, 303) : next()));
   }
   app.use(flow, securityHeaders());
+  app.use(flow, pageRateLimit(ctx));
   app.use(flow, pageBodyLimit(formLimit));
   app.use(flow, sessionMiddleware(ctx, { kind: 'identity', cookieName: IDENTITY_COOKIE }));
   app.use(flow, csrfProtection([ctx.config.server.identity_url]));

@@ -27,14 +27,15 @@ export async function passwordSignIn(
   input: { email: string; password: string; ip: string },
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
-  if (throttle.blocked(input.email, input.ip, unix(ctx.clock))) return { ok: false, reason: 'throttled' };
   const person = createFlowPersonStore(ctx.db).byEmail(input.email);
+  if (throttle.blocked(input.email, input.ip, unix(ctx.clock), person?.id))
+    return { ok: false, reason: 'throttled' };
   const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
   const valid = await verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash()));
   if (!usable || !valid) {
-    throttle.recordFailure(input.email, input.ip, unix(ctx.clock));
+    throttle.recordFailure(input.email, input.ip, unix(ctx.clock), person?.id);
     return { ok: false, reason: 'invalid' };
   }
-  throttle.recordSuccess(input.email);
+  throttle.recordSuccess(input.email, usable.id);
   return { ok: true, person: usable };
 }

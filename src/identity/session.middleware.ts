@@ -5,7 +5,15 @@ import { randomToken, timingSafeEqual } from '../crypto/tokens.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { unix } from '../platform/clock.ts';
-import { createSessionStore, type Session, type SessionKind, type SessionTimeouts } from './session.store.ts';
+import {
+  anonymousCsrfValid,
+  anonymousSession,
+  createSessionStore,
+  isSessionToken,
+  type Session,
+  type SessionKind,
+  type SessionTimeouts,
+} from './session.store.ts';
 
 export interface SessionOptions {
   kind: SessionKind;
@@ -74,6 +82,7 @@ const originsOf = (urls: string[]) => new Set(urls.map((u) => new URL(u).origin)
 function unsavedSession(kind: SessionKind, now: number): Session {
   return {
     idHash: '',
+    stored: false,
     kind,
     subjectId: null,
     csrfSecret: randomToken('', 32),
@@ -90,12 +99,13 @@ const EXPIRED_MESSAGE =
   'This form has expired or was not sent from this site. Go back to the application and start again.';
 
 /**
- * Every page view gets a server-side session: the one behind the cookie while it is within its idle
- * and absolute timeouts, otherwise a fresh anonymous one. A state-changing request never gets a new
- * session or a cookie: a cross-site form post arrives without the SameSite=Lax cookie, and answering
- * it with a fresh cookie would replace (sign out) the person's real session. Such a request, or one
- * the browser says came from another site, is refused here before the session store is touched; the
- * error page gets an unsaved session so it still renders. Generic over the surface: the identity
+ * Every page view gets a session: the stored one behind the cookie while it is within its idle and
+ * absolute timeouts, otherwise an anonymous one named by the cookie (a fresh cookie if there is none),
+ * which is not stored: a page view without a signed-in session writes nothing. A state-changing
+ * request never gets a new session or a cookie: a cross-site form post arrives without the
+ * SameSite=Lax cookie, and answering it with a fresh cookie would replace (sign out) the person's
+ * real session. Such a request, or one the browser says came from another site, is refused here
+ * before the session store is touched; the error page gets an unsaved session so it still renders. Generic over the surface: the identity
  * experience and the developer portal each pass their own kind and cookie, and their own origin is
  * the one accepted (`origins` overrides it).
  */
@@ -119,16 +129,16 @@ export function sessionMiddleware(ctx: AppContext, options: SessionOptions): Mid
       c.set('session', unsavedSession(opts.kind, now));
       throw new ApiError('CSRF_FAILED', CROSS_SITE_MESSAGE, 403);
     }
-    const token = getCookie(c, opts.cookieName) ?? '';
-    let session = await store.resume(opts.kind, token, now, opts.timeouts);
-    if (!session && unsafe) {
-      c.set('session', unsavedSession(opts.kind, now));
-      throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
-    }
+    const cookie = getCookie(c, opts.cookieName) ?? '';
+    let session = await store.resume(opts.kind, cookie, now, opts.timeouts);
     if (!session) {
-      const created = await store.create(opts.kind, now, opts.timeouts);
-      session = created.session;
-      writeCookie(c, opts, created.token, session, now);
+      if (!isSessionToken(cookie) && unsafe) {
+        c.set('session', unsavedSession(opts.kind, now));
+        throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
+      }
+      const token = isSessionToken(cookie) ? cookie : randomToken('', 32);
+      session = await anonymousSession(opts.kind, token, now, opts.timeouts);
+      if (token !== cookie) writeCookie(c, opts, token, session, now);
     }
     c.set('session', session);
     await next();
@@ -161,6 +171,17 @@ export const csrfToken = <E extends Env>(c: Context<E>): string => c.get('sessio
 
 export const CSRF_FIELD = 'csrf_token';
 
+/** A stored session's own secret; an anonymous session's token for its cookie; never an unsaved one's. */
+async function csrfValid<E extends Env>(c: Context<E>, sent: string): Promise<boolean> {
+  const session = c.get('session');
+  if (session.stored) return timingSafeEqual(sent, session.csrfSecret);
+  if (!session.idHash) return false;
+  const opts = c.get('sessionOptions');
+  const token = getCookie(c, opts.cookieName) ?? '';
+  const now = unix(c.get('ctx').clock);
+  return anonymousCsrfValid(token, opts.kind, sent, now, opts.timeouts);
+}
+
 /**
  * Refuses every state-changing request that does not carry the session's CSRF token in the form, and
  * any the browser says came from elsewhere. Runs after `sessionMiddleware`.
@@ -177,10 +198,7 @@ export function csrfProtection(allowedOrigins: string[]): MiddlewareHandler<Env>
       const v = body[CSRF_FIELD];
       sent = typeof v === 'string' ? v : '';
     }
-    const session = c.get('session');
-    // An unsaved session (idHash '') never accepts a form, whatever was sent.
-    if (!sent || !session.idHash || !(await timingSafeEqual(sent, session.csrfSecret)))
-      throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
+    if (!sent || !(await csrfValid(c, sent))) throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
     await next();
   };
 }

@@ -1,10 +1,13 @@
-import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { hmacSha256Base64url } from '../crypto/digest.ts';
+import { randomToken, sha256Hex, timingSafeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 
 export type SessionKind = 'identity' | 'developer';
 
 export interface Session {
   idHash: string;
+  /** False for an anonymous session, which has no row. */
+  stored: boolean;
   kind: SessionKind;
   /** Person (identity) or developer (portal) once signed in. */
   subjectId: string | null;
@@ -31,6 +34,7 @@ interface Row {
 
 const toSession = (r: Row): Session => ({
   idHash: r.id_hash,
+  stored: true,
   kind: r.kind,
   subjectId: r.subject_id,
   csrfSecret: r.csrf_secret,
@@ -48,40 +52,62 @@ export interface SessionTimeouts {
   absolute: number;
 }
 
+/** A cookie value as `randomToken('', 32)` makes it: 256 bits, base64url. */
+export const isSessionToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
+
+/**
+ * The CSRF token of an anonymous session's page: when it was issued, and an HMAC of that keyed with the
+ * cookie, so nobody without the cookie can make one and a form validates without a stored row. It
+ * expires like an idle session would.
+ */
+const anonymousCsrf = async (token: string, kind: SessionKind, issuedAt: number) =>
+  `${issuedAt}.${await hmacSha256Base64url(token, `csrf:${kind}:${issuedAt}`)}`;
+
+/** Whether `sent` is a CSRF token issued for this cookie within the idle timeout. */
+export async function anonymousCsrfValid(
+  token: string,
+  kind: SessionKind,
+  sent: string,
+  now: number,
+  t: SessionTimeouts,
+): Promise<boolean> {
+  const issuedAt = Number(sent.split('.')[0]);
+  if (!Number.isSafeInteger(issuedAt) || issuedAt > now || now - issuedAt >= t.idle) return false;
+  return timingSafeEqual(sent, await anonymousCsrf(token, kind, issuedAt));
+}
+
+/**
+ * The session behind a cookie that has no live row: anonymous, and not stored until the subject signs
+ * in. Its id is not the one a stored session of the same cookie had, so what was bound to a session
+ * that ended (an authorization request) stays out of reach.
+ */
+export async function anonymousSession(
+  kind: SessionKind,
+  token: string,
+  now: number,
+  t: SessionTimeouts,
+): Promise<Session> {
+  return {
+    idHash: await sha256Hex(`anonymous:${token}`),
+    stored: false,
+    kind,
+    subjectId: null,
+    csrfSecret: await anonymousCsrf(token, kind, now),
+    authTime: null,
+    amr: [],
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now + t.absolute,
+  };
+}
+
 /**
  * Server-side browser sessions. The cookie carries 256 random bits; only their SHA-256 is stored, so a
- * database reader cannot replay a session.
+ * database reader cannot replay a session. A row exists only once a subject signed in
+ * (`anonymousSession` stands for the others), so a page view writes nothing.
  */
 export function createSessionStore(db: Db) {
   return {
-    /** A new anonymous session; the returned token goes into the cookie and is never stored. */
-    async create(
-      kind: SessionKind,
-      now: number,
-      t: SessionTimeouts,
-    ): Promise<{ token: string; session: Session }> {
-      const token = randomToken('', 32);
-      const idHash = await sha256Hex(token);
-      const row: Row = {
-        id_hash: idHash,
-        kind,
-        subject_id: null,
-        csrf_secret: randomToken('', 32),
-        auth_time: null,
-        amr: '[]',
-        created_at: now,
-        last_seen_at: now,
-        expires_at: now + t.absolute,
-      };
-      db.sql
-        .prepare(
-          `INSERT INTO sessions (id_hash, kind, subject_id, csrf_secret, auth_time, amr, created_at, last_seen_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(row.id_hash, row.kind, null, row.csrf_secret, null, row.amr, now, now, row.expires_at);
-      return { token, session: toSession(row) };
-    },
-
     /**
      * The live session behind a cookie value, its idle clock reset; undefined (and the row removed)
      * when it is unknown, of another kind, idle too long or past its absolute lifetime.
@@ -119,6 +145,7 @@ export function createSessionStore(db: Db) {
       const session: Session = {
         ...old,
         idHash,
+        stored: true,
         subjectId: subject.subjectId,
         authTime: subject.authTime,
         amr: subject.amr,

@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import type { Db } from '../db/open.ts';
+import { addressKey } from '../http/address-key.ts';
 
 export interface ThrottleLimits {
   perAccount: number;
@@ -9,21 +9,18 @@ export interface ThrottleLimits {
 }
 
 export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
-/**
- * The address a failure is counted against. An IPv6 client usually holds a whole /64 and can pick a
- * fresh address for every guess, so IPv6 is counted per /64; an IPv4-mapped address counts as IPv4.
- */
-export function ipKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return `ip:${ip}`;
-  const addr = ipaddr.process(ip);
-  if (addr.kind() === 'ipv4') return `ip:${addr.toString()}`;
-  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-  return `ip:${parts.join(':')}::/64`;
-}
 
 /**
- * Failed sign-ins counted in fixed windows per account and per IP (`signin_attempts`), so guessing
- * is slow against one account from many addresses and against many accounts from one address.
+ * The keys counted at the per-account limit: the typed email, and the person it belongs to if any,
+ * so a person with several emails gets the same number of guesses as one with a single email.
+ */
+const accountKeys = (email: string, personId?: string) =>
+  personId ? [accountKey(email), `person:${personId}`] : [accountKey(email)];
+
+/**
+ * Failed sign-ins counted in fixed windows per account (email and person) and per IP
+ * (`signin_attempts`), so guessing is slow against one account from many addresses and against many
+ * accounts from one address.
  */
 export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
   const failures = (key: string, now: number): number => {
@@ -35,14 +32,15 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
     return row && now - row.window_start < limits.window ? row.failures : 0;
   };
   return {
-    /** True when either the account or the address has used up its failures for the window. */
-    blocked(email: string, ip: string, now: number): boolean {
+    /** True when the email, the person or the address has used up its failures for the window. */
+    blocked(email: string, ip: string, now: number, personId?: string): boolean {
       return (
-        failures(accountKey(email), now) >= limits.perAccount || failures(ipKey(ip), now) >= limits.perIp
+        accountKeys(email, personId).some((key) => failures(key, now) >= limits.perAccount) ||
+        failures(addressKey(ip), now) >= limits.perIp
       );
     },
 
-    recordFailure(email: string, ip: string, now: number): void {
+    recordFailure(email: string, ip: string, now: number, personId?: string): void {
       const bump = db.sql.prepare(
         `INSERT INTO signin_attempts (key, window_start, failures) VALUES (?, ?, 1)
          ON CONFLICT(key) DO UPDATE SET
@@ -50,14 +48,15 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
            window_start = CASE WHEN ? - window_start >= ? THEN ? ELSE window_start END`,
       );
       db.sql.transaction(() => {
-        for (const key of [accountKey(email), ipKey(ip)])
+        for (const key of [...accountKeys(email, personId), addressKey(ip)])
           bump.run(key, now, now, limits.window, now, limits.window, now);
       });
     },
 
-    /** A successful sign-in clears the account's count (the address keeps its own). */
-    recordSuccess(email: string): void {
-      db.sql.prepare('DELETE FROM signin_attempts WHERE key = ?').run(accountKey(email));
+    /** A successful sign-in clears the account's counts (the address keeps its own). */
+    recordSuccess(email: string, personId?: string): void {
+      const clear = db.sql.prepare('DELETE FROM signin_attempts WHERE key = ?');
+      for (const key of accountKeys(email, personId)) clear.run(key);
     },
 
     purgeExpired(now: number): number {

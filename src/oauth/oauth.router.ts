@@ -1,12 +1,12 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
+import type { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { type RateLimitScope, rateLimit } from '../http/rate-limit.ts';
+import { apiErrorResponse } from '../http/errors.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
-import { findClient } from './client.store.ts';
-import { authorizeErrorPage } from './error-page.ts';
-import { rateLimitScope } from './token-endpoint.ts';
+import { authorizeErrorPage, rateLimitedPage } from './error-page.ts';
 
 /** GET/POST /v1/oauth/authorize (POST /v1/oauth/token is token-endpoint.ts). */
 export function oauthRouter(ctx: AppContext) {
@@ -15,12 +15,9 @@ export function oauthRouter(ctx: AppContext) {
   const issuer = ctx.config.server.base_url;
 
   // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
-  // endpoint counts in token-endpoint.ts); the client named in the request selects its environment's and
-  // plan's limit.
-  app.use(
-    '/v1/oauth/*',
-    rateLimit(ctx, 'oauth', (c) => `ip:${c.get('clientIp')}`, { scopeOf: (c) => authorizeScope(ctx, c) }),
-  );
+  // endpoint counts in token-endpoint.ts). Authorize counts at the default limit: nothing there
+  // authenticates the client it names.
+  app.use('/v1/oauth/*', rateLimit(ctx, 'oauth', byAddress, { respond: overLimit }));
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
@@ -56,9 +53,14 @@ export function oauthRouter(ctx: AppContext) {
   return app;
 }
 
-/** The environment and plan of the client an authorize request names, for its limit. */
-function authorizeScope(ctx: AppContext, c: Context<AppEnv>): RateLimitScope | undefined {
-  const clientId = c.req.query('client_id');
-  const client = clientId ? findClient(ctx.db, clientId) : undefined;
-  return client && rateLimitScope(client);
+/**
+ * Over the limit, a browser at authorize (it asks for HTML) gets a page saying how long to wait, with
+ * the same status and headers; anything else gets the API's JSON.
+ */
+async function overLimit(err: ApiError, c: Context<AppEnv>): Promise<Response> {
+  const browser =
+    c.req.path === '/v1/oauth/authorize' && (c.req.header('accept') ?? '').includes('text/html');
+  if (!browser) return apiErrorResponse(err, c);
+  const page = await rateLimitedPage(Number(err.headers['Retry-After']), c.get('requestId'));
+  return c.body(page.body, 429, { ...page.headers, ...err.headers });
 }

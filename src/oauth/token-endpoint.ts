@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
+import { addressKey } from '../http/address-key.ts';
 import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
 import { tokenError } from '../http/errors.ts';
 import {
@@ -11,7 +12,7 @@ import {
 import { clientAddress, recordFinished } from '../http/request-context.ts';
 import type { ConnInfo } from '../platform/listen.ts';
 import { clientRegistry, type OAuthClient } from './client.store.ts';
-import { authenticateClient, type ClientCredentials, readClientCredentials } from './client-auth.ts';
+import { authenticateClient, readClientCredentials } from './client-auth.ts';
 import { exchangeCode } from './token.ts';
 import { parseTokenBody } from './token-body.ts';
 
@@ -25,7 +26,7 @@ export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise
  * The endpoint is bound by its RS256 signature, and hono's routing, context and response objects
  * cost about as much as all of its database work; so it does the app middleware's steps itself, in
  * the same order and with the same functions: request id and client address, body limit, the OAuth
- * rate limit (at the limit of the client the request names), the exchange, then metrics.
+ * rate limit (at the limit of the client once it authenticated), the exchange, then metrics.
  */
 export function tokenEndpoint(ctx: AppContext): PlainHandler {
   return async function token(req, conn) {
@@ -62,36 +63,37 @@ async function exchange(
 ): Promise<object> {
   const clients = clientRegistry(ctx.db);
   let body: Record<string, string> | undefined;
-  let credentials: ClientCredentials | undefined;
-  let client: OAuthClient | undefined;
+  let authenticated: OAuthClient | undefined;
   let bodyError: unknown;
   let credentialsError: unknown;
   try {
     body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
     try {
-      credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
-      client = clients.client(credentials.clientId);
+      const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
+      authenticated = authenticateClient(ctx, credentials, clients);
     } catch (e) {
       credentialsError = e;
     }
   } catch (e) {
     bodyError = e;
   }
-  // Counted before anything is refused; a malformed request counts at the default limit.
-  const hit = await countRequest(ctx, 'oauth', `ip:${ip}`, client && rateLimitScope(client));
+  // Counted once, before anything is refused, at the limit of the client only if it authenticated:
+  // naming a client is not being it. (Authenticating first costs one SHA-256 against cached secrets;
+  // its failure is raised after the count.)
+  const hit = await countRequest(ctx, 'oauth', addressKey(ip), chargedScope(authenticated));
   Object.assign(headers, rateLimitHeaders(hit));
   if (!hit.allowed) throw rateLimitExceeded(hit);
   if (!body) throw bodyError;
   if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
-  if (!credentials) throw credentialsError;
-  const authenticated = authenticateClient(ctx, credentials, clients, client);
+  if (!authenticated) throw credentialsError;
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
   return exchangeCode(ctx, authenticated, body);
 }
 
-/** The rate limit a client's requests count at: its environment's and plan's. */
-export const rateLimitScope = (client: OAuthClient): RateLimitScope => ({
-  environment: client.environment,
-  plan: client.plan,
-});
+/**
+ * The limit an authenticated client's requests count at: its environment's and plan's. A public
+ * client cannot authenticate (anyone may name it), so it counts at the default.
+ */
+const chargedScope = (client: OAuthClient | undefined): RateLimitScope | undefined =>
+  client?.type === 'confidential' ? { environment: client.environment, plan: client.plan } : undefined;

@@ -5,7 +5,7 @@ import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
 
 /** What a valid access token lets its holder read, with the consent and application it belongs to. */
@@ -29,9 +29,9 @@ export interface AccessGrant {
 
 export interface BearerEnv {
   Variables: AppEnv['Variables'] & {
-    /** The presented `at_…` token, set before rate limiting so the limit is per token. */
+    /** The presented token once it authenticated, so the limit is per token. */
     bearerToken?: string;
-    /** Why the request carries no usable token; raised after it has been counted. */
+    /** Why the request carries no valid token; raised after it has been counted. */
     bearerError?: Error;
     grant: AccessGrant;
   };
@@ -163,40 +163,37 @@ export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
 }
 
 /**
- * The guard of UserInfo and the documents API, in order: read the token (400 for the forbidden ways
- * of sending it), count the request against the token's limit (600 a minute by default; requests
- * without a token count against the client address), then authenticate it (401) and put the grant on
+ * The guard of UserInfo and the documents API, in order: read and authenticate the token, count the
+ * request (against the token's limit, 600 a minute by default, only if it authenticated; anything
+ * else against the client address, so made-up tokens neither escape the limit nor get buckets of
+ * their own), then refuse it (400 for the forbidden ways of sending a token, 401) or put the grant on
  * the context. Responses carry `Cache-Control: no-store`: they hold personal data.
  */
 export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
   const read: MiddlewareHandler<BearerEnv> = async function readBearer(c, next) {
     c.header('Cache-Control', 'no-store');
     c.header('Pragma', 'no-cache');
-    // A request without a usable token is still counted (against the client address) and answered
-    // with the rate-limit headers, so probing without a token is throttled like any other call.
-    let token: string | undefined;
     try {
-      token = await presentedToken(c);
-      if (token === undefined) c.set('bearerError', missingToken());
+      const token = await presentedToken(c);
+      if (token === undefined) throw missingToken();
+      // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
+      if (!token.startsWith(ACCESS_TOKEN_PREFIX)) throw invalidToken();
+      c.set('grant', authenticateToken(ctx, token));
+      c.set('bearerToken', token);
     } catch (e) {
       c.set('bearerError', e as Error);
     }
-    // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
-    if (token?.startsWith(ACCESS_TOKEN_PREFIX)) c.set('bearerToken', token);
     await next();
   };
   const limit = rateLimit(ctx, 'userinfo', (c) => {
     const token = (c as unknown as Context<BearerEnv>).get('bearerToken');
     // Hashed: the bucket key is stored, and a token is never stored in the clear.
-    return token ? `token:${sha256HexSync(token)}` : `ip:${c.get('clientIp')}`;
+    return token ? `token:${sha256HexSync(token)}` : byAddress(c);
   }) as unknown as MiddlewareHandler<BearerEnv>;
-  const auth: MiddlewareHandler<BearerEnv> = async function authenticateBearer(c, next) {
+  const refuse: MiddlewareHandler<BearerEnv> = async function refuseUnauthenticated(c, next) {
     const failure = c.get('bearerError');
     if (failure) throw failure;
-    const token = c.get('bearerToken');
-    if (!token) throw invalidToken();
-    c.set('grant', authenticateToken(ctx, token));
     await next();
   };
-  return [read, limit, auth];
+  return [read, limit, refuse];
 }

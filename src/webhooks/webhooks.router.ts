@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
-import { rateLimit } from '../http/rate-limit.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { deliveryHistory, redeliverEvent } from './delivery.service.ts';
 import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from './developer-auth.ts';
 import {
@@ -78,9 +78,14 @@ export function webhooksRouter(ctx: AppContext) {
   app.onError((err, c) => apiErrorResponse(err, c as unknown as Context<AppEnv>));
   // `${base}/*` also matches `${base}` itself.
   app.use(`${base}/*`, identifyDeveloper(ctx));
-  // Per key; requests without a valid key count against the client address.
+  // Per developer and environment (a developer's keys share it); requests without a valid key count
+  // against the client address.
   const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
-  const limit = rateLimit(ctx, 'developer', (c) => keyOf(c)?.keyId ?? `ip:${c.get('clientIp')}`, {
+  const bucketOf = (c: Context<AppEnv>) => {
+    const key = keyOf(c);
+    return key ? `${key.developerId}:${key.environment}` : byAddress(c);
+  };
+  const limit = rateLimit(ctx, 'developer', bucketOf, {
     scopeOf: (c) => {
       const key = keyOf(c);
       return key && { environment: key.environment };

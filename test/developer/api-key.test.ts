@@ -6,9 +6,11 @@ import {
   authenticateApiKey,
   createApiKey,
   listApiKeys,
+  MAX_ACTIVE_KEYS,
   revokeApiKey,
 } from '../../src/developer/api-key.store.ts';
 import { createDeveloper, setDeveloperStatus } from '../../src/developer/developer.store.ts';
+import { ValidationError } from '../../src/errors.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
@@ -26,6 +28,22 @@ function dbBytes(): string {
 }
 
 describe('developer API keys', () => {
+  test('at most 10 active keys per developer and environment; revoking one makes room', async () => {
+    const keys = [];
+    for (let i = 0; i < MAX_ACTIVE_KEYS; i++)
+      keys.push(await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox'));
+    expect(MAX_ACTIVE_KEYS).toBe(10);
+    const eleventh = createApiKey(ctx.db, ctx.clock, developerId, 'sandbox');
+    await expect(eleventh).rejects.toBeInstanceOf(ValidationError);
+    await expect(eleventh).rejects.toThrow('at most 10 active sandbox keys');
+    expect(listApiKeys(ctx.db, developerId)).toHaveLength(10);
+    // The other environment has its own ten.
+    await createApiKey(ctx.db, ctx.clock, developerId, 'production');
+    revokeApiKey(ctx.db, ctx.clock, keys[0]!.keyId);
+    await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox');
+    expect(listApiKeys(ctx.db, developerId).filter((k) => k.revokedAt === null)).toHaveLength(11);
+  });
+
   test('keys carry their environment prefix and authenticate to their developer and environment', async () => {
     const sandbox = await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox');
     const production = await createApiKey(ctx.db, ctx.clock, developerId, 'production');

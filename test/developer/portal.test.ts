@@ -302,4 +302,15 @@ describe('API keys', () => {
     });
     expect(after.status).toBe(401);
   });
+  test('an eleventh active key for an environment is refused on the form', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com');
+    for (let i = 0; i < 10; i++)
+      expect((await submit(b, `${P}/keys`, `${P}/keys`, { environment: 'sandbox' })).status).toBe(303);
+    const res = await submit(b, `${P}/keys`, `${P}/keys`, { label: 'one more', environment: 'sandbox' });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('Revoke one before creating another.');
+    expect(html).not.toContain('dk_test_');
+  });
 });

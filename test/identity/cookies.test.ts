@@ -1,4 +1,4 @@
-import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
 import { Browser, type Flow, flow, open, passFace, signInPersona } from './flow-helpers.ts';
 
@@ -61,4 +61,57 @@ test('every cookie either surface sets is __Host-, Secure, HttpOnly, SameSite=La
     expect(c).toMatch(/; Path=\//);
     expect(c).toMatch(/; Secure/);
   }
+});
+
+describe('a page view without a session', () => {
+  test('writes nothing to the database, and its form still validates', async () => {
+    f = await flow();
+    const changes = () => f.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+    const before = changes();
+    // Cookieless GETs of the hosted pages and the portal, as a crawler or a flood would send them.
+    for (const path of [
+      '/identity/account',
+      '/identity/authorize/unknown',
+      '/developer/signin',
+      '/developer/signup',
+    ])
+      for (let i = 0; i < 3; i++) await new Browser(f.app).get(path);
+    const sessions = () => f.ctx.db.sql.prepare('SELECT * FROM sessions').all().length;
+    expect(changes()).toBe(before);
+    expect(sessions()).toBe(0);
+    // The page's CSRF token is bound to the browser's cookie: it validates without a row, not with another cookie.
+    const b = new Browser(f.app);
+    const { csrf } = await open(b, '/identity/account');
+    const other = new Browser(f.app);
+    await other.get('/identity/account');
+    const form = { csrf_token: csrf, persona: 'ada' };
+    expect((await other.post('/identity/account/signin/persona', form)).status).toBe(403);
+    const ok = await b.post('/identity/account/signin/persona', form);
+    expect(ok.status).toBe(303);
+    expect(sessions()).toBe(1);
+  });
+});
+
+test('the hosted pages and the portal are limited per address, in memory, with their own 429 page', async () => {
+  f = await flow({ extra: '[rate_limits.web]\nrequests = 3\nwindow = "1m"' });
+  const changes = () => f.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+  const before = changes();
+  const b = new Browser(f.app, '2001:db8:5:5::1');
+  for (let i = 1; i <= 3; i++) {
+    const res = await b.get('/identity/account');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - i));
+  }
+  // Another address of the same IPv6 /64 shares the count; the portal shares it too.
+  for (const path of ['/identity/account', '/developer/signin']) {
+    const over = await new Browser(f.app, '2001:db8:5:5::2').get(path);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('60');
+    expect(over.headers.get('content-type')).toStartWith('text/html');
+    expect(await over.text()).toContain(over.headers.get('x-request-id')!);
+  }
+  expect((await new Browser(f.app, '2001:db8:5:6::1').get('/developer/signin')).status).toBe(200);
+  expect(changes()).toBe(before);
+  f.ctx.clock.advance(60_000);
+  expect((await b.get('/identity/account')).status).toBe(200);
 });

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
+import { randomToken } from '../../src/crypto/tokens.ts';
+import type { Db } from '../../src/db/open.ts';
 import { createApp } from '../../src/http/app.ts';
+import {
+  anonymousSession,
+  createSessionStore,
+  type SessionKind,
+  type SessionTimeouts,
+} from '../../src/identity/session.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
@@ -178,4 +186,19 @@ export async function connectPersona(
   const askedConsent = location(res).endsWith('/consent');
   if (askedConsent) res = await decide(b, path, 'allow');
   return { res, askedConsent };
+}
+
+/** A stored (signed-in) session created at `now`, as a sign-in makes one; returns its cookie value. */
+export async function storedSession(
+  db: Db,
+  kind: SessionKind,
+  now: number,
+  t: SessionTimeouts,
+): Promise<{ token: string }> {
+  const anonymous = await anonymousSession(kind, randomToken('', 32), now, t);
+  return createSessionStore(db).signIn(
+    anonymous,
+    { subjectId: 'psn_test', authTime: now, amr: ['pwd'] },
+    now,
+  );
 }

@@ -4,6 +4,7 @@ import { signinThrottle } from '../../src/identity/password-signin.ts';
 import { createSessionStore } from '../../src/identity/session.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { storedSession } from './flow-helpers.ts';
 
 let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
@@ -13,8 +14,8 @@ test('cleanup removes idle and expired sessions and old sign-in counters, keeps 
   const store = createSessionStore(ctx.db);
   const t = { idle: 30 * 60, absolute: 12 * 3600 };
   const now = unix(ctx.clock);
-  const idle = await store.create('identity', now - 31 * 60, t);
-  const live = await store.create('identity', now - 60, t);
+  const idle = await storedSession(ctx.db, 'identity', now - 31 * 60, t);
+  const live = await storedSession(ctx.db, 'identity', now - 60, t);
   signinThrottle(ctx).recordFailure('old@example.org', '192.0.2.1', now - 16 * 60);
   signinThrottle(ctx).recordFailure('new@example.org', '192.0.2.2', now - 60);
 

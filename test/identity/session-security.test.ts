@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createSessionStore } from '../../src/identity/session.store.ts';
-import { Browser, csrfOf, type Flow, flow, location, open, passFace, signInPersona } from './flow-helpers.ts';
+import {
+  Browser,
+  csrfOf,
+  type Flow,
+  flow,
+  location,
+  open,
+  passFace,
+  signInPersona,
+  storedSession,
+} from './flow-helpers.ts';
 
 // Argon2id hashing and per-test databases are slow on a busy machine.
 setDefaultTimeout(20_000);
@@ -18,7 +28,8 @@ const status = (path: string) =>
 describe('session cookie', () => {
   test('__Host- cookie: Secure, HttpOnly, SameSite=Lax, Path=/, no Domain; only its hash is stored', async () => {
     f = await flow();
-    const res = await f.browser.get(await f.authorize());
+    const path = await f.authorize();
+    const res = await f.browser.get(path);
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${COOKIE}=`))!;
     expect(cookie).toBeDefined();
     expect(cookie).toMatch(/; Secure/);
@@ -26,11 +37,14 @@ describe('session cookie', () => {
     expect(cookie).toMatch(/; SameSite=Lax/);
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).not.toMatch(/Domain=/i);
+    // Anonymous, the session has no row; signed in, only the cookie's hash is stored.
+    const rows = () => f.ctx.db.sql.prepare<{ id_hash: string }>('SELECT id_hash FROM sessions').all();
+    expect(rows()).toEqual([]);
+    await signInPersona(f.browser, path);
     const value = f.browser.cookies.get(COOKIE)!;
     expect(value.length).toBeGreaterThanOrEqual(43);
-    const rows = f.ctx.db.sql.prepare<{ id_hash: string }>('SELECT id_hash FROM sessions').all();
-    expect(rows.map((r) => r.id_hash)).toEqual([await sha256Hex(value)]);
-    expect(JSON.stringify(rows)).not.toContain(value);
+    expect(rows().map((r) => r.id_hash)).toEqual([await sha256Hex(value)]);
+    expect(JSON.stringify(rows())).not.toContain(value);
   });
 
   test('signing in rotates the session id (a planted id is worthless)', async () => {
@@ -68,7 +82,7 @@ describe('session cookie', () => {
     const store = createSessionStore(f.ctx.db);
     const t = { idle: 1800, absolute: 12 * 3600 };
     let now = 1_000_000;
-    const { token } = await store.create('identity', now, t);
+    const { token } = await storedSession(f.ctx.db, 'identity', now, t);
     for (let i = 0; i < 12 * 4 - 1; i++) {
       now += 15 * 60;
       expect(await store.resume('identity', token, now, t)).toBeDefined();
@@ -82,7 +96,7 @@ describe('session cookie', () => {
     f = await flow();
     const store = createSessionStore(f.ctx.db);
     const t = { idle: 1800, absolute: 3600 };
-    const { token } = await store.create('developer', 100, t);
+    const { token } = await storedSession(f.ctx.db, 'developer', 100, t);
     expect(await store.resume('identity', token, 101, t)).toBeUndefined();
     expect(await store.resume('developer', token, 101, t)).toBeDefined();
   });

@@ -1,5 +1,8 @@
 import { afterEach, expect, test } from 'bun:test';
+import { hashPassword } from '../../src/crypto/password.ts';
+import { passwordSignIn } from '../../src/identity/password-signin.ts';
 import { createSigninThrottle } from '../../src/identity/signin-throttle.ts';
+import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
@@ -25,4 +28,38 @@ test('an IPv4 address counts the same written plainly or IPv4-mapped, and one IP
   expect(t.blocked('c@example.com', '198.51.100.7', NOW)).toBe(true);
   expect(t.blocked('c@example.com', '::ffff:c633:6407', NOW)).toBe(true);
   expect(t.blocked('c@example.com', '198.51.100.8', NOW)).toBe(false);
+});
+
+test('a person with two emails gets the per-account guesses once, not once per email', async () => {
+  ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_account = 5' });
+  const now = unix(ctx.clock);
+  ctx.db.sql
+    .prepare(
+      `INSERT INTO persons (id, external_id, environment, name, password_hash, assurance_level, identity_verified,
+         status, created_at, updated_at)
+       VALUES ('psn_two', 'ext-two', 'production', 'Two Emails', ?, 'substantial', 1, 'active', ?, ?)`,
+    )
+    .run(await hashPassword('the real password, long'), now, now);
+  const addEmail = ctx.db.sql.prepare(
+    'INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_two\', ?, 1, ?)',
+  );
+  addEmail.run('one@example.org', 1);
+  addEmail.run('two@example.org', 0);
+  // Each guess from a fresh address, so only the account limits apply.
+  const guess = (email: string, i: number, password = 'wrong') =>
+    passwordSignIn(ctx, { email, password, ip: `192.0.2.${i}` });
+  for (let i = 0; i < 5; i++)
+    expect(await guess(i % 2 ? 'two@example.org' : 'one@example.org', i)).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
+  expect(await guess('two@example.org', 10)).toEqual({ ok: false, reason: 'throttled' });
+  expect(await guess('one@example.org', 11, 'the real password, long')).toEqual({
+    ok: false,
+    reason: 'throttled',
+  });
+  // An email that is nobody's still counts for itself alone.
+  expect(await guess('nobody@example.org', 12)).toEqual({ ok: false, reason: 'invalid' });
+  ctx.clock.advance(15 * 60_000);
+  expect((await guess('two@example.org', 13, 'the real password, long')).ok).toBe(true);
 });

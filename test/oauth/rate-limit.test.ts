@@ -4,21 +4,36 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
-import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
-import { inProcess, REDIRECT } from './fixtures.ts';
+import { inProcess, REDIRECT, tokenRequest } from './fixtures.ts';
 
 let ctx: TestContext | undefined;
 afterEach(() => ctx?.cleanup());
 
 async function setup(extra: string) {
   ctx = await testContext({ extra });
-  const app = await createTestApp(ctx, { type: 'public', redirectUris: [REDIRECT], scopes: ['profile'] });
+  const app = await createTestApp(ctx, publicApp);
   return { ctx, app, request: inProcess(ctx) };
 }
 
 const authorizePath = (app: TestApp) =>
   `/v1/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'profile', state: 's', code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })}`;
+
+const publicApp: TestAppOptions = { type: 'public', redirectUris: [REDIRECT], scopes: ['profile'] };
+const confidential: TestAppOptions = { ...publicApp, type: 'confidential' };
+
+/** A code exchange as `client` (HTTP Basic with a secret, else client_id alone); the code is made up. */
+function exchangeAs(client: { clientId: string; clientSecret?: string }, opts: { as?: 'json' } = {}) {
+  const body = {
+    grant_type: 'authorization_code',
+    code: 'x',
+    redirect_uri: REDIRECT,
+    code_verifier: 'v'.repeat(43),
+  };
+  const auth = client.clientSecret && `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`;
+  return tokenRequest(auth ? body : { ...body, client_id: client.clientId }, { auth, as: opts.as ?? 'form' });
+}
 
 const limits = (res: Response) => ({
   limit: res.headers.get('x-ratelimit-limit'),
@@ -167,8 +182,8 @@ describe('OAuth endpoints', () => {
     expect((await token(proxied.request, '198.51.100.1, 192.0.2.1', '10.0.0.1')).status).toBe(429);
   });
 
-  test('limits per environment and per plan from the config', async () => {
-    const { ctx, app, request } = await setup(`
+  test('an authenticated client counts at its environment and plan limit, from the config', async () => {
+    const { ctx, request } = await setup(`
 [rate_limits.oauth]
 requests = 1
 [rate_limits.oauth.environments.production]
@@ -177,73 +192,77 @@ requests = 3
 requests = 5
 window = "1h"
 `);
-    expect(
-      (await request(authorizePath(app), undefined, '192.0.2.10')).headers.get('x-ratelimit-limit'),
-    ).toBe('1');
-    const prod = await createTestApp(ctx, {
-      type: 'public',
-      redirectUris: [REDIRECT],
-      scopes: ['profile'],
-      environment: 'production',
-    });
-    const p = await request(authorizePath(prod), undefined, '192.0.2.11');
-    expect(limits(p)).toMatchObject({ limit: '3', reset: '600' });
-    const ent = await createTestApp(ctx, {
-      type: 'public',
-      redirectUris: [REDIRECT],
-      scopes: ['profile'],
-      environment: 'production',
-      plan: 'enterprise',
-    });
-    const e = await request(authorizePath(ent), undefined, '192.0.2.12');
+    const prod = await createTestApp(ctx, { ...confidential, environment: 'production' });
+    const p = await request('/v1/oauth/token', exchangeAs(prod), '192.0.2.11');
+    expect(limits(p)).toMatchObject({ limit: '3', remaining: '2', reset: '600' });
+    // Authenticated, the request reached the exchange: the code itself was judged.
+    expect(((await p.json()) as any).error).toBe('invalid_grant');
+    const ent = await createTestApp(ctx, { ...confidential, environment: 'production', plan: 'enterprise' });
+    const e = await request('/v1/oauth/token', exchangeAs(ent, { as: 'json' }), '192.0.2.12');
     expect(limits(e)).toEqual({ limit: '5', remaining: '4', reset: '3600' });
   });
 
-  test('a client_id in the token request body selects its environment and plan limit too', async () => {
+  test('naming a client is not authenticating: the default limit until the secret is right', async () => {
     const { ctx, request } = await setup(`
 [rate_limits.oauth]
-requests = 1
-[rate_limits.oauth.environments.production]
-requests = 3
+requests = 2
+[rate_limits.oauth.plans.enterprise]
+requests = 100000
 `);
-    const prod = await createTestApp(ctx, {
-      type: 'public',
-      redirectUris: [REDIRECT],
-      scopes: ['profile'],
-      environment: 'production',
-    });
-    const form = await request(
+    const ent = await createTestApp(ctx, { ...confidential, environment: 'production', plan: 'enterprise' });
+    const ip = '192.0.2.30';
+    // The client id alone, a wrong secret, and an authorize request naming it: all at the default.
+    const named = await request('/v1/oauth/token', exchangeAs({ clientId: ent.clientId }), ip);
+    expect(limits(named)).toMatchObject({ limit: '2', remaining: '1' });
+    expect(((await named.json()) as any).error).toBe('invalid_client');
+    const wrong = await request(
       '/v1/oauth/token',
-      {
-        method: 'POST',
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: 'x',
-          client_id: prod.clientId,
-        }).toString(),
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      },
-      '192.0.2.20',
+      exchangeAs({ clientId: ent.clientId, clientSecret: 'cs_live_wrong' }),
+      ip,
     );
-    expect(limits(form)).toMatchObject({ limit: '3', remaining: '2' });
-    const json = await request(
-      '/v1/oauth/token',
-      {
-        method: 'POST',
-        body: JSON.stringify({
-          grant_type: 'authorization_code',
-          code: 'x',
-          client_id: prod.clientId,
-          redirect_uri: REDIRECT,
-          code_verifier: 'v'.repeat(43),
-        }),
-        headers: { 'Content-Type': 'application/json' },
-      },
-      '192.0.2.20',
-    );
-    expect(limits(json)).toMatchObject({ limit: '3', remaining: '1' });
-    // The handler still read the body the limiter had read: the code itself was judged.
-    expect(((await json.json()) as any).error).toBe('invalid_grant');
+    expect(limits(wrong)).toMatchObject({ limit: '2', remaining: '0' });
+    const over = await request('/v1/oauth/token', exchangeAs({ clientId: ent.clientId }), ip);
+    expect(over.status).toBe(429);
+    expect((await request(authorizePath(ent), undefined, ip)).status).toBe(429);
+    // With its secret the same address is within the plan's limit: the request was counted once.
+    const real = await request('/v1/oauth/token', exchangeAs(ent), ip);
+    expect(limits(real)).toMatchObject({ limit: '100000', remaining: String(100000 - 5) });
+    // A public client cannot authenticate, so naming one never raises the limit either.
+    const pub = await createTestApp(ctx, { ...publicApp, plan: 'enterprise' });
+    const p = await request('/v1/oauth/token', exchangeAs(pub), '192.0.2.31');
+    expect(limits(p)).toMatchObject({ limit: '2', remaining: '1' });
+    expect(limits(await request(authorizePath(pub), undefined, '192.0.2.32'))).toMatchObject({ limit: '2' });
+  });
+
+  test('IPv6 clients count per /64, and an IPv4-mapped address as its IPv4 address', async () => {
+    const { app, request } = await setup('[rate_limits.oauth]\nrequests = 5');
+    const statuses: number[] = [];
+    for (let i = 1; i <= 8; i++)
+      statuses.push((await request(authorizePath(app), undefined, `2001:db8:7:1:${i}::${i}`)).status);
+    expect(statuses).toEqual([303, 303, 303, 303, 303, 429, 429, 429]);
+    // The next /64 has a bucket of its own.
+    expect((await request(authorizePath(app), undefined, '2001:db8:7:2::1')).status).toBe(303);
+    for (let i = 0; i < 4; i++) await request(authorizePath(app), undefined, '192.0.2.40');
+    expect((await request(authorizePath(app), undefined, '::ffff:192.0.2.40')).status).toBe(303);
+    expect((await request(authorizePath(app), undefined, '::ffff:c000:228')).status).toBe(429);
+    expect((await request(authorizePath(app), undefined, '192.0.2.41')).status).toBe(303);
+  });
+
+  test('over the limit at authorize, a browser gets an HTML page with Retry-After, not JSON', async () => {
+    const { app, request } = await setup('[rate_limits.oauth]\nrequests = 1\nwindow = "10m"');
+    const browser = { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } };
+    expect((await request(authorizePath(app), browser)).status).toBe(303);
+    const over = await request(authorizePath(app), browser);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('content-type')).toStartWith('text/html');
+    expect(over.headers.get('retry-after')).toBe('600');
+    expect(limits(over)).toEqual({ limit: '1', remaining: '0', reset: '600' });
+    expect(over.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await over.text();
+    expect(html).toContain('Too many sign-in requests');
+    expect(html).toContain('Wait 10 minutes');
+    expect(html).toContain(over.headers.get('x-request-id')!);
+    expect(html).not.toContain('RATE_LIMIT_EXCEEDED');
   });
 
   test('expired windows are cleaned up', async () => {

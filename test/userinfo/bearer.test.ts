@@ -157,6 +157,26 @@ test('requests without a usable token are counted against the client address and
   expect(query.body.error!.code).toBe('RATE_LIMIT_EXCEEDED');
 });
 
+test('made-up tokens count against the client address, not a bucket each', async () => {
+  const { accessToken } = await setup('[rate_limits.userinfo]\nrequests = 3');
+  const buckets = () =>
+    ctx.db.sql
+      .prepare<{ key: string }>("SELECT key FROM rate_limit_buckets WHERE key LIKE 'userinfo:%'")
+      .all();
+  for (let i = 0; i < 3; i++) {
+    const { res } = await call('/v1/userinfo', bearer(`at_${String(i).repeat(43)}`));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
+  }
+  const fresh = await call('/v1/userinfo', bearer(`at_${'9'.repeat(43)}`));
+  expect(fresh.res.status).toBe(429);
+  expect(buckets()).toEqual([{ key: 'userinfo:ip:198.51.100.7' }]);
+  // A valid token still has its own bucket, whatever its address has spent.
+  const ok = await call('/v1/userinfo', bearer(accessToken));
+  expect(ok.res.status).toBe(200);
+  expect(ok.res.headers.get('x-ratelimit-remaining')).toBe('2');
+});
+
 test('the token is stored only as its hash', async () => {
   const { accessToken } = await setup();
   const rows = ctx.db.sql.prepare<{ token_hash: string }>('SELECT token_hash FROM access_tokens').all();

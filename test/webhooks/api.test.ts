@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { revokeApiKey } from '../../src/developer/api-key.store.ts';
+import { createApiKey, revokeApiKey } from '../../src/developer/api-key.store.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext, testToml } from '../helpers/context.ts';
@@ -117,7 +117,7 @@ describe('developer API: authentication and ownership', () => {
     expect((await api('GET', hooksPath(o.applicationId), o.sandboxKey)).status).toBe(200);
   });
 
-  test('the developer API is rate-limited per key', async () => {
+  test('the developer API is rate-limited per developer: a second key shares the limit', async () => {
     ctx = await testContext({ extra: '[rate_limits.developer]\nrequests = 3\nwindow = "1m"' });
     const o = await owner(ctx);
     const other = await owner(ctx);
@@ -131,6 +131,8 @@ describe('developer API: authentication and ownership', () => {
     expect(limited.status).toBe(429);
     expect(limited.json.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+    const second = await createApiKey(ctx.db, ctx.clock, o.developerId, 'sandbox');
+    expect((await api('GET', hooksPath(o.applicationId), second.key)).status).toBe(429);
     expect((await api('GET', hooksPath(other.applicationId), other.sandboxKey)).status).toBe(200);
     ctx.clock.advance(60_000);
     expect((await api('GET', hooksPath(o.applicationId), o.sandboxKey)).status).toBe(200);

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { NotFoundError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';
@@ -48,13 +48,18 @@ export function keysRoutes(p: Portal) {
     if (label.length > MAX_LABEL)
       return page(c, { errors: { label: p.props(c).m.labelTooLong }, label }, 400);
     const dev = p.me(c);
-    const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
-      label,
-      actor: `developer:${dev.developerId}`,
-    });
-    // Shown once by the page it redirects to (POST-redirect-GET): a reload creates no second key.
-    await p.keep(c, `api-key:${created.keyId}`, { key: created.key });
-    return c.redirect(`${base}/keys/${created.keyId}/created`, 303);
+    try {
+      const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
+        label,
+        actor: `developer:${dev.developerId}`,
+      });
+      // Shown once by the page it redirects to (POST-redirect-GET): a reload creates no second key.
+      await p.keep(c, `api-key:${created.keyId}`, { key: created.key });
+      return c.redirect(`${base}/keys/${created.keyId}/created`, 303);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      return page(c, { errors: { environment: p.props(c).m.tooManyKeys }, label }, 400);
+    }
   });
 
   app.get('/keys/:keyId/created', async (c) => {

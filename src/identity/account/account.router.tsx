@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.ts';
 import { ApiError, NotFoundError } from '../../errors.ts';
 import { pageBodyLimit } from '../../http/body-limit.ts';
 import type { AppEnv } from '../../http/env.ts';
+import { pageRateLimit } from '../../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { unix } from '../../platform/clock.ts';
 import { errorResponse, logUnhandled } from '../error-response.tsx';
@@ -45,6 +46,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   const app = new Hono<Env>();
   const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
   app.use('*', securityHeaders());
+  app.use('*', pageRateLimit(ctx));
   app.use('*', pageBodyLimit());
   app.use('*', sessionMiddleware(ctx, { kind: 'identity', cookieName }));
   app.use('*', csrfProtection([ctx.config.server.identity_url]));

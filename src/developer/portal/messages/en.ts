@@ -204,6 +204,7 @@ export const en = {
   keyRevoked: 'The key was revoked.',
   actions: 'Actions',
   labelTooLong: 'The label must be at most 100 characters long.',
+  tooManyKeys: 'You have 10 active keys for this environment. Revoke one before creating another.',
 
   // Webhooks
   webhooksTitle: (env: string) => `Webhooks (${env})`,
