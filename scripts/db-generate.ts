@@ -1,6 +1,6 @@
 /**
  * The migrations in migrations/, numbered in drizzle-kit's journal, and embedded in
- * src/db/migrations.gen.ts so the compiled binary carries them. See docs/reference.md (Migrations).
+ * src/db/migrations.gen.ts so the compiled binary carries them. Why: docs/reference.md, "Migrations".
  *
  *   bun scripts/db-generate.ts                       a new numbered migration for the schema's changes
  *                                                    (npm run db:generate)
