@@ -51,10 +51,8 @@ const sqlFiles = (folder = dir) =>
     .filter((f) => f.endsWith('.sql'))
     .sort();
 const read = (file: string) => readFileSync(join(dir, file), 'utf8');
-const lastTag = () => {
-  const journal = JSON.parse(read('meta/_journal.json')) as { entries: { tag: string }[] };
-  return journal.entries.at(-1)?.tag;
-};
+const journalTags = () =>
+  (JSON.parse(read('meta/_journal.json')) as { entries: { tag: string }[] }).entries.map((e) => e.tag);
 
 function makeStrict(file: string): void {
   const sql = read(file).replace(/(CREATE TABLE [^;]*?\n\));/g, (_m, body: string) => `${body} STRICT;`);
@@ -81,17 +79,23 @@ function generate(args: string[]): void {
 }
 
 function rebaseline(): void {
+  // Hand-written: marked by drizzle-kit's first line, or (written before they were journaled) not in
+  // the journal at all; they are kept, with the mark.
+  const journaled = new Set(journalTags());
   const kept = sqlFiles()
-    .filter((f) => read(f).startsWith(HAND_WRITTEN))
-    .map((f) => ({ name: f.replace(/^\d+_|\.sql$/g, ''), sql: read(f) }));
+    .filter((f) => read(f).startsWith(HAND_WRITTEN) || !journaled.has(f.replace(/\.sql$/, '')))
+    .map((f) => ({
+      name: f.replace(/^\d+_|\.sql$/g, ''),
+      sql: read(f).startsWith(HAND_WRITTEN) ? read(f) : `${HAND_WRITTEN}\n${read(f)}`,
+    }));
   for (const f of sqlFiles()) rmSync(join(dir, f));
   rmSync(join(dir, 'meta'), { recursive: true, force: true });
   drizzleKit(['generate', '--name', 'init']);
-  if (lastTag() !== '0000_init') fail('drizzle-kit did not write 0000_init');
+  if (journalTags().at(-1) !== '0000_init') fail('drizzle-kit did not write 0000_init');
   makeStrict('0000_init.sql');
   for (const m of kept) {
     drizzleKit(['generate', '--custom', '--name', m.name]);
-    writeFileSync(join(dir, `${lastTag()}.sql`), m.sql);
+    writeFileSync(join(dir, `${journalTags().at(-1)}.sql`), m.sql);
   }
   const sha256 = migrationChecksum({ name: '0000_init', sql: read('0000_init.sql') });
   const pin = join(root, 'src/db/baseline.ts');

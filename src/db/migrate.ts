@@ -26,11 +26,11 @@ export function migrate(db: Db, clock: Clock, migrations: Migration[] = embedded
   db.sql.exec(
     'CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL, checksum TEXT) STRICT',
   );
-  if (!hasChecksumColumn(db)) db.sql.exec('ALTER TABLE _migrations ADD COLUMN checksum TEXT');
   const pending = verifyHistory(db, migrations);
-  // Databases migrated before checksums were recorded: trust their history once, as it stands now.
-  const fill = db.sql.prepare('UPDATE _migrations SET checksum = ? WHERE name = ? AND checksum IS NULL');
+  // Databases migrated before checksums were recorded: their history is trusted once, as it stands.
   db.sql.transaction(() => {
+    if (!hasChecksumColumn(db)) db.sql.exec('ALTER TABLE _migrations ADD COLUMN checksum TEXT');
+    const fill = db.sql.prepare('UPDATE _migrations SET checksum = ? WHERE name = ? AND checksum IS NULL');
     for (const m of migrations) fill.run(migrationChecksum(m), m.name);
   });
   const applied: string[] = [];

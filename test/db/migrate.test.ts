@@ -209,6 +209,10 @@ describe('a migration history that does not match the shipped migrations', () =>
       );
       db.sql.exec(one.sql);
       db.sql.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)').run(one.name, 1);
+      const columns = () => db.sql.prepare("SELECT name FROM pragma_table_info('_migrations')").all();
+      // Refused before anything is written, even the new column.
+      expect(() => migrate(db, fixedClock(), [two])).toThrow('migration 0000_one applied, which');
+      expect(columns()).toEqual([{ name: 'name' }, { name: 'applied_at' }]);
       expect(pendingMigrations(db, [one, two])).toEqual(['0001_two']);
       expect(migrate(db, fixedClock(), [one, two])).toEqual(['0001_two']);
       const recorded = db.sql
