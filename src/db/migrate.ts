@@ -73,12 +73,12 @@ function verifyHistory(db: Db, migrations: Migration[]): Migration[] {
     const m = shipped.get(row.name);
     if (!m)
       throw new MigrationMismatchError(
-        `the database has migration ${row.name} applied, which this version of Verity does not ship: it was migrated by a newer release (${RECOVER})`,
+        `the database has migration ${row.name} applied, which this version of Verity does not ship (a newer release migrated it): ${RECOVER}`,
       );
     const sum = migrationChecksum(m);
     if (row.checksum !== null && row.checksum !== sum)
       throw new MigrationMismatchError(
-        `migration ${row.name} applied to the database (SHA-256 ${row.checksum}) differs from the one this version of Verity ships (${sum}) (${RECOVER})`,
+        `migration ${row.name} applied to the database (SHA-256 ${row.checksum}) differs from the one this version of Verity ships (${sum}): ${RECOVER}`,
       );
   }
   const done = new Set(rows.map((r) => r.name));
@@ -87,7 +87,7 @@ function verifyHistory(db: Db, migrations: Migration[]): Migration[] {
   const early = last === undefined ? undefined : pending.find((m) => m.name < last);
   if (early)
     throw new MigrationMismatchError(
-      `migration ${early.name} is not applied but the later ${last} is: migrations apply in order (${RECOVER})`,
+      `migration ${early.name} is not applied but the later ${last} is, and migrations apply in order: ${RECOVER}`,
     );
   return pending;
 }

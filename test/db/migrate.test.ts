@@ -185,7 +185,7 @@ describe('a migration history that does not match the shipped migrations', () =>
       migrate(db, fixedClock(), [one, two]);
       for (const run of [() => migrate(db, fixedClock(), [one]), () => pendingMigrations(db, [one])])
         expect(run).toThrow(
-          'the database has migration 0001_two applied, which this version of Verity does not ship: it was migrated by a newer release (restore a backup made by this release, or run the release that migrated the database)',
+          'the database has migration 0001_two applied, which this version of Verity does not ship (a newer release migrated it): restore a backup made by this release, or run the release that migrated the database',
         );
     });
   });
