@@ -1,3 +1,4 @@
+-- Custom SQL migration file, put your code below! --
 -- Clients are kept in memory by the OAuth endpoints and reloaded when this number changes. Triggers
 -- on every table a client is read from bump it, so every writer (this process, another one, the
 -- CLI) invalidates that cache without having to know about it.

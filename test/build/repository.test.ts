@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dir, '../..');
@@ -53,6 +53,15 @@ describe('repository', () => {
       const dir = join(root, doc, '..');
       expect({ doc, missing: links.filter((l) => !existsSync(join(dir, l))) }).toEqual({ doc, missing: [] });
     }
+  });
+
+  test("docs/architecture.md's folder table has a row for every folder under src/", () => {
+    const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `(src\/[a-z-]+\/)`/gm)].map((m) => m[1]);
+    const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `src/${e.name}/`);
+    expect(rows.sort()).toEqual(folders.sort());
   });
 
   test('the npm scripts the README names exist', () => {

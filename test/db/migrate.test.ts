@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrate, pendingMigrations } from '../../src/db/migrate.ts';
+import { migrate, migrationChecksum, pendingMigrations } from '../../src/db/migrate.ts';
 import { migrations } from '../../src/db/migrations.gen.ts';
 import { type Db, openDb } from '../../src/db/open.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
@@ -46,10 +48,16 @@ describe('migrations', () => {
       expect(schemaOf(db)).toEqual(schema);
       // Each migration is recorded once, at the time it ran, in unix seconds.
       const recorded = db.sql
-        .prepare<{ name: string; applied_at: number }>('SELECT name, applied_at FROM _migrations')
+        .prepare<{ name: string; applied_at: number; checksum: string }>(
+          'SELECT name, applied_at, checksum FROM _migrations',
+        )
         .all();
       expect(recorded).toEqual(
-        migrations.map((m) => ({ name: m.name, applied_at: Date.UTC(2026, 2, 3, 4, 5, 6) / 1000 })),
+        migrations.map((m) => ({
+          name: m.name,
+          applied_at: Date.UTC(2026, 2, 3, 4, 5, 6) / 1000,
+          checksum: migrationChecksum(m),
+        })),
       );
     });
   });
@@ -134,6 +142,89 @@ describe('migrations', () => {
       );
       expect(withForeignKeys.length).toBeGreaterThan(0);
       expect(db.sql.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+    });
+  });
+});
+
+describe('a migration history that does not match the shipped migrations', () => {
+  const one = { name: '0000_one', sql: 'CREATE TABLE one (id INTEGER PRIMARY KEY) STRICT;' };
+  const two = { name: '0001_two', sql: 'CREATE TABLE two (id INTEGER PRIMARY KEY) STRICT;' };
+  const three = { name: '0002_three', sql: 'CREATE TABLE three (id INTEGER PRIMARY KEY) STRICT;' };
+  const names = (db: Db) => schemaOf(db).map((s) => s.name);
+
+  test('the SHA-256 recorded is that of the migration file', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock());
+      const sql = readFileSync(join(import.meta.dir, '../../migrations/0000_init.sql'), 'utf8');
+      const recorded = db.sql
+        .prepare<{ checksum: string }>("SELECT checksum FROM _migrations WHERE name = '0000_init'")
+        .get();
+      expect(recorded?.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+    });
+  });
+
+  test('an applied migration whose SQL changed is refused by name, and nothing is applied', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock(), [one]);
+      const edited = { ...one, sql: `${one.sql}\n-- edited` };
+      const before = schemaOf(db);
+      for (const run of [
+        () => migrate(db, fixedClock(), [edited, two]),
+        () => pendingMigrations(db, [edited, two]),
+      ])
+        expect(run).toThrow(
+          `migration 0000_one applied to the database (SHA-256 ${migrationChecksum(one)}) differs from the one this version of Verity ships (${migrationChecksum(edited)})`,
+        );
+      expect(schemaOf(db)).toEqual(before);
+      expect(names(db)).not.toContain('two');
+    });
+  });
+
+  test('a database migrated by a newer release (a migration not shipped) is refused by name', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock(), [one, two]);
+      for (const run of [() => migrate(db, fixedClock(), [one]), () => pendingMigrations(db, [one])])
+        expect(run).toThrow(
+          'the database has migration 0001_two applied, which this version of Verity does not ship (a newer release migrated it): restore a backup made by this release, or run the release that migrated the database',
+        );
+    });
+  });
+
+  test('a shipped migration numbered before one already applied is refused, not applied out of order', async () => {
+    await withDb((db) => {
+      migrate(db, fixedClock(), [one, three]);
+      expect(() => migrate(db, fixedClock(), [one, two, three])).toThrow(
+        'migration 0001_two is not applied but the later 0002_three is',
+      );
+      expect(names(db)).not.toContain('two');
+    });
+  });
+
+  // Databases created before checksums were recorded have no checksum column: their history is
+  // trusted once, and checked from then on.
+  test('a database from before checksums gets them filled in once, then checked', async () => {
+    await withDb((db) => {
+      db.sql.exec(
+        'CREATE TABLE _migrations (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL) STRICT',
+      );
+      db.sql.exec(one.sql);
+      db.sql.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)').run(one.name, 1);
+      const columns = () => db.sql.prepare("SELECT name FROM pragma_table_info('_migrations')").all();
+      // Refused before anything is written, even the new column.
+      expect(() => migrate(db, fixedClock(), [two])).toThrow('migration 0000_one applied, which');
+      expect(columns()).toEqual([{ name: 'name' }, { name: 'applied_at' }]);
+      expect(pendingMigrations(db, [one, two])).toEqual(['0001_two']);
+      expect(migrate(db, fixedClock(), [one, two])).toEqual(['0001_two']);
+      const recorded = db.sql
+        .prepare<{ name: string; checksum: string }>('SELECT name, checksum FROM _migrations ORDER BY name')
+        .all();
+      expect(recorded).toEqual([
+        { name: one.name, checksum: migrationChecksum(one) },
+        { name: two.name, checksum: migrationChecksum(two) },
+      ]);
+      expect(() => migrate(db, fixedClock(), [{ ...one, sql: `${one.sql} ` }, two])).toThrow(
+        'migration 0000_one applied to the database',
+      );
     });
   });
 });

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDb } from '../../src/db/open.ts';
+import { tempDir, testToml } from '../helpers/context.ts';
+import { freePort } from '../helpers/port.ts';
+
+const main = join(import.meta.dir, '../../src/main.ts');
+
+async function verity(config: string, ...args: string[]) {
+  const child = Bun.spawn([process.execPath, main, ...args, '--config', config], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+let cleanup = () => {};
+afterEach(() => cleanup());
+
+describe('start refuses a database whose migrations differ from the shipped ones', () => {
+  test('serve, migrate and other commands name the migration and what to do', async () => {
+    const tmp = tempDir('verity-migrate');
+    cleanup = tmp.cleanup;
+    const config = join(tmp.dir, 'verity.toml');
+    writeFileSync(config, testToml(tmp.dir, `[server]\nlisten = "127.0.0.1:${await freePort()}"`));
+    expect((await verity(config, 'migrate')).code).toBe(0);
+
+    const db = await openDb(join(tmp.dir, 'verity.db'));
+    db.sql.exec(`UPDATE _migrations SET checksum = '${'0'.repeat(64)}' WHERE name = '0000_init'`);
+    db.close();
+
+    for (const args of [['serve'], ['migrate'], ['apps', 'list']]) {
+      const r = await verity(config, ...args);
+      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect(r.stderr).toContain(
+        `verity: migration 0000_init applied to the database (SHA-256 ${'0'.repeat(64)}) differs from the one this version of Verity ships`,
+      );
+      expect(r.stderr).toContain(
+        'restore a backup made by this release, or run the release that migrated the database',
+      );
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+    }
+  }, 30_000);
+});
