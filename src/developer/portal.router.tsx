@@ -72,7 +72,10 @@ export function portalRouter(ctx: AppContext) {
     if (err instanceof NotFoundError) return page(c, 404, m.notFoundTitle, m.notFound);
     if (err instanceof ApiError && err.code === 'CSRF_FAILED')
       return page(c, 403, m.forbiddenTitle, m.errorCsrf);
-    if (err instanceof ApiError && err.status < 500) return page(c, err.status, m.errorTitle, err.message);
+    if (err instanceof ApiError && (err.status < 500 || err.status === 503)) {
+      for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+      return page(c, err.status, m.errorTitle, err.message);
+    }
     logUnhandled(c, err);
     return page(c, 500, m.errorTitle, m.errorInternal);
   });
