@@ -18,7 +18,15 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 
 /** First path segments of the portal. Middleware is scoped to them: with its own host the portal is
  * mounted at "/", beside the API, whose routes must not get sessions or HTML errors. */
-const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
+const PUBLIC = [
+  'signin',
+  'signup',
+  'signout',
+  'invitations',
+  'verify-email',
+  'forgot-password',
+  'reset-password',
+];
 const PRIVATE = ['apps', 'keys', 'account'];
 
 /** The developer portal, mounted at the path of `[server] developer_url`. */

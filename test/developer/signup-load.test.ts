@@ -6,7 +6,7 @@ import { Browser, csrfOf, P, PASSWORD } from './portal-helpers.ts';
 
 setDefaultTimeout(60_000);
 
-const OPEN = '[developer]\nsignup = "open"';
+const OPEN = '[developer]\nsignup = "open"\nsignups_per_ip = 100';
 
 let server: TestServer | undefined;
 afterEach(async () => {
