@@ -125,6 +125,19 @@ CREATE TABLE `developer_api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `developer_api_keys_hash` ON `developer_api_keys` (`key_hash`);--> statement-breakpoint
 CREATE INDEX `developer_api_keys_dev` ON `developer_api_keys` (`developer_id`);--> statement-breakpoint
+CREATE TABLE `developer_email_tokens` (
+	`id` text PRIMARY KEY NOT NULL,
+	`developer_id` text NOT NULL,
+	`purpose` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	FOREIGN KEY (`developer_id`) REFERENCES `developers`(`id`) ON UPDATE no action ON DELETE cascade
+) STRICT;
+--> statement-breakpoint
+CREATE UNIQUE INDEX `developer_email_tokens_token_hash_unique` ON `developer_email_tokens` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `developer_email_tokens_dev` ON `developer_email_tokens` (`developer_id`);--> statement-breakpoint
 CREATE TABLE `developer_invitations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`email` text NOT NULL,
@@ -141,7 +154,8 @@ CREATE TABLE `developers` (
 	`name` text DEFAULT '' NOT NULL,
 	`password_hash` text,
 	`status` text DEFAULT 'active' NOT NULL,
-	`created_at` integer NOT NULL
+	`created_at` integer NOT NULL,
+	`email_verified_at` integer
 ) STRICT;
 --> statement-breakpoint
 CREATE UNIQUE INDEX `developers_email` ON `developers` (`email`);--> statement-breakpoint

@@ -56,7 +56,11 @@ async function build(label: string, options: Parameters<typeof Bun.build>[0]): P
   console.log(`build: ${label} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 }
 
-const entrypoints = [join(root, 'src/main.ts')];
+/**
+ * Worker threads are entry points of their own; both builds keep them at their path under src/, where
+ * src/platform/argon2-pool.ts looks for them relative to the main entry.
+ */
+const entrypoints = [join(root, 'src/main.ts'), join(root, 'src/platform/argon2.worker.ts')];
 
 if (wantBinary) {
   rmSync(join(out, 'verity'), { force: true });
@@ -74,12 +78,14 @@ if (wantNode) {
     entrypoints,
     target: 'node',
     format: 'esm',
+    root: join(root, 'src'),
     outdir: join(out, 'node'),
-    naming: 'verity.mjs',
+    naming: '[dir]/[name].mjs',
     external: [...BUN_ONLY, ...NODE_ONLY],
   });
   // The entry point's `#!/usr/bin/env bun` line is carried over; this file is for Node.
   const file = join(out, 'node/verity.mjs');
-  const text = await Bun.file(file).text();
+  const text = await Bun.file(join(out, 'node/main.mjs')).text();
   await Bun.write(file, text.replace(/^#!.*\n(\/\/ @bun\n)?/, '#!/usr/bin/env node\n'));
+  rmSync(join(out, 'node/main.mjs'));
 }

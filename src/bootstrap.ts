@@ -2,6 +2,7 @@ import type { Config } from './config/schema.ts';
 import { type AppContext, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
+import { createEmailTransport } from './email/transport.ts';
 import { Metrics } from './http/metrics.ts';
 import { seedPersonas } from './identity/personas.ts';
 import { KeyService } from './keys/key.service.ts';
@@ -38,5 +39,6 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   }
   const keys = new KeyService(db, config, clock, log);
   await keys.ensureActive();
-  return { config, db, clock, log, metrics: new Metrics(), keys, signals: new Signals() };
+  const email = createEmailTransport(config.email, log);
+  return { config, db, clock, log, metrics: new Metrics(), keys, email, signals: new Signals() };
 }

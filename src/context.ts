@@ -1,5 +1,6 @@
 import type { Config } from './config/schema.ts';
 import type { Db } from './db/open.ts';
+import type { EmailTransport } from './email/transport.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { KeyService } from './keys/key.service.ts';
 import type { Logger } from './log.ts';
@@ -13,6 +14,8 @@ export interface AppContext {
   log: Logger;
   metrics: Metrics;
   keys: KeyService;
+  /** Mail to developers (`[email]`). */
+  email: EmailTransport;
   /** In-process signals, e.g. waking the webhook dispatcher after an event is committed. */
   signals: Signals;
 }

@@ -87,6 +87,17 @@ sandbox = true                     # offer the built-in sandbox personas
 
 [developer]
 signup = "invite"                  # open | invite
+signups_per_ip = 5
+signup_window = "1h"
+
+[email]
+transport = "log"                  # log | smtp
+host = ""
+port = 587
+starttls = true
+user = ""
+password = ""                      # or VERITY_EMAIL_PASSWORD
+from = "Verity <verity@localhost>"
 
 [demo]
 enabled = true                     # npm start (verity demo --with-server) also starts the demo; serve never does

@@ -172,6 +172,29 @@ export const identitySchema = z
 export const developerSchema = z
   .strictObject({
     signup: z.enum(['open', 'invite']).default('invite'),
+    /** Open sign-ups and password-reset requests per client address per window. */
+    signups_per_ip: z.number().int().positive().default(5),
+    signup_window: duration('1h'),
+  })
+  .prefault({});
+
+/** How Verity sends mail (developer address verification and password reset links). */
+export const emailSchema = z
+  .strictObject({
+    transport: z.enum(['log', 'smtp']).default('log'),
+    host: z.string().default(''),
+    port: z.number().int().min(1).max(65535).default(587),
+    /** Upgrade the connection with STARTTLS, and refuse to send without it; false = plain SMTP. */
+    starttls: z.boolean().default(true),
+    user: z.string().default(''),
+    password: z.string().default(''),
+    from: z.string().default('Verity <verity@localhost>'),
+  })
+  .superRefine((email, ctx) => {
+    if (email.transport === 'smtp' && email.host === '')
+      ctx.addIssue({ code: 'custom', path: ['host'], message: 'must be set when transport = "smtp"' });
+    if (email.password !== '' && email.user === '')
+      ctx.addIssue({ code: 'custom', path: ['user'], message: 'must be set when password is set' });
   })
   .prefault({});
 
@@ -205,6 +228,7 @@ export const configSchema = z
     consent: consentSchema,
     identity: identitySchema,
     developer: developerSchema,
+    email: emailSchema,
     demo: demoSchema,
     log: logSchema,
   })

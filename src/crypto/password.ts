@@ -1,23 +1,50 @@
-import { argon2id, argon2Verify } from 'hash-wasm';
+import { ApiError } from '../errors.ts';
+import {
+  type Argon2Job,
+  type Argon2Pool,
+  type Argon2PoolOptions,
+  createArgon2Pool,
+  PoolBusyError,
+} from '../platform/argon2-pool.ts';
 
 // OWASP's argon2id baseline (19 MiB, 2 iterations). hash-wasm is WebAssembly, so the same code runs
-// under Bun, Node and inside the compiled binary.
+// under Bun, Node and inside the compiled binary; it runs in worker threads (src/platform/argon2-pool.ts).
 const PARAMS = { parallelism: 1, iterations: 2, memorySize: 19456, hashLength: 32 } as const;
 
+/** One pool per process: the cores are shared by every request and command. */
+let pool: Argon2Pool | undefined;
+
+/** Replaces the process's hashing pool (size, queue timeout); for tests and benchmarks. */
+export async function configurePasswordHashing(opts: Argon2PoolOptions = {}): Promise<void> {
+  const old = pool;
+  pool = createArgon2Pool(opts);
+  await old?.close();
+}
+
+async function run(job: Argon2Job): Promise<string | boolean> {
+  pool ??= createArgon2Pool();
+  try {
+    return await pool.run(job);
+  } catch (err) {
+    if (err instanceof PoolBusyError)
+      throw new ApiError('SERVICE_BUSY', 'The server is busy; try again shortly.', 503, undefined, {
+        'Retry-After': String(err.retryAfterSeconds),
+      });
+    throw err;
+  }
+}
+
 export async function hashPassword(password: string): Promise<string> {
-  return argon2id({
-    ...PARAMS,
-    password,
-    salt: crypto.getRandomValues(new Uint8Array(16)),
-    outputType: 'encoded',
-  });
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  return (await run({ op: 'hash', password, salt, params: PARAMS })) as string;
 }
 
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
   if (!encoded.startsWith('$argon2id$')) return false;
   try {
-    return await argon2Verify({ password, hash: encoded });
-  } catch {
+    return (await run({ op: 'verify', password, encoded })) === true;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
     return false;
   }
 }
@@ -25,6 +52,12 @@ export async function verifyPassword(password: string, encoded: string): Promise
 /** A throwaway hash to verify against when the account is unknown, so timing does not reveal it. */
 let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(crypto.randomUUID());
-  return decoy;
+  if (decoy) return decoy;
+  const made = hashPassword(crypto.randomUUID());
+  // A decoy that could not be made (a busy pool) is tried again next time.
+  made.catch(() => {
+    if (decoy === made) decoy = undefined;
+  });
+  decoy = made;
+  return made;
 }

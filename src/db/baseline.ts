@@ -4,5 +4,5 @@
 // the whole schema and rewrites this pin (how branches that each changed the schema are merged).
 export const BASELINE = {
   name: '0000_init',
-  sha256: 'c22fa0a8fd23f50a0bafcf4c01a040168cb95c1857995a67e7c53b395630db49',
+  sha256: '3bb4f7cb5ce8e69c115ac38205a53c8ec63d5a950277e5a794a47213ba648f46',
 } as const;

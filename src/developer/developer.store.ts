@@ -10,6 +10,8 @@ export interface Developer {
   name: string;
   status: 'active' | 'disabled';
   hasPassword: boolean;
+  /** Proved to receive mail at `email`; unverified developers may use sandbox only. */
+  emailVerified: boolean;
   createdAt: number;
 }
 
@@ -20,6 +22,7 @@ interface DeveloperRow {
   password_hash: string | null;
   status: 'active' | 'disabled';
   created_at: number;
+  email_verified_at: number | null;
 }
 
 const toDeveloper = (r: DeveloperRow): Developer => ({
@@ -28,6 +31,7 @@ const toDeveloper = (r: DeveloperRow): Developer => ({
   name: r.name,
   status: r.status,
   hasPassword: r.password_hash !== null,
+  emailVerified: r.email_verified_at !== null,
   createdAt: r.created_at,
 });
 
@@ -82,30 +86,47 @@ function insertDeveloper(
   db: Db,
   clock: Clock,
   email: string,
-  fields: { name?: string; passwordHash?: string | null },
+  fields: { name?: string; passwordHash?: string | null; verified: boolean },
 ): string {
   if (db.sql.prepare('SELECT 1 FROM developers WHERE email = ?').get(email))
     throw new ValidationError(`a developer with email ${email} already exists`, [
       { path: 'email', message: 'already registered' },
     ]);
   const id = randomId('dev_');
+  const now = unix(clock);
   db.sql
     .prepare(
-      'INSERT INTO developers (id, email, name, password_hash, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO developers (id, email, name, password_hash, status, created_at, email_verified_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(id, email, fields.name ?? '', fields.passwordHash ?? null, 'active', unix(clock));
+    .run(
+      id,
+      email,
+      fields.name ?? '',
+      fields.passwordHash ?? null,
+      'active',
+      now,
+      fields.verified ? now : null,
+    );
   return id;
 }
 
-/** An operator creates a developer account directly; it has no password until an invitation is accepted. */
+/**
+ * An operator creates a developer account directly; it has no password until an invitation is accepted.
+ * The operator vouches for the address, so it counts as verified; open sign-up passes `verified: false`.
+ */
 export function createDeveloper(
   db: Db,
   clock: Clock,
-  input: { email: string; name?: string; actor?: AuditActor },
+  input: { email: string; name?: string; actor?: AuditActor; verified?: boolean; passwordHash?: string },
 ): { developerId: string } {
   const email = normaliseEmail(input.email);
   return db.sql.transaction(() => {
-    const developerId = insertDeveloper(db, clock, email, { name: input.name });
+    const developerId = insertDeveloper(db, clock, email, {
+      name: input.name,
+      passwordHash: input.passwordHash,
+      verified: input.verified ?? true,
+    });
     recordAudit(db, clock, {
       actor: input.actor ?? 'cli',
       action: 'developer.create',
@@ -228,13 +249,16 @@ export async function acceptInvitation(
       developerId = existing.developerId;
       db.sql
         .prepare(
-          "UPDATE developers SET password_hash = ?, name = CASE WHEN ? = '' THEN name ELSE ? END WHERE id = ?",
+          `UPDATE developers SET password_hash = ?, name = CASE WHEN ? = '' THEN name ELSE ? END,
+             email_verified_at = coalesce(email_verified_at, ?) WHERE id = ?`,
         )
-        .run(input.passwordHash, input.name ?? '', input.name ?? '', developerId);
+        .run(input.passwordHash, input.name ?? '', input.name ?? '', now, developerId);
     } else {
+      // The invitation reached this mailbox: the address is verified.
       developerId = insertDeveloper(db, clock, row.email, {
         name: input.name,
         passwordHash: input.passwordHash,
+        verified: true,
       });
     }
     recordAudit(db, clock, {
@@ -245,4 +269,27 @@ export async function acceptInvitation(
     });
     return { developerId };
   });
+}
+
+/** Records that the developer received mail at their address (a followed link); idempotent. */
+export function markEmailVerified(db: Db, clock: Clock, developerId: string): void {
+  db.sql
+    .prepare('UPDATE developers SET email_verified_at = coalesce(email_verified_at, ?) WHERE id = ?')
+    .run(unix(clock), developerId);
+}
+
+/**
+ * Sets a new password and ends the developer's portal sessions, all but `keepSessionHash` (the one
+ * that changed it): a new password is what someone sets after suspecting another person has the old.
+ */
+export function setDeveloperPassword(
+  db: Db,
+  developerId: string,
+  passwordHash: string,
+  keepSessionHash = '',
+): void {
+  db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(passwordHash, developerId);
+  db.sql
+    .prepare("DELETE FROM sessions WHERE kind = 'developer' AND subject_id = ? AND id_hash != ?")
+    .run(developerId, keepSessionHash);
 }

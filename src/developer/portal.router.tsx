@@ -21,7 +21,15 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 
 /** First path segments of the portal. Middleware is scoped to them: with its own host the portal is
  * mounted at "/", beside the API, whose routes must not get sessions or HTML errors. */
-const PUBLIC = ['signin', 'signup', 'signout', 'invitations'];
+const PUBLIC = [
+  'signin',
+  'signup',
+  'signout',
+  'invitations',
+  'verify-email',
+  'forgot-password',
+  'reset-password',
+];
 const PRIVATE = ['apps', 'keys', 'account'];
 
 const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
@@ -83,7 +91,10 @@ export function portalRouter(ctx: AppContext) {
     if (err instanceof NotFoundError) return page(c, 404, m.notFoundTitle, m.notFound);
     if (err instanceof ApiError && err.code === 'CSRF_FAILED')
       return page(c, 403, m.forbiddenTitle, m.errorCsrf);
-    if (err instanceof ApiError && err.status < 500) return page(c, err.status, m.errorTitle, err.message);
+    if (err instanceof ApiError && (err.status < 500 || err.status === 503)) {
+      for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+      return page(c, err.status, m.errorTitle, err.message);
+    }
     logUnhandled(c, err);
     return page(c, 500, m.errorTitle, m.errorInternal);
   });

@@ -1,3 +1,4 @@
+import { findDeveloperByEmail, markEmailVerified } from '../../src/developer/developer.store.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { Browser, csrfOf, location } from '../identity/flow-helpers.ts';
@@ -73,7 +74,8 @@ export async function submitPage(
   return { posted, res, html: await res.text(), reload };
 }
 
-export async function signUp(p: Portal, email: string): Promise<Browser> {
+/** Signs up through the form; the address counts as verified unless `verified: false`. */
+export async function signUp(p: Portal, email: string, opts: { verified?: boolean } = {}): Promise<Browser> {
   const b = new Browser(p.app);
   const res = await submit(b, `${P}/signup`, `${P}/signup`, {
     email,
@@ -82,6 +84,8 @@ export async function signUp(p: Portal, email: string): Promise<Browser> {
     confirm: PASSWORD,
   });
   if (res.status !== 303) throw new Error(`sign-up answered ${res.status}: ${await res.text()}`);
+  const dev = findDeveloperByEmail(p.ctx.db, email)!;
+  if (opts.verified !== false) markEmailVerified(p.ctx.db, p.ctx.clock, dev.developerId);
   return b;
 }
 

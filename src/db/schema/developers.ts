@@ -13,8 +13,30 @@ export const developers = sqliteTable(
       .notNull()
       .default('active'),
     createdAt: time('created_at').notNull(),
+    /**
+     * When the developer proved they receive mail at `email`; null limits them to sandbox. Operator-
+     * created and invited developers are verified at creation.
+     */
+    emailVerifiedAt: time('email_verified_at'),
   },
   (t) => [uniqueIndex('developers_email').on(t.email)],
+);
+
+/** Single-use links sent by email: address verification and password reset. Only SHA-256 is stored. */
+export const developerEmailTokens = sqliteTable(
+  'developer_email_tokens',
+  {
+    id: text('id').primaryKey(),
+    developerId: text('developer_id')
+      .notNull()
+      .references(() => developers.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['verify_email', 'reset_password'] }).notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: time('created_at').notNull(),
+    expiresAt: time('expires_at').notNull(),
+    usedAt: time('used_at'),
+  },
+  (t) => [index('developer_email_tokens_dev').on(t.developerId)],
 );
 
 export const developerInvitations = sqliteTable('developer_invitations', {

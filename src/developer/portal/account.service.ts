@@ -1,7 +1,7 @@
 import { recordAudit } from '../../audit/audit.store.ts';
 import type { AppContext } from '../../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
-import { ValidationError } from '../../errors.ts';
+import { ApiError, ValidationError } from '../../errors.ts';
 import { signinThrottle } from '../../identity/password-signin.ts';
 import { unix } from '../../platform/clock.ts';
 import {
@@ -10,12 +10,13 @@ import {
   type Developer,
   developerPasswordHash,
   findDeveloperByEmail,
+  getDeveloper,
   normaliseEmail,
+  setDeveloperPassword,
 } from '../developer.store.ts';
-
-export const MIN_PASSWORD = 12;
-export const MAX_PASSWORD = 1024;
-export const MAX_NAME = 100;
+import { takeSignupAttempt } from '../signup-throttle.store.ts';
+import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
+import { sendVerificationEmail } from './email-links.service.ts';
 
 /**
  * Developers are throttled by the identity experience's throttle and limits, in their own key space so a
@@ -49,58 +50,75 @@ export async function developerSignIn(
   return { ok: true, developer: dev };
 }
 
-type Problem = { path: string; message: string };
+/** Too many sign-ups or reset requests from one client address (`[developer] signups_per_ip`). */
+export class SignupThrottled extends Error {}
 
-/** The password rules; problems are keyed by the form's field ids. */
-function passwordProblems(password: string, confirm: string): Problem[] {
-  if (password.length < MIN_PASSWORD) return [{ path: 'password', message: 'too_short' }];
-  if (password.length > MAX_PASSWORD) return [{ path: 'password', message: 'too_long' }];
-  if (password !== confirm) return [{ path: 'confirm', message: 'differ' }];
-  return [];
+/** Counts a sign-up or password-reset request against the client address; throws when over the limit. */
+export function countSignupAttempt(ctx: AppContext, ip: string): void {
+  const c = ctx.config.developer;
+  const allowed = takeSignupAttempt(ctx.db, ip, unix(ctx.clock), {
+    requests: c.signups_per_ip,
+    windowSeconds: Math.floor(c.signup_window / 1000),
+  });
+  if (!allowed) throw new SignupThrottled();
 }
 
-const nameProblems = (name: string): Problem[] =>
-  name.trim().length > MAX_NAME ? [{ path: 'name', message: 'too_long' }] : [];
-
-function emailProblems(email: string): Problem[] {
-  try {
-    normaliseEmail(email);
-    return [];
-  } catch (err) {
-    if (err instanceof ValidationError) return err.fields;
-    throw err;
-  }
-}
-
-/** Every problem of the form at once, so the person fixes them in one pass. */
-function refuse(problems: Problem[]): void {
-  if (problems.length) throw new ValidationError('the form has problems', problems);
-}
-
-/** Open sign-up (`[developer] signup = "open"`): an active account with its password. */
+/**
+ * Open sign-up (`[developer] signup = "open"`): an active account with its password, limited to
+ * sandbox until the developer follows the verification link mailed to them. `emailSent` is false when
+ * the mail was not accepted (the account page can send it again).
+ */
 export async function signUp(
   ctx: AppContext,
-  input: { email: string; name: string; password: string; confirm: string },
-): Promise<{ developerId: string }> {
+  input: { email: string; name: string; password: string; confirm: string; ip: string },
+): Promise<{ developerId: string; emailSent: boolean }> {
   refuse([
     ...emailProblems(input.email),
     ...nameProblems(input.name),
     ...passwordProblems(input.password, input.confirm),
   ]);
   const email = normaliseEmail(input.email);
-  const name = input.name.trim();
-  const hash = await hashPassword(input.password);
-  return ctx.db.sql.transaction(() => {
-    const { developerId } = createDeveloper(ctx.db, ctx.clock, { email, name, actor: 'system' });
-    ctx.db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(hash, developerId);
+  if (findDeveloperByEmail(ctx.db, email)) refuse([{ path: 'email', message: 'already registered' }]);
+  // Counted before the hash: the limit also bounds the hashing one address can ask for.
+  countSignupAttempt(ctx, input.ip);
+  const passwordHash = await hashPassword(input.password);
+  const { developerId } = ctx.db.sql.transaction(() => {
+    const created = createDeveloper(ctx.db, ctx.clock, {
+      email,
+      name: input.name.trim(),
+      passwordHash,
+      verified: false,
+      actor: 'system',
+    });
     recordAudit(ctx.db, ctx.clock, {
-      actor: `developer:${developerId}`,
+      actor: `developer:${created.developerId}`,
       action: 'developer.signup',
-      target: developerId,
+      target: created.developerId,
       details: { email },
     });
-    return { developerId };
+    return created;
   });
+  let emailSent = true;
+  try {
+    await sendVerificationEmail(ctx, getDeveloper(ctx.db, developerId));
+  } catch (err) {
+    emailSent = false;
+    ctx.log.error('verification email not sent', {
+      developerId,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+  return { developerId, emailSent };
+}
+
+/** Production actions need a verified address; sandbox ones do not. */
+export function requireVerified(dev: Developer): void {
+  if (!dev.emailVerified)
+    throw new ApiError(
+      'EMAIL_NOT_VERIFIED',
+      `Verify your email address (${dev.email}) before using production: follow the link we sent you, or send a new one from your account page. Until then you can create sandbox applications only.`,
+      403,
+    );
 }
 
 /** Redeems an invitation link with the developer's chosen password. */
@@ -131,10 +149,7 @@ export async function changePassword(
   refuse(passwordProblems(input.password, input.confirm));
   const hash = await hashPassword(input.password);
   ctx.db.sql.transaction(() => {
-    ctx.db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(hash, developerId);
-    ctx.db.sql
-      .prepare("DELETE FROM sessions WHERE kind = 'developer' AND subject_id = ? AND id_hash != ?")
-      .run(developerId, currentSessionHash);
+    setDeveloperPassword(ctx.db, developerId, hash, currentSessionHash);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.password_change',

@@ -15,6 +15,7 @@ import { createApplication, deleteApplication, updateApplication } from '../../a
 import { base64url } from '../../crypto/encoding.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { NotFoundError } from '../../errors.ts';
+import { requireVerified } from './account.service.ts';
 import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import {
   AppFormPage,
@@ -407,12 +408,14 @@ export function appsRoutes(p: Portal) {
 
   app.get('/apps/:id/review', (c) => {
     const a = p.ownApp(c, c.req.param('id'));
+    requireVerified(p.me(c));
     const sandbox = a.environments.find((e) => e.environment === 'sandbox')!;
     return reviewPage(c, a, { justification: '', scopes: sandbox.scopes, fullNumberJustification: '' });
   });
 
   app.post('/apps/:id/review', async (c) => {
     const a = p.ownApp(c, c.req.param('id'));
+    requireVerified(p.me(c));
     const f = await readForm(c, reviewForm);
     const result = await attempt(
       () =>

@@ -5,10 +5,32 @@ import { ValidationError } from '../../errors.ts';
 import { signInSession, signOutSession } from '../../identity/session.middleware.ts';
 import { unix } from '../../platform/clock.ts';
 import { findInvitation } from '../developer.store.ts';
-import { acceptInvite, changePassword, developerSignIn, signUp } from './account.service.ts';
+import {
+  acceptInvite,
+  changePassword,
+  countSignupAttempt,
+  developerSignIn,
+  SignupThrottled,
+  signUp,
+} from './account.service.ts';
+import {
+  requestPasswordReset,
+  resetLinkOwner,
+  resetPassword,
+  sendVerificationEmail,
+  verifyEmail,
+} from './email-links.service.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import type { Messages } from './messages/index.ts';
-import { AccountPage, InvitationPage, SigninPage, SignupPage } from './pages/auth.tsx';
+import {
+  AccountPage,
+  ForgotPasswordPage,
+  InvitationPage,
+  ResetPasswordPage,
+  SigninPage,
+  SignupPage,
+  VerifyEmailPage,
+} from './pages/auth.tsx';
 import type { FieldErrors } from './pages/layout.tsx';
 
 const signinForm = z.object({ email: z.string().max(320), password: z.string().max(4096) });
@@ -20,6 +42,9 @@ const signupForm = z.object({
 });
 const inviteForm = z.object({ name: z.string().max(1000).default(''), ...passwordFields });
 const changeForm = z.object({ current: z.string().max(4096), ...passwordFields });
+const forgotForm = z.object({ email: z.string().max(320) });
+const resetForm = z.object(passwordFields);
+const emptyForm = z.object({});
 
 /** Account rule violations in the catalogue's words, keyed by field id. */
 function accountErrors(err: ValidationError, m: Messages): FieldErrors {
@@ -57,7 +82,8 @@ export function authRoutes(p: Portal) {
 
   app.get('/signin', (c) => {
     if (p.developer(c)) return c.redirect(`${base}/apps`, 303);
-    return c.html(<SigninPage {...p.props(c)} signupOpen={signupOpen()} />);
+    const notice = c.req.query('reset') ? p.props(c).m.passwordReset : undefined;
+    return c.html(<SigninPage {...p.props(c)} signupOpen={signupOpen()} notice={notice} />);
   });
 
   app.post('/signin', async (c) => {
@@ -90,12 +116,23 @@ export function authRoutes(p: Portal) {
     if (!signupOpen()) return c.html(<SignupPage {...p.props(c)} open={false} />, 403);
     const f = await readForm(c, signupForm);
     try {
-      const { developerId } = await signUp(ctx, f);
+      const { developerId, emailSent } = await signUp(ctx, { ...f, ip: c.get('clientIp') });
       await startSession(c, developerId);
-      return c.redirect(`${base}/apps`, 303);
+      return c.redirect(`${base}/account?verification=${emailSent ? 'sent' : 'failed'}`, 303);
     } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
       const props = p.props(c);
+      if (err instanceof SignupThrottled)
+        return c.html(
+          <SignupPage
+            {...props}
+            open
+            email={f.email}
+            name={f.name}
+            errors={{ email: props.m.signupThrottled }}
+          />,
+          429,
+        );
+      if (!(err instanceof ValidationError)) throw err;
       return c.html(
         <SignupPage {...props} open email={f.email} name={f.name} errors={accountErrors(err, props.m)} />,
         400,
@@ -150,15 +187,90 @@ export function authRoutes(p: Portal) {
         {...p.props(c, 'account')}
         developerEmail={dev.email}
         developerName={dev.name}
+        emailVerified={dev.emailVerified}
         {...extra}
       />,
       status as 200,
     );
   };
 
-  app.get('/account', (c) =>
-    accountPage(c, { notice: c.req.query('changed') ? p.props(c).m.passwordChanged : undefined }),
-  );
+  app.get('/account', (c) => {
+    const { m } = p.props(c);
+    const verification = c.req.query('verification');
+    const notice = c.req.query('changed')
+      ? m.passwordChanged
+      : verification === 'sent'
+        ? m.verificationSent(p.me(c).email)
+        : verification === 'failed'
+          ? m.verificationNotSent
+          : undefined;
+    return accountPage(c, { notice });
+  });
+
+  app.post('/account/verify-email', async (c) => {
+    await readForm(c, emptyForm);
+    const dev = p.me(c);
+    if (dev.emailVerified) return c.redirect(`${base}/account`, 303);
+    countSignupAttempt(ctx, c.get('clientIp'));
+    let sent = true;
+    await sendVerificationEmail(ctx, dev).catch((err) => {
+      sent = false;
+      c.get('log')?.error('verification email not sent', {
+        developerId: dev.developerId,
+        error: String(err),
+      });
+    });
+    return c.redirect(`${base}/account?verification=${sent ? 'sent' : 'failed'}`, 303);
+  });
+
+  app.get('/verify-email/:token', (c) => c.html(<VerifyEmailPage {...p.props(c)} action={c.req.path} />));
+
+  app.post('/verify-email/:token', async (c) => {
+    await readForm(c, emptyForm);
+    const ok = await verifyEmail(ctx, c.req.param('token'));
+    return c.html(
+      <VerifyEmailPage {...p.props(c)} action={c.req.path} outcome={ok ? 'verified' : 'invalid'} />,
+      ok ? 200 : 404,
+    );
+  });
+
+  app.get('/forgot-password', (c) => c.html(<ForgotPasswordPage {...p.props(c)} />));
+
+  app.post('/forgot-password', async (c) => {
+    const f = await readForm(c, forgotForm);
+    try {
+      countSignupAttempt(ctx, c.get('clientIp'));
+    } catch (err) {
+      if (!(err instanceof SignupThrottled)) throw err;
+      return c.html(<ForgotPasswordPage {...p.props(c)} throttled />, 429);
+    }
+    await requestPasswordReset(ctx, f.email);
+    return c.html(<ForgotPasswordPage {...p.props(c)} sent />);
+  });
+
+  app.get('/reset-password/:token', async (c) => {
+    const valid = (await resetLinkOwner(ctx, c.req.param('token'))) !== undefined;
+    return c.html(<ResetPasswordPage {...p.props(c)} action={c.req.path} valid={valid} />, valid ? 200 : 404);
+  });
+
+  app.post('/reset-password/:token', async (c) => {
+    const f = await readForm(c, resetForm);
+    try {
+      await resetPassword(ctx, c.req.param('token'), f);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      const props = p.props(c);
+      // A link used, expired or unknown meanwhile has no field to point at.
+      if (!err.fields.length)
+        return c.html(<ResetPasswordPage {...props} action={c.req.path} valid={false} />, 404);
+      return c.html(
+        <ResetPasswordPage {...props} action={c.req.path} valid errors={accountErrors(err, props.m)} />,
+        400,
+      );
+    }
+    signOutSession(c, ctx);
+    return c.redirect(`${base}/signin?reset=1`, 303);
+  });
 
   app.post('/account/password', async (c) => {
     const dev = p.me(c);

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
+import { requireVerified } from './account.service.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
@@ -48,6 +49,7 @@ export function keysRoutes(p: Portal) {
     if (label.length > MAX_LABEL)
       return page(c, { errors: { label: p.props(c).m.labelTooLong }, label }, 400);
     const dev = p.me(c);
+    if (f.environment === 'production') requireVerified(dev);
     try {
       const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
         label,

@@ -10,12 +10,15 @@ import {
   TextField,
 } from './layout.tsx';
 
-export function SigninPage(props: PortalProps & { error?: string; email?: string; signupOpen: boolean }) {
+export function SigninPage(
+  props: PortalProps & { error?: string; email?: string; signupOpen: boolean; notice?: string },
+) {
   const { m } = props;
   return (
     <PortalLayout {...props} title={m.signinTitle}>
       <section class="card">
         <h1>{m.signinTitle}</h1>
+        <Notice text={props.notice} />
         <PasswordSigninForm
           labels={m}
           action={`${props.base}/signin`}
@@ -23,6 +26,9 @@ export function SigninPage(props: PortalProps & { error?: string; email?: string
           error={props.error}
           email={props.email}
         />
+        <p>
+          <a href={`${props.base}/forgot-password`}>{m.forgotPassword}</a>
+        </p>
         {props.signupOpen ? (
           <p>
             {`${m.noAccount} `}
@@ -136,7 +142,12 @@ export function InvitationPage(props: PasswordFormProps & { action: string; invi
 }
 
 export function AccountPage(
-  props: PasswordFormProps & { notice?: string; developerName: string; developerEmail: string },
+  props: PasswordFormProps & {
+    notice?: string;
+    developerName: string;
+    developerEmail: string;
+    emailVerified: boolean;
+  },
 ) {
   const { m } = props;
   return (
@@ -147,6 +158,8 @@ export function AccountPage(
         <dl>
           <dt>{m.email}</dt>
           <dd>{props.developerEmail}</dd>
+          <dt>{m.emailStatus}</dt>
+          <dd>{props.emailVerified ? m.emailIsVerified : m.emailNotVerified}</dd>
           {props.developerName ? (
             <>
               <dt>{m.name}</dt>
@@ -154,6 +167,12 @@ export function AccountPage(
             </>
           ) : null}
         </dl>
+        {props.emailVerified ? null : (
+          <form method="post" action={`${props.base}/account/verify-email`}>
+            <CsrfField token={props.csrf} />
+            <button type="submit">{m.resendVerification}</button>
+          </form>
+        )}
       </section>
       <section class="card" aria-labelledby="pw-title">
         <h2 id="pw-title">{m.changePasswordTitle}</h2>
@@ -171,6 +190,77 @@ export function AccountPage(
           <NewPasswordFields m={m} errors={props.errors} label={m.newPassword} />
           <button type="submit">{m.changePassword}</button>
         </form>
+      </section>
+    </PortalLayout>
+  );
+}
+
+export function ForgotPasswordPage(props: PortalProps & { sent?: boolean; throttled?: boolean }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.forgotTitle}>
+      <section class="card">
+        <h1>{m.forgotTitle}</h1>
+        {props.throttled ? <p role="alert">{m.signupThrottled}</p> : null}
+        {props.sent ? (
+          <Notice text={m.resetSent} />
+        ) : (
+          <form method="post" action={`${props.base}/forgot-password`} novalidate>
+            <CsrfField token={props.csrf} />
+            <p>{m.forgotIntro}</p>
+            <TextField id="email" label={m.email} type="email" autocomplete="username" required />
+            <button type="submit">{m.sendResetLink}</button>
+          </form>
+        )}
+      </section>
+    </PortalLayout>
+  );
+}
+
+export function ResetPasswordPage(props: PasswordFormProps & { action: string; valid: boolean }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.resetTitle}>
+      <section class="card">
+        <h1>{m.resetTitle}</h1>
+        {props.valid ? (
+          <form method="post" action={props.action} novalidate>
+            <CsrfField token={props.csrf} />
+            <ErrorSummary m={m} errors={props.errors} />
+            <NewPasswordFields m={m} errors={props.errors} label={m.newPassword} />
+            <button type="submit">{m.setPassword}</button>
+          </form>
+        ) : (
+          <p role="alert">{m.resetInvalid}</p>
+        )}
+      </section>
+    </PortalLayout>
+  );
+}
+
+/** A link's landing page: following it only shows a button, so a mail scanner's GET uses nothing up. */
+export function VerifyEmailPage(props: PortalProps & { action: string; outcome?: 'verified' | 'invalid' }) {
+  const { m } = props;
+  return (
+    <PortalLayout {...props} title={m.verifyTitle}>
+      <section class="card">
+        <h1>{m.verifyTitle}</h1>
+        {props.outcome === 'verified' ? (
+          <>
+            <Notice text={m.emailVerified} />
+            <p>
+              <a href={`${props.base}/`}>{m.portalName}</a>
+            </p>
+          </>
+        ) : props.outcome === 'invalid' ? (
+          <p role="alert">{m.verifyInvalid}</p>
+        ) : (
+          <form method="post" action={props.action}>
+            <CsrfField token={props.csrf} />
+            <p>{m.verifyIntro}</p>
+            <button type="submit">{m.verifyButton}</button>
+          </form>
+        )}
       </section>
     </PortalLayout>
   );

@@ -1,0 +1,109 @@
+import { recordAudit } from '../../audit/audit.store.ts';
+import type { AppContext } from '../../context.ts';
+import { hashPassword } from '../../crypto/password.ts';
+import { sha256Hex } from '../../crypto/tokens.ts';
+import { ValidationError } from '../../errors.ts';
+import {
+  type Developer,
+  findDeveloper,
+  findDeveloperByEmail,
+  markEmailVerified,
+  setDeveloperPassword,
+} from '../developer.store.ts';
+import { createEmailToken, emailTokenOwner, redeemEmailToken } from '../email-token.store.ts';
+import { passwordProblems, refuse } from './account-rules.ts';
+
+const VERIFY_TTL_SECONDS = 24 * 3600;
+const RESET_TTL_SECONDS = 3600;
+
+/** Sends a fresh verification link (earlier ones stop working); rejects when the mail was not accepted. */
+export async function sendVerificationEmail(ctx: AppContext, dev: Developer): Promise<void> {
+  const token = await createEmailToken(ctx.db, ctx.clock, {
+    developerId: dev.developerId,
+    purpose: 'verify_email',
+    ttlSeconds: VERIFY_TTL_SECONDS,
+  });
+  await ctx.email.send({
+    to: dev.email,
+    subject: 'Verify your email address for the Verity developer portal',
+    text: `Follow this link within 24 hours to verify ${dev.email}:\n\n${ctx.config.server.developer_url}/verify-email/${token}\n\nUntil then your account can create sandbox applications only. If you did not sign up, ignore this message.\n`,
+  });
+}
+
+/** Follows a verification link; false when it is unknown, used or expired. */
+export async function verifyEmail(ctx: AppContext, token: string): Promise<boolean> {
+  const hash = await sha256Hex(token);
+  return ctx.db.sql.transaction(() => {
+    const developerId = redeemEmailToken(ctx.db, ctx.clock, hash, 'verify_email');
+    if (!developerId) return false;
+    markEmailVerified(ctx.db, ctx.clock, developerId);
+    recordAudit(ctx.db, ctx.clock, {
+      actor: `developer:${developerId}`,
+      action: 'developer.email_verified',
+      target: developerId,
+    });
+    return true;
+  });
+}
+
+/**
+ * "Forgot password?": mails a reset link when an active account has this address. The caller answers
+ * the same either way, and the mail is sent after it has answered, so neither the answer nor its
+ * timing tells whether the address has an account.
+ */
+export async function requestPasswordReset(ctx: AppContext, email: string): Promise<void> {
+  const dev = findDeveloperByEmail(ctx.db, email);
+  if (dev?.status !== 'active') return;
+  const token = await createEmailToken(ctx.db, ctx.clock, {
+    developerId: dev.developerId,
+    purpose: 'reset_password',
+    ttlSeconds: RESET_TTL_SECONDS,
+  });
+  ctx.email
+    .send({
+      to: dev.email,
+      subject: 'Reset your Verity developer portal password',
+      text: `Follow this link within an hour to choose a new password:\n\n${ctx.config.server.developer_url}/reset-password/${token}\n\nIf you did not ask for this, ignore this message; your password stays as it is.\n`,
+    })
+    .catch((err) =>
+      ctx.log.error('password reset email not sent', {
+        developerId: dev.developerId,
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+}
+
+/** The developer a reset link is for, while it is usable. */
+export async function resetLinkOwner(ctx: AppContext, token: string): Promise<Developer | undefined> {
+  const developerId = await emailTokenOwner(ctx.db, ctx.clock, token, 'reset_password');
+  const dev = developerId ? findDeveloper(ctx.db, developerId) : undefined;
+  return dev?.status === 'active' ? dev : undefined;
+}
+
+/**
+ * Sets the password chosen through a reset link, once: ends every session of the developer, and
+ * verifies the address (the link reached it). A link used, expired or unknown meanwhile is refused with
+ * a ValidationError without fields.
+ */
+export async function resetPassword(
+  ctx: AppContext,
+  token: string,
+  input: { password: string; confirm: string },
+): Promise<{ developerId: string }> {
+  refuse(passwordProblems(input.password, input.confirm));
+  const passwordHash = await hashPassword(input.password);
+  const tokenHash = await sha256Hex(token);
+  return ctx.db.sql.transaction(() => {
+    const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
+    if (!developerId || findDeveloper(ctx.db, developerId)?.status !== 'active')
+      throw new ValidationError('this link is unknown, expired or already used');
+    setDeveloperPassword(ctx.db, developerId, passwordHash);
+    markEmailVerified(ctx.db, ctx.clock, developerId);
+    recordAudit(ctx.db, ctx.clock, {
+      actor: `developer:${developerId}`,
+      action: 'developer.password_reset',
+      target: developerId,
+    });
+    return { developerId };
+  });
+}

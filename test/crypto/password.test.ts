@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { configurePasswordHashing, hashPassword, verifyPassword } from '../../src/crypto/password.ts';
+import { ApiError } from '../../src/errors.ts';
+
+setDefaultTimeout(30_000);
+afterAll(() => configurePasswordHashing());
+
+describe('password hashing', () => {
+  test('argon2id in a worker: hashes verify, wrong passwords and other formats do not', async () => {
+    const hash = await hashPassword('correct horse battery staple');
+    expect(hash).toStartWith('$argon2id$v=19$m=19456,t=2,p=1$');
+    expect(await verifyPassword('correct horse battery staple', hash)).toBe(true);
+    expect(await verifyPassword('correct horse battery stapler', hash)).toBe(false);
+    expect(await verifyPassword('x', '$2b$10$notargon')).toBe(false);
+    expect(await verifyPassword('x', '$argon2id$garbage')).toBe(false);
+  });
+
+  test('hashes stored before hashing moved off the event loop still verify', async () => {
+    // Made by hash-wasm on the main thread (salt of zero bytes).
+    const old =
+      '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA';
+    expect(await verifyPassword('hi', old)).toBe(true);
+  });
+
+  test('jobs beyond the pool queue, and one that waits too long is refused with 503 and Retry-After', async () => {
+    await configurePasswordHashing({ size: 1, queueTimeoutMs: 2000 });
+    const queued = await Promise.all([hashPassword('a'), hashPassword('b'), hashPassword('c')]);
+    expect(new Set(queued).size).toBe(3);
+
+    await configurePasswordHashing({ size: 1, queueTimeoutMs: 1 });
+    const results = await Promise.allSettled([hashPassword('a'), hashPassword('b')]);
+    expect(results[0]!.status).toBe('fulfilled');
+    const refused = results[1] as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(ApiError);
+    expect(refused.reason).toMatchObject({
+      status: 503,
+      code: 'SERVICE_BUSY',
+      headers: { 'Retry-After': '1' },
+    });
+  });
+
+  test('a full queue refuses at once', async () => {
+    const { createArgon2Pool, PoolBusyError } = await import('../../src/platform/argon2-pool.ts');
+    const pool = createArgon2Pool({ size: 1, queueTimeoutMs: 60_000, maxQueue: 1 });
+    const job = {
+      op: 'verify',
+      password: 'x',
+      encoded:
+        '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+    } as const;
+    const running = pool.run(job);
+    const waiting = pool.run(job);
+    await expect(pool.run(job)).rejects.toBeInstanceOf(PoolBusyError);
+    expect(await running).toBe(false);
+    expect(await waiting).toBe(false);
+    await pool.close();
+  });
+});

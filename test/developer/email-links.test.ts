@@ -1,0 +1,248 @@
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { Browser as Chromium } from 'playwright-core';
+import { createDeveloper, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
+import { linkIn, type Mailbox, startMailbox } from '../email/mailbox.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  Browser,
+  createApp_,
+  P,
+  PASSWORD,
+  type Portal,
+  page,
+  portal,
+  signUp,
+  submit,
+} from './portal-helpers.ts';
+
+setDefaultTimeout(60_000);
+
+const NEW_PASSWORD = 'a brand new passphrase';
+
+describe('email verification and password reset, through real mail and Chromium', () => {
+  let box: Mailbox;
+  let server: TestServer;
+  let chromium: Chromium;
+  /** The address the portal's CSRF check expects (base_url), not the listener's 127.0.0.1. */
+  let site: string;
+  beforeAll(async () => {
+    box = await startMailbox();
+    server = await startTestServer({
+      extra: `[developer]\nsignup = "open"\n[email]\ntransport = "smtp"\nhost = "127.0.0.1"\nport = ${box.port}\nstarttls = false`,
+    });
+    chromium = await launchChromium();
+    site = `http://localhost:${server.port}`;
+  });
+  afterAll(async () => {
+    await chromium?.close();
+    await server?.stop();
+    await box?.close();
+  });
+
+  test('sign-up mails a link; until it is followed the account is sandbox only; it works once', async () => {
+    const tab = await chromium.newPage();
+    await tab.goto(`${site}${P}/signup`);
+    await tab.getByLabel('Email').fill('new@example.com');
+    await tab.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await tab.getByLabel('Confirm password').fill(PASSWORD);
+    const mail = box.next('new@example.com');
+    await tab.getByRole('button', { name: 'Create account' }).click();
+    await tab.waitForURL(/\/account\?/);
+    expect(await tab.textContent('main')).toContain('We sent a verification link to new@example.com');
+    expect(await tab.textContent('main')).toContain('Not verified');
+
+    // Production API keys are refused with a clear message; sandbox ones are fine.
+    await tab.goto(`${site}${P}/keys`);
+    const refused = await tab.evaluate(async (base) => {
+      const form = document.querySelector('form[action$="/keys"]') as HTMLFormElement;
+      const body = new URLSearchParams(new FormData(form) as unknown as Record<string, string>);
+      body.set('environment', 'production');
+      const res = await fetch(`${base}/keys`, { method: 'POST', body });
+      return { status: res.status, text: await res.text() };
+    }, `${site}${P}`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Verify your email address (new@example.com) before using production');
+
+    const link = linkIn(await mail);
+    expect(link).toStartWith(`${site}${P}/verify-email/vfy_`);
+    // Only the SHA-256 of the token is stored.
+    const token = link.split('/').pop()!;
+    expect(
+      JSON.stringify(server.ctx.db.sql.prepare('SELECT * FROM developer_email_tokens').all()),
+    ).not.toContain(token);
+
+    await tab.goto(link);
+    expect(findDeveloperByEmail(server.ctx.db, 'new@example.com')!.emailVerified).toBe(false);
+    await tab.getByRole('button', { name: 'Verify email address' }).click();
+    await tab.getByText('Your email address is verified').waitFor();
+    expect(findDeveloperByEmail(server.ctx.db, 'new@example.com')!.emailVerified).toBe(true);
+    await tab.goto(`${site}${P}/account`);
+    expect(await tab.textContent('main')).toContain('Verified');
+    expect(await tab.textContent('main')).not.toContain('Not verified');
+
+    // Single use.
+    await tab.goto(link);
+    await tab.getByRole('button', { name: 'Verify email address' }).click();
+    await tab.getByText('unknown, has expired or has already been used').waitFor();
+    await tab.close();
+  });
+
+  test('"Forgot password?" mails a single-use link that sets a new password and ends sessions', async () => {
+    const tab = await chromium.newPage();
+    // Signed in with the old password in another browser context: that session must end.
+    const other = await chromium.newPage();
+    await other.goto(`${site}${P}/signin`);
+    await other.getByLabel('Email').fill('new@example.com');
+    await other.getByLabel('Password').fill(PASSWORD);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await other.waitForURL(/\/apps$/);
+
+    await tab.goto(`${site}${P}/signin`);
+    await tab.getByRole('link', { name: 'Forgot password?' }).click();
+    await tab.getByLabel('Email').fill('new@example.com');
+    const mail = box.next('new@example.com');
+    await tab.getByRole('button', { name: 'Send reset link' }).click();
+    await tab.getByText('If an account exists for that address').waitFor();
+    const link = linkIn(await mail);
+    expect(link).toStartWith(`${site}${P}/reset-password/rst_`);
+
+    await tab.goto(link);
+    await tab.getByLabel('New password').fill(NEW_PASSWORD);
+    await tab.getByLabel('Confirm password').fill(NEW_PASSWORD);
+    await tab.getByRole('button', { name: 'Set new password' }).click();
+    await tab.waitForURL(/\/signin\?reset=1$/);
+    expect(await tab.textContent('main')).toContain('Your password was changed');
+    await tab.getByLabel('Email').fill('new@example.com');
+    await tab.getByLabel('Password').fill(NEW_PASSWORD);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.waitForURL(/\/apps$/);
+
+    await other.goto(`${site}${P}/apps`);
+    expect(other.url()).toEndWith(`${P}/signin`);
+
+    const again = await tab.goto(link);
+    expect(again?.status()).toBe(404);
+    expect(await tab.textContent('main')).toContain('unknown, has expired or has already been used');
+    await tab.close();
+    await other.close();
+  });
+});
+
+describe('links and rules', () => {
+  let p: Portal;
+  afterEach(() => p?.cleanup());
+
+  /** The link of the last message the log transport wrote. */
+  const lastLink = (lines: string[]) => /https?:\/\/\S+/.exec(lines.at(-1) ?? '')![0].replace(/"$/, '');
+
+  async function loggingPortal() {
+    const lines: string[] = [];
+    p = await portal();
+    p.ctx.email = { send: async (m) => void lines.push(m.text) };
+    return lines;
+  }
+
+  const path = (url: string) => new URL(url).pathname;
+
+  test('a reset request answers the same for unknown and known addresses, and mails only the known', async () => {
+    const lines = await loggingPortal();
+    await signUp(p, 'known@example.com');
+    lines.length = 0;
+    const answer = async (email: string) => {
+      const res = await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, { email });
+      return {
+        status: res.status,
+        text: (await res.text()).replace(/value="[^"]+"/g, '').replace(/nonce="[^"]+"/g, ''),
+      };
+    };
+    const known = await answer('known@example.com');
+    const unknown = await answer('nobody@example.com');
+    expect(known.status).toBe(200);
+    expect(unknown).toEqual(known);
+    await Bun.sleep(0);
+    expect(lines.length).toBe(1);
+  });
+
+  test('links expire: reset after an hour, verification after a day', async () => {
+    const lines = await loggingPortal();
+    await signUp(p, 'dev@example.com', { verified: false });
+    const verify = path(lastLink(lines));
+    await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
+      email: 'dev@example.com',
+    });
+    await Bun.sleep(0);
+    const reset = path(lastLink(lines));
+    p.ctx.clock.advance(3600_000);
+    expect((await new Browser(p.app).get(reset)).status).toBe(404);
+    const r = await submit(new Browser(p.app), `${P}/signin`, reset, {
+      password: NEW_PASSWORD,
+      confirm: NEW_PASSWORD,
+    });
+    expect(r.status).toBe(404);
+    p.ctx.clock.advance(23 * 3600_000);
+    const v = await submit(new Browser(p.app), verify, verify, {});
+    expect(v.status).toBe(404);
+    expect(findDeveloperByEmail(p.ctx.db, 'dev@example.com')!.emailVerified).toBe(false);
+  });
+
+  test('a newer verification link replaces the older one', async () => {
+    const lines = await loggingPortal();
+    const b = await signUp(p, 'dev@example.com', { verified: false });
+    const first = path(lastLink(lines));
+    const { csrf } = await page(b, `${P}/account`);
+    const resent = await b.post(`${P}/account/verify-email`, { csrf_token: csrf });
+    expect(resent.status).toBe(303);
+    const second = path(lastLink(lines));
+    expect(second).not.toBe(first);
+    expect((await submit(new Browser(p.app), first, first, {})).status).toBe(404);
+    expect((await submit(new Browser(p.app), second, second, {})).status).toBe(200);
+  });
+
+  test('an unverified developer creates sandbox applications but cannot request production review', async () => {
+    p = await portal();
+    const b = await signUp(p, 'dev@example.com', { verified: false });
+    const { res, applicationId } = await createApp_(b);
+    expect(res.status).toBe(200);
+    expect(applicationId).not.toBe('');
+    const form = await b.get(`${P}/apps/${applicationId}/review`);
+    expect(form.status).toBe(403);
+    expect(await form.text()).toContain('you can create sandbox applications only');
+    const { csrf } = await page(b, `${P}/apps/${applicationId}`);
+    const post = await b.post(`${P}/apps/${applicationId}/review`, {
+      csrf_token: csrf,
+      justification: 'Shop',
+    });
+    expect(post.status).toBe(403);
+    expect(p.ctx.db.sql.prepare('SELECT count(*) AS n FROM production_reviews').get()).toEqual({ n: 0 });
+  });
+
+  test('operator-created and invited developers count as verified', async () => {
+    p = await portal();
+    const { developerId } = createDeveloper(p.ctx.db, p.ctx.clock, { email: 'op@example.com' });
+    expect(findDeveloperByEmail(p.ctx.db, 'op@example.com')).toMatchObject({
+      developerId,
+      emailVerified: true,
+    });
+  });
+
+  test('sign-ups are throttled per client address; the refused one creates nothing', async () => {
+    p = await portal();
+    for (let i = 0; i < 5; i++) await signUp(p, `dev${i}@example.com`);
+    const res = await submit(new Browser(p.app), `${P}/signup`, `${P}/signup`, {
+      email: 'dev5@example.com',
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
+    expect(res.status).toBe(429);
+    expect(await res.text()).toContain('Too many accounts');
+    expect(findDeveloperByEmail(p.ctx.db, 'dev5@example.com')).toBeUndefined();
+    // Another address is not affected.
+    const elsewhere = await submit(new Browser(p.app, '203.0.113.50'), `${P}/signup`, `${P}/signup`, {
+      email: 'dev5@example.com',
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
+    expect(elsewhere.status).toBe(303);
+  });
+});
