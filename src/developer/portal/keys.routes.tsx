@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { securityEvent } from '../../audit/security-events.ts';
 import { NotFoundError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
@@ -51,6 +52,11 @@ export function keysRoutes(p: Portal) {
     const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
       label,
       actor: `developer:${dev.developerId}`,
+    });
+    securityEvent(ctx, 'developer.key_created', {
+      developerId: dev.developerId,
+      keyId: created.keyId,
+      environment: f.environment,
     });
     return page(c, { created }, 201);
   });
