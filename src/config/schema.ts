@@ -45,6 +45,14 @@ export const serverSchema = z
       .transform((v) => v.toLowerCase()),
     /** Plain-HTTP public URLs on a host other than loopback (a TLS-terminating proxy may hide it). */
     allow_http: z.boolean().default(false),
+    /** Bearer token for `/metrics` from other hosts; empty = loopback clients only. */
+    metrics_token: z
+      .string()
+      .default('')
+      .refine(
+        (v) => v === '' || new TextEncoder().encode(v).length >= 32,
+        'must be at least 32 bytes (e.g. `openssl rand -hex 32`), or empty to serve /metrics to loopback clients only',
+      ),
   })
   .prefault({});
 

@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { registerSecurityEvents } from '../audit/security-events.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import type { AppContext } from '../context.ts';
 import { portalPaths, portalRouter } from '../developer/portal.router.tsx';
@@ -30,6 +31,7 @@ export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/
  */
 export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(ctx)) {
   const app = new Hono<AppEnv>();
+  registerSecurityEvents(ctx.metrics);
   // Ahead of the middleware, which it does itself (see token-endpoint.ts).
   app.post('/v1/oauth/token', (c) => token(c.req.raw, c.env));
   app.use(requestId());
