@@ -217,6 +217,22 @@ export const configSchema = z
     z.superRefine(
       (c, ctx) => {
         const raw = c as unknown as Record<string, Record<string, unknown> | undefined>;
+        const surfaceUrl = (key: string, fallback: string) => {
+          const v = raw.server?.[key];
+          return typeof v === 'string' && v !== '' ? v : `${raw.server?.base_url}/${fallback}`;
+        };
+        // Two surfaces mounted at one address would answer each other's pages (both have /account).
+        if (
+          typeof raw.server?.base_url === 'string' &&
+          surfaceUrl('identity_url', 'identity').replace(/\/+$/, '') ===
+            surfaceUrl('developer_url', 'developer').replace(/\/+$/, '')
+        )
+          ctx.addIssue({
+            code: 'custom',
+            path: ['server', 'developer_url'],
+            message:
+              'must differ from identity_url: the identity experience and the portal need addresses of their own',
+          });
         if (raw.server?.allow_http === true) return;
         for (const [section, key] of PUBLIC_URLS) {
           const v = raw[section]?.[key];
