@@ -2,8 +2,10 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
+import { createApp } from '../../src/http/app.ts';
 import { publishNext } from '../../src/keys/rotation.ts';
 import { unix } from '../../src/platform/clock.ts';
+import { testContext } from '../helpers/context.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -136,4 +138,24 @@ describe('operations endpoints', () => {
       expect((await res.json()).error.requestId).toBe(id);
     }
   });
+});
+
+test('/readyz writes to the database at most once a second, by the clock', async () => {
+  const ctx = await testContext();
+  try {
+    const app = createApp(ctx);
+    const changes = () => ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+    const ready = async () => (await app.request('http://h/readyz', undefined, { ip: '192.0.2.1' })).status;
+    expect(await ready()).toBe(200);
+    const after = changes();
+    for (let i = 0; i < 5; i++) expect(await ready()).toBe(200);
+    ctx.clock.advance(999);
+    expect(await ready()).toBe(200);
+    expect(changes()).toBe(after);
+    ctx.clock.advance(1);
+    expect(await ready()).toBe(200);
+    expect(changes()).toBeGreaterThan(after);
+  } finally {
+    ctx.cleanup();
+  }
 });
