@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { securityEvent } from '../audit/security-events.ts';
 import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
@@ -106,7 +107,7 @@ export function requestProductionReview(
  * and the sandbox's callback URIs and document policy as a starting point.
  */
 export async function approveReview(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
   applicationId: string,
   opts: { actor: AuditActor; reason?: string },
 ): Promise<IssuedCredentials> {
@@ -115,7 +116,7 @@ export async function approveReview(
   // production exists.
   const credential = await newClientSecret('production');
   const sealed = await sealedSecrets(ctx.config, 'client secrets').seal(applicationId, credential.secret);
-  return db.sql.transaction(() => {
+  const approved = db.sql.transaction(() => {
     const app = getApplication(db, applicationId);
     const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
     const t = unix(clock);
@@ -210,8 +211,11 @@ export async function approveReview(
         createdProduction: !existing,
       },
     });
-    return result;
+    return { ...result, reviewId: review.id };
   });
+  const { reviewId, ...result } = approved;
+  securityEvent(ctx, 'review.approved', { applicationId, reviewId, actor: opts.actor });
+  return result;
 }
 
 /** Rejects the pending review with a reason the developer will read. Production is left as it was. */

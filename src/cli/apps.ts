@@ -18,6 +18,7 @@ import {
   updateApplication,
 } from '../apps/registration.ts';
 import { parseScopeList } from '../apps/scope-rules.ts';
+import { securityEvent } from '../audit/security-events.ts';
 import type { Db } from '../db/open.ts';
 import {
   type Command,
@@ -391,6 +392,11 @@ export const appsCommands: Command[] = [
           fullNumberJustification: str(args, 'full-number-justification'),
           actor: 'cli',
         });
+        securityEvent(ctx, 'review.requested', {
+          applicationId: id,
+          reviewId: review.reviewId,
+          actor: 'cli',
+        });
         cli.print(`Filed production review ${review.reviewId} for ${id} (pending)`, reviewJson(review));
         return 0;
       });
@@ -440,6 +446,7 @@ export const appsCommands: Command[] = [
       const reason = required(args, 'reason');
       return withContext(cli, async (ctx) => {
         const review = rejectReview(ctx.db, ctx.clock, id, { reason, actor: 'cli' });
+        securityEvent(ctx, 'review.rejected', { applicationId: id, reviewId: review.reviewId, actor: 'cli' });
         cli.print(`Rejected production review ${review.reviewId} for ${id}`, reviewJson(review));
         return 0;
       });

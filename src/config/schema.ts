@@ -45,6 +45,14 @@ export const serverSchema = z
       .transform((v) => v.toLowerCase()),
     /** Plain-HTTP public URLs on a host other than loopback (a TLS-terminating proxy may hide it). */
     allow_http: z.boolean().default(false),
+    /** Bearer token for `/metrics` from other hosts; empty = loopback clients only. */
+    metrics_token: z
+      .string()
+      .default('')
+      .refine(
+        (v) => v === '' || new TextEncoder().encode(v).length >= 32,
+        'must be at least 32 bytes (e.g. `openssl rand -hex 32`), or empty to serve /metrics to loopback clients only',
+      ),
   })
   .prefault({});
 
@@ -237,6 +245,22 @@ export const configSchema = z
     z.superRefine(
       (c, ctx) => {
         const raw = c as unknown as Record<string, Record<string, unknown> | undefined>;
+        const surfaceUrl = (key: string, fallback: string) => {
+          const v = raw.server?.[key];
+          return typeof v === 'string' && v !== '' ? v : `${raw.server?.base_url}/${fallback}`;
+        };
+        // Two surfaces mounted at one address would answer each other's pages (both have /account).
+        if (
+          typeof raw.server?.base_url === 'string' &&
+          surfaceUrl('identity_url', 'identity').replace(/\/+$/, '') ===
+            surfaceUrl('developer_url', 'developer').replace(/\/+$/, '')
+        )
+          ctx.addIssue({
+            code: 'custom',
+            path: ['server', 'developer_url'],
+            message:
+              'must differ from identity_url: the identity experience and the portal need addresses of their own',
+          });
         if (raw.server?.allow_http === true) return;
         for (const [section, key] of PUBLIC_URLS) {
           const v = raw[section]?.[key];

@@ -1,3 +1,4 @@
+import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
@@ -61,6 +62,12 @@ export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<
         at: new Date(now * 1000).toISOString(),
       },
     });
+  });
+  securityEvent(ctx, 'consent.granted', {
+    consentId: consent.id,
+    applicationId: input.applicationId,
+    environment: input.environment,
+    personId: input.personId,
   });
   return consent;
 }

@@ -1,4 +1,5 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
+import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
@@ -76,6 +77,14 @@ async function endConsents(
     });
     if (!incomplete) break;
   }
+  for (const c of ended)
+    securityEvent(ctx, 'consent.revoked', {
+      consentId: c.id,
+      applicationId: c.applicationId,
+      environment: c.environment,
+      personId: c.personId,
+      reason,
+    });
   return ended;
 }
 

@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { registerSecurityEvents } from '../audit/security-events.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import type { AppContext } from '../context.ts';
 import { portalPaths, portalRouter } from '../developer/portal.router.tsx';
@@ -23,15 +24,63 @@ import { requestId } from './request-id.ts';
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
 export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
 
+/** Which surfaces a host serves. */
+interface Surfaces {
+  api: boolean;
+  identity: boolean;
+  portal: boolean;
+}
+
+/**
+ * The hosts of `identity_url` and `developer_url` that differ from `base_url`'s, with the surfaces
+ * each serves; empty when both live on the base host.
+ */
+export function ownSurfaceHosts(server: AppContext['config']['server']): Map<string, Surfaces> {
+  const hostOf = (url: string) => new URL(url).host;
+  const base = hostOf(server.base_url);
+  const hosts = new Map<string, Surfaces>();
+  for (const [url, surface] of [
+    [server.identity_url, 'identity'],
+    [server.developer_url, 'portal'],
+  ] as const) {
+    const host = hostOf(url);
+    if (host === base) continue;
+    const s = hosts.get(host) ?? { api: false, identity: false, portal: false };
+    s[surface] = true;
+    hosts.set(host, s);
+  }
+  return hosts;
+}
+
+/** The Host a request was sent to, as the URL parser spells it (lower case, default port dropped). */
+const requestHost = (req: Request) => new URL(req.url).host;
+
 /**
  * One app for the three surfaces. Each surface is a sub-app with its own error shape: the API's
  * `{ error: { code, message, requestId } }` (the token endpoint sets its own), HTML pages for the
- * identity experience and the developer portal.
+ * identity experience and the developer portal. A surface whose URL has a host of its own is served on
+ * that host only, and that host serves nothing else but the operations endpoints (docs/reference.md,
+ * "Surface hosts").
  */
 export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(ctx)) {
+  registerSecurityEvents(ctx.metrics);
+  const own = ownSurfaceHosts(ctx.config.server);
+  if (!own.size) return surfacesApp(ctx, token, { api: true, identity: true, portal: true });
+  const byHost = new Map([...own].map(([host, s]) => [host, surfacesApp(ctx, token, s)]));
+  const elsewhere = surfacesApp(ctx, token, {
+    api: true,
+    identity: ![...own.values()].some((s) => s.identity),
+    portal: ![...own.values()].some((s) => s.portal),
+  });
+  const app = new Hono<AppEnv>();
+  app.all('*', (c) => (byHost.get(requestHost(c.req.raw)) ?? elsewhere).fetch(c.req.raw, c.env));
+  return app;
+}
+
+function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
   const app = new Hono<AppEnv>();
   // Ahead of the middleware, which it does itself (see token-endpoint.ts).
-  app.post('/v1/oauth/token', (c) => token(c.req.raw, c.env));
+  if (serves.api) app.post('/v1/oauth/token', (c) => token(c.req.raw, c.env));
   app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));
@@ -48,17 +97,18 @@ export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(c
   });
 
   app.route('/', opsRouter(ctx));
-  app.route('/', openApiRouter(ctx));
-  app.route('/', jwksRouter(ctx));
-  app.route('/', discoveryRouter(ctx));
-  app.route('/', oauthRouter(ctx));
-  app.route('/', userinfoRouter(ctx));
-  app.route('/', documentsRouter(ctx));
-  app.route('/', capabilitiesRouter(ctx));
-  app.route('/', webhooksRouter(ctx));
-
-  app.route(identityPath || '/', identityRouter(ctx));
-  app.route(developerPath || '/', portalRouter(ctx));
+  if (serves.api) {
+    app.route('/', openApiRouter(ctx));
+    app.route('/', jwksRouter(ctx));
+    app.route('/', discoveryRouter(ctx));
+    app.route('/', oauthRouter(ctx));
+    app.route('/', userinfoRouter(ctx));
+    app.route('/', documentsRouter(ctx));
+    app.route('/', capabilitiesRouter(ctx));
+    app.route('/', webhooksRouter(ctx));
+  }
+  if (serves.identity) app.route(identityPath || '/', identityRouter(ctx));
+  if (serves.portal) app.route(developerPath || '/', portalRouter(ctx));
 
   app.notFound((c) => apiErrorResponse(new ApiError('NOT_FOUND', 'No such resource.', 404), c));
   app.onError((err, c) => apiErrorResponse(err, c));
@@ -97,9 +147,17 @@ export function createHandlers(
   const token = tokenEndpoint(ctx);
   const app = createApp(ctx, token);
   extend?.(app);
+  const own = ownSurfaceHosts(ctx.config.server);
   return {
     fetch: (req, conn) => app.fetch(req, conn),
-    routes: { '/v1/oauth/token': { POST: token } },
+    routes: {
+      '/v1/oauth/token': {
+        // A surface's own host does not serve the API: the app answers it there (a 404).
+        POST: own.size
+          ? (req, conn) => (own.has(requestHost(req)) ? app.fetch(req, conn) : token(req, conn))
+          : token,
+      },
+    },
     maxBodySize: LARGEST_BODY_LIMIT,
   };
 }

@@ -1,3 +1,4 @@
+import { securityEvent } from '../audit/security-events.ts';
 import { findActiveConsent, grantConsent, markConsentUsed } from '../consent/grant.ts';
 import { consentHolder } from '../consent/holder.ts';
 import type { AppContext } from '../context.ts';
@@ -103,6 +104,20 @@ function reject(
   };
 }
 
+/** The ids a security event about this request carries. */
+export const requestFields = (req: AuthorizationRequest, personId = req.personId) => ({
+  applicationId: req.applicationId,
+  clientId: req.clientId,
+  environment: req.environment,
+  personId,
+});
+
+/** Face assurance did not pass: `face.failed` with its reason, and the request ends with access_denied. */
+function faceFailed(ctx: AppContext, req: AuthorizationRequest, description: string, reason: string): Next {
+  securityEvent(ctx, 'face.failed', { ...requestFields(req), reason });
+  return reject(ctx, req, 'access_denied', description, 'failed', reason);
+}
+
 /** Opening the request (or coming back to it): where the person stands. */
 export function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Next {
   const m = messagesFor(req.uiLocales);
@@ -168,10 +183,8 @@ export function applyForcedOutcome(
 ): Next | undefined {
   const m = messagesFor(req.uiLocales);
   if (outcome === 'deny') return reject(ctx, req, 'access_denied', m.descDenied, 'denied', 'person_denied');
-  if (outcome === 'fail_liveness')
-    return reject(ctx, req, 'access_denied', m.descFailLiveness, 'failed', 'liveness_failed');
-  if (outcome === 'fail_match')
-    return reject(ctx, req, 'access_denied', m.descFailMatch, 'failed', 'face_match_failed');
+  if (outcome === 'fail_liveness') return faceFailed(ctx, req, m.descFailLiveness, 'liveness_failed');
+  if (outcome === 'fail_match') return faceFailed(ctx, req, m.descFailMatch, 'face_match_failed');
   return undefined;
 }
 
@@ -190,7 +203,7 @@ export function personAtStep(
 /** `[face] provider = "none"` (or unusable) in a production flow: the request ends with access_denied. */
 export function faceUnavailable(ctx: AppContext, req: AuthorizationRequest): Next {
   const m = messagesFor(req.uiLocales);
-  return reject(ctx, req, 'access_denied', m.descFaceUnavailable, 'failed', 'face_unavailable');
+  return faceFailed(ctx, req, m.descFaceUnavailable, 'face_unavailable');
 }
 
 /**
@@ -206,23 +219,21 @@ export async function verifyFace(
   frames: string[],
 ): Promise<Next> {
   const m = messagesFor(req.uiLocales);
-  if (!person.faceTemplateRef)
-    return reject(ctx, req, 'access_denied', m.descNoTemplate, 'failed', 'no_face_template');
+  if (!person.faceTemplateRef) return faceFailed(ctx, req, m.descNoTemplate, 'no_face_template');
   if (provider.name !== 'sandbox' && frames.length === 0)
-    return reject(ctx, req, 'access_denied', m.descFaceNoFrames, 'failed', 'no_frames');
+    return faceFailed(ctx, req, m.descFaceNoFrames, 'no_frames');
   let result: FaceResult;
   try {
     result = await provider.verify({ frames, templateRef: person.faceTemplateRef, personId: person.id });
   } catch (e) {
     if (!(e instanceof FaceProviderError)) throw e;
     ctx.log.warn('face provider failed', { provider: provider.name, error: e.message });
-    return reject(ctx, req, 'access_denied', m.descFaceProvider(e.message), 'failed', 'face_provider_error');
+    return faceFailed(ctx, req, m.descFaceProvider(e.message), 'face_provider_error');
   }
-  if (!result.liveness.passed)
-    return reject(ctx, req, 'access_denied', m.descFailLiveness, 'failed', 'liveness_failed');
-  if (!result.match.passed)
-    return reject(ctx, req, 'access_denied', m.descFailMatch, 'failed', 'face_match_failed');
+  if (!result.liveness.passed) return faceFailed(ctx, req, m.descFailLiveness, 'liveness_failed');
+  if (!result.match.passed) return faceFailed(ctx, req, m.descFailMatch, 'face_match_failed');
   if (!facePassed(result)) throw new Error('unreachable');
+  securityEvent(ctx, 'face.passed', requestFields(req, person.id));
 
   const amr = [...new Set([...req.amr, 'face'])];
   updateAuthorizationRequest(ctx, req.id, {

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { BODY_LIMITS, pageBodyLimit } from '../http/body-limit.ts';
@@ -181,6 +182,12 @@ export function identityRouter(ctx: AppContext) {
         subjectId: persona.personId,
         authTime: unix(ctx.clock),
         amr: ['sandbox'],
+      });
+      securityEvent(ctx, 'signin.succeeded', {
+        surface: 'identity',
+        method: 'sandbox',
+        personId: persona.personId,
+        ip: c.get('clientIp'),
       });
       const person = createFlowPersonStore(ctx.db).get(persona.personId);
       if (!person) throw new Error('sandbox personas are not seeded');

@@ -1,3 +1,4 @@
+import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { decoyHash, verifyPassword } from '../crypto/password.ts';
 import { unix } from '../platform/clock.ts';
@@ -27,15 +28,37 @@ export async function passwordSignIn(
   input: { email: string; password: string; ip: string },
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
+  const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const person = createFlowPersonStore(ctx.db).byEmail(input.email);
-  if (throttle.blocked(input.email, input.ip, unix(ctx.clock), person?.id))
+  if (throttle.blocked(input.email, input.ip, unix(ctx.clock), person?.id)) {
+    securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
     return { ok: false, reason: 'throttled' };
+  }
   const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
   const valid = await verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash()));
   if (!usable || !valid) {
     throttle.recordFailure(input.email, input.ip, unix(ctx.clock), person?.id);
+    securityEvent(ctx, 'signin.failed', {
+      ...log,
+      personId: person?.id,
+      reason: signinFailure(person, !!person?.passwordHash),
+    });
     return { ok: false, reason: 'invalid' };
   }
   throttle.recordSuccess(input.email, usable.id);
+  securityEvent(ctx, 'signin.succeeded', { ...log, personId: usable.id });
   return { ok: true, person: usable };
+}
+
+/**
+ * Why a sign-in failed, for the log only (the person sees one answer). An unknown email is logged
+ * without the email: it is personal data, and often someone else's.
+ */
+export function signinFailure(
+  account: { status: string } | undefined,
+  hasPassword: boolean,
+): 'unknown_account' | 'disabled' | 'no_password' | 'wrong_password' {
+  if (!account) return 'unknown_account';
+  if (account.status !== 'active') return 'disabled';
+  return hasPassword ? 'wrong_password' : 'no_password';
 }

@@ -1,5 +1,6 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 import type { Environment } from '../apps/scope-rules.ts';
+import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
@@ -191,6 +192,13 @@ export async function approveAuthorization(
       expires_at: now + Math.floor(ctx.config.oauth.code_ttl / 1000),
     });
     enqueueCompleted(ctx, row, { decision: 'approved', sub, scopes });
+  });
+  securityEvent(ctx, 'code.issued', {
+    applicationId: row.application_id,
+    clientId: row.client_id,
+    environment: row.environment,
+    personId: grant.personId,
+    consentId: grant.consentId,
   });
   return callbackUrl(row.redirect_uri, {
     code: code.value,

@@ -1,3 +1,4 @@
+import { type SecurityEventFields, securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
@@ -39,14 +40,18 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
     };
+    // Filled in as the exchange learns who is asking, for its one `token.*` log line.
+    const event: SecurityEventFields = { requestId };
     let res: Response;
     try {
       const text = await readTextWithin(req, BODY_LIMITS.oauth);
       if (text === undefined) throw new OAuthError('invalid_request', 'The request body is too large.', 413);
-      res = Response.json(await exchange(ctx, req, text, ip, headers), { headers });
+      res = Response.json(await exchange(ctx, req, text, ip, headers, event), { headers });
+      securityEvent(ctx, 'token.issued', event);
     } catch (e) {
       const t = tokenError(e, ctx.log, requestId);
       res = Response.json(t.body, { status: t.status, headers: { ...headers, ...t.headers } });
+      securityEvent(ctx, 'token.refused', { ...event, error: t.body.error });
     }
     recordFinished(ctx, { route: ROUTE, method: req.method, status: res.status, requestId, start });
     return res;
@@ -60,6 +65,7 @@ async function exchange(
   text: string,
   ip: string,
   headers: Record<string, string>,
+  event: SecurityEventFields,
 ): Promise<object> {
   const clients = clientRegistry(ctx.db);
   let body: Record<string, string> | undefined;
@@ -70,7 +76,11 @@ async function exchange(
     body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
     try {
       const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
-      authenticated = authenticateClient(ctx, credentials, clients);
+      event.clientId = credentials.clientId;
+      const client = clients.client(credentials.clientId);
+      if (client)
+        Object.assign(event, { applicationId: client.applicationId, environment: client.environment });
+      authenticated = authenticateClient(ctx, credentials, clients, client);
     } catch (e) {
       credentialsError = e;
     }
@@ -88,7 +98,7 @@ async function exchange(
   if (!authenticated) throw credentialsError;
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
-  return exchangeCode(ctx, authenticated, body);
+  return exchangeCode(ctx, authenticated, body, event);
 }
 
 /**

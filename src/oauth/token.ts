@@ -1,4 +1,5 @@
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
+import type { SecurityEventFields } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
@@ -60,6 +61,8 @@ export async function exchangeCode(
   ctx: AppContext,
   client: OAuthClient,
   body: Record<string, string>,
+  /** The exchange's log line: the code's person and consent are added once the code is found. */
+  event: SecurityEventFields = {},
 ): Promise<TokenResponse> {
   if (!body.code) throw new OAuthError('invalid_request', 'The code parameter is required.');
   if (!body.redirect_uri) throw new OAuthError('invalid_request', 'The redirect_uri parameter is required.');
@@ -69,6 +72,8 @@ export async function exchangeCode(
   // A value naming a real code but not matching it is a guess, not a presentation: it burns nothing.
   if (!code || !matchesStoredHash(body.code, code.code_hash))
     throw invalidGrant('The code is invalid, expired or already used.');
+  event.personId = code.person_id;
+  event.consentId = code.consent_id;
   const now = unix(ctx.clock);
 
   const reason = code.used_at !== null ? 'The code was already used.' : rejectReason(code, client, body, now);

@@ -10,7 +10,13 @@ import { webhookMetrics } from './metrics.ts';
 import { onEnqueued } from './outbox.store.ts';
 import { MAX_ATTEMPTS, nextDelay, parseRetryAfter } from './schedule.ts';
 import { signatureHeader } from './sign.ts';
-import { addressProblem, type TargetPolicy, urlProblem } from './target-url.ts';
+import {
+  addressProblem,
+  TARGET_NOT_ALLOWED,
+  TARGET_UNREACHABLE,
+  type TargetPolicy,
+  urlProblem,
+} from './target-url.ts';
 
 /** The interface's product token first; Verity's own version after it, for receivers' logs. */
 export const USER_AGENT = `Service-Webhooks/1.0 Verity/${VERSION}`;
@@ -140,9 +146,14 @@ export class Dispatcher {
     let error: string | null = null;
     let retryAfter: number | undefined;
     let cause = 'network';
+    // The history shows developers only what their own endpoint did; why a target was refused or
+    // could not be reached (addresses, errno) is in the server log.
+    let detail: string | undefined;
+    // Where the URL points is checked by the connection itself (a literal, or every resolved address).
     const problem = urlProblem(c.url, policy);
     if (problem) {
-      error = `refused target: url ${problem}`;
+      error = TARGET_NOT_ALLOWED;
+      detail = `url ${problem}`;
       cause = 'refused_address';
     } else if (secrets === undefined) {
       // A failed attempt like any other, so the delivery waits for its next step instead of being
@@ -180,19 +191,24 @@ export class Dispatcher {
             retryAfter = parseRetryAfter(res.headers['retry-after'], ctx.clock.now());
         }
       } catch (e) {
-        if (e instanceof OutboundError) {
-          cause = e.kind;
-          error =
-            e.kind === 'timeout'
-              ? `timed out: ${e.message}`
-              : e.kind === 'refused_address'
-                ? `refused target: ${e.message}`
-                : `network error: ${e.message}`;
-        } else {
-          error = `network error: ${String((e as Error)?.message ?? e)}`;
-        }
+        detail = String((e as Error)?.message ?? e);
+        cause = e instanceof OutboundError ? e.kind : 'network';
+        error =
+          cause === 'timeout'
+            ? `timed out after ${ctx.config.webhooks.timeout} ms`
+            : cause === 'refused_address'
+              ? TARGET_NOT_ALLOWED
+              : TARGET_UNREACHABLE;
       }
     }
+    if (detail)
+      ctx.log.warn('webhook target failed', {
+        eventId: c.eventId,
+        endpointId: c.endpointId,
+        attempt,
+        error,
+        detail,
+      });
     const durationMs = Math.round(performance.now() - started);
     this.metrics.duration.observe({}, durationMs / 1000);
 

@@ -9,7 +9,14 @@ import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import { createEndpointStore, type WebhookEndpoint } from './endpoint.store.ts';
 import { type Environment, EVENT_TYPES, type EventType } from './events.ts';
 import { enqueueEvent } from './outbox.store.ts';
-import { addressProblem, nameProblem, type TargetPolicy, urlHost, urlProblem } from './target-url.ts';
+import {
+  addressProblem,
+  hostProblem,
+  TARGET_NOT_ALLOWED,
+  type TargetPolicy,
+  urlHost,
+  urlProblem,
+} from './target-url.ts';
 
 /** Endpoints per application environment: enough for fan-out, few enough to bound work per event. */
 export const MAX_ENDPOINTS = 16;
@@ -69,13 +76,20 @@ function policyFor(ctx: AppContext, environment: Environment): TargetPolicy {
 }
 
 /**
- * The registration-time check of a target: the URL's own rules, then every address its host resolves
- * to. A name that does not resolve yet is accepted; the connection-time check still applies to
- * whatever it resolves to later.
+ * The registration-time check of a target: the URL's own rules, then where it points and every address
+ * its host resolves to. A name that does not resolve yet is accepted; the connection-time check still
+ * applies to whatever it resolves to later. A refused target is only "target not allowed" for the
+ * developer; the log says why.
  */
-export async function checkTarget(url: string, policy: TargetPolicy): Promise<void> {
-  const problem = urlProblem(url, policy) ?? nameProblem(url, policy);
+export async function checkTarget(ctx: AppContext, url: string, policy: TargetPolicy): Promise<void> {
+  const problem = urlProblem(url, policy);
   if (problem) throw new ValidationError(`url ${problem}`, [{ path: 'url', message: problem }]);
+  const refuse = (detail: string) => {
+    ctx.log.warn('webhook target refused', { detail });
+    return new ValidationError(`url ${TARGET_NOT_ALLOWED}`, [{ path: 'url', message: TARGET_NOT_ALLOWED }]);
+  };
+  const pointsAt = hostProblem(url, policy);
+  if (pointsAt) throw refuse(pointsAt);
   const host = urlHost(new URL(url));
   let addresses: string[] = [];
   try {
@@ -85,10 +99,7 @@ export async function checkTarget(url: string, policy: TargetPolicy): Promise<vo
   }
   for (const a of addresses) {
     const p = addressProblem(a, policy);
-    if (p) {
-      const message = `${host} resolves to ${a}: ${p}`;
-      throw new ValidationError(`url ${message}`, [{ path: 'url', message }]);
-    }
+    if (p) throw refuse(`${host} resolves to ${a}: ${p}`);
   }
 }
 
@@ -159,7 +170,7 @@ export async function createEndpoint(
     ]);
   const events = checkEvents(input.events);
   const description = checkDescription(input.description);
-  await checkTarget(input.url, policyFor(ctx, dev.environment));
+  await checkTarget(ctx, input.url, policyFor(ctx, dev.environment));
 
   const now = unix(ctx.clock);
   const endpoint: WebhookEndpoint = {
@@ -233,7 +244,7 @@ export async function updateEndpoint(
   if (input.description !== undefined) next.description = checkDescription(input.description);
   if (input.enabled !== undefined) next.enabled = input.enabled;
   if (input.url !== undefined && input.url !== current.url) {
-    await checkTarget(input.url, policyFor(ctx, current.environment));
+    await checkTarget(ctx, input.url, policyFor(ctx, current.environment));
     next.url = input.url;
   }
   const store = createEndpointStore(ctx.db);

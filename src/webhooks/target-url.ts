@@ -16,6 +16,14 @@ export interface TargetPolicy {
 
 export const MAX_URL_LENGTH = 2048;
 
+/**
+ * What a developer is told when a target is refused or cannot be reached. Which address a name resolved
+ * to, which range it is in, or the errno of a failed connection would map the server's network for
+ * whoever registers URLs; that detail goes to the server log only.
+ */
+export const TARGET_NOT_ALLOWED = 'target not allowed';
+export const TARGET_UNREACHABLE = 'target unreachable';
+
 /** `localhost` and every name under it are loopback by definition (RFC 6761 §6.3), trailing dot or not. */
 function isLocalhostName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
@@ -30,8 +38,8 @@ function localhostAllowed(policy: TargetPolicy): boolean {
 }
 
 /**
- * Problems with the URL itself (scheme, shape, literal addresses); names are resolved separately.
- * Returns a message for the `url` field, or undefined when the URL is acceptable.
+ * Problems with the URL as written (length, scheme, credentials, fragment), safe to show the developer;
+ * where it points is `hostProblem`'s. Undefined when the URL is acceptable.
  */
 export function urlProblem(raw: string, policy: TargetPolicy): string | undefined {
   if (raw.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
@@ -55,19 +63,18 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   } else if (url.protocol !== 'https:') {
     return 'must use https';
   }
-  // A name is judged by the addresses it resolves to, at registration and on every connection; only a
-  // literal can be judged here.
-  if (literal) return addressProblem(host, policy);
   return undefined;
 }
 
 /**
- * Registration only: a localhost name is this machine whatever a resolver answers today (`localhost.`
- * or `api.localhost` may not resolve here yet and resolve to loopback elsewhere). At delivery the
- * addresses the name resolves to are what count.
+ * Registration: where a URL that passed `urlProblem` points, judged without resolving it: a literal
+ * address by its range, and a localhost name as this machine whatever a resolver answers today
+ * (`localhost.` or `api.localhost` may not resolve here yet and resolve to loopback elsewhere). A
+ * name is then judged by the addresses it resolves to, at registration and on every connection.
  */
-export function nameProblem(raw: string, policy: TargetPolicy): string | undefined {
+export function hostProblem(raw: string, policy: TargetPolicy): string | undefined {
   const host = urlHost(new URL(raw));
+  if (ipaddr.isValid(host)) return addressProblem(host, policy);
   if (isLocalhostName(host) && !localhostAllowed(policy)) return refusedMessage('loopback');
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { parseConfig } from '../../src/config/load.ts';
+import { findDeveloperByEmail, markEmailVerified } from '../../src/developer/developer.store.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
@@ -28,7 +29,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
   cleanupDir = cleanup;
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  const toml = `${testToml(dir, '[developer]\nsignup = "open"\n[webhooks]\nallow_localhost_in_sandbox = true\n[rate_limits.oauth]\nrequests = 1000')}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "${base}"\n`;
+  const toml = `${testToml(dir, '[developer]\nsignup = "open"\n[identity]\nsignin_attempts_per_account = 2\n[webhooks]\nallow_localhost_in_sandbox = true\n[rate_limits.oauth]\nrequests = 1000')}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "${base}"\n`;
   server = await startServer(parseConfig(toml), {
     clock: fixedClock(Date.UTC(2026, 5, 1, 12)),
     log: jsonLogger('debug', (l) => lines.push(l)),
@@ -54,14 +55,24 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     confirm: PASSWORD,
   });
   expect(signup.status).toBe(303);
+  // Production review needs a verified address; the link itself is the email-links tests' subject.
+  markEmailVerified(
+    server.ctx.db,
+    server.ctx.clock,
+    findDeveloperByEmail(server.ctx.db, 'alice@example.com')!.developerId,
+  );
   keep('portal cookie', dev.cookies.get('__Host-verity_dev'));
   keep('portal csrf', (await page(dev, `${P}/apps`)).csrf);
-  await submit(dev, `${P}/signin`, `${P}/signout`, {});
-  await submit(dev, `${P}/signin`, `${P}/signin`, {
-    email: 'alice@example.com',
-    password: 'Wrong-Password-42',
-  });
-  await submit(dev, `${P}/signin`, `${P}/signin`, { email: 'alice@example.com', password: PASSWORD });
+  expect((await submit(dev, `${P}/apps`, `${P}/signout`, {})).status).toBe(303);
+  const wrongPassword = { email: 'alice@example.com', password: 'Wrong-Password-42' };
+  expect((await submit(dev, `${P}/signin`, `${P}/signin`, wrongPassword)).status).toBe(401);
+  const rightPassword = { email: 'alice@example.com', password: PASSWORD };
+  expect((await submit(dev, `${P}/signin`, `${P}/signin`, rightPassword)).status).toBe(303);
+  // Someone guessing at an account that does not exist, until throttled.
+  const stranger = new Browser(overHttp, '127.0.0.1', base);
+  const guess = { email: 'mallory@example.com', password: 'Guess-Number-One' };
+  for (const status of [401, 401, 429])
+    expect((await submit(stranger, `${P}/signin`, `${P}/signin`, guess)).status).toBe(status);
   const { html: created } = await submitPage(dev, `${P}/apps/new`, `${P}/apps`, {
     name: 'Log Shop',
     type: 'confidential',
@@ -78,6 +89,11 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     environment: 'sandbox',
   });
   keep('api key', /(dk_test_[\w-]+)/.exec(keyPage)?.[1]);
+  const review = await submit(dev, `${P}/apps/${applicationId}/review`, `${P}/apps/${applicationId}/review`, {
+    justification: 'We verify our customers.',
+    scopes: ['openid', 'profile'],
+  });
+  expect(review.status).toBe(303);
 
   // Developer API: a webhook endpoint (signing secret), a test event delivered, a rotation.
   const api = (method: string, path: string, body?: unknown) =>
@@ -162,9 +178,50 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     (await fetch(`${base}/v1/userinfo`, { headers: { authorization: `Bearer ${secrets['access token']}` } }))
       .status,
   ).toBe(401);
+  // The person revokes the consent from the account page.
+  const account = await open(person, '/identity/account');
+  const consentId = /\/consents\/(cns_[\w-]+)\/revoke/.exec(account.html)![1]!;
+  expect(
+    (await person.post(`/identity/account/consents/${consentId}/revoke`, { csrf_token: account.csrf }))
+      .status,
+  ).toBe(303);
 
   const log = lines.join('\n');
   expect(lines.length).toBeGreaterThan(20);
+  // The security events of the flow, one line each, in order.
+  const events = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'security event');
+  expect(events.map((e) => [e.event, e.reason ?? e.error ?? e.method])).toEqual([
+    ['developer.signed_up', 'open'],
+    ['signin.failed', 'wrong_password'],
+    ['signin.succeeded', 'password'],
+    ['signin.failed', 'unknown_account'],
+    ['signin.failed', 'unknown_account'],
+    ['signin.throttled', 'password'],
+    ['developer.key_created', undefined],
+    ['review.requested', undefined],
+    ['signin.succeeded', 'sandbox'],
+    ['face.passed', undefined],
+    ['consent.granted', undefined],
+    ['code.issued', undefined],
+    ['token.issued', undefined],
+    ['token.refused', 'invalid_grant'],
+    ['token.refused', 'invalid_client'],
+    ['consent.revoked', 'revoked_by_person'],
+  ]);
+  for (const e of events) expect(e).toMatchObject({ level: 'info', requestId: expect.any(String) });
+  // Ids, never the email of an unknown account.
+  expect(events[1]).toMatchObject({ surface: 'portal', developerId: expect.stringMatching(/^dev_/) });
+  expect(events[3]).not.toHaveProperty('developerId');
+  expect(events.filter((e) => e.event.startsWith('token.')).map((e) => e.clientId)).toEqual([
+    clientId,
+    clientId,
+    clientId,
+  ]);
+  expect(events[12]).toMatchObject({ applicationId, personId: 'psn_sandbox_ada' });
+  const metrics = await (await fetch(`${base}/metrics`)).text();
+  expect(metrics).toContain('verity_security_events_total{event="signin.failed"} 3');
+  expect(metrics).toContain('verity_security_events_total{event="token.refused"} 2');
+  expect(metrics).toContain('verity_security_events_total{event="review.approved"} 0');
   for (const [name, value] of Object.entries({
     ...secrets,
     password: PASSWORD,

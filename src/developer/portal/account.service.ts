@@ -1,8 +1,9 @@
 import { recordAudit } from '../../audit/audit.store.ts';
+import { securityEvent } from '../../audit/security-events.ts';
 import type { AppContext } from '../../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
 import { ApiError, ValidationError } from '../../errors.ts';
-import { signinThrottle } from '../../identity/password-signin.ts';
+import { signinFailure, signinThrottle } from '../../identity/password-signin.ts';
 import { unix } from '../../platform/clock.ts';
 import {
   acceptInvitation,
@@ -38,15 +39,25 @@ export async function developerSignIn(
 ): Promise<SignInResult> {
   const t = signinThrottle(ctx);
   const account = accountOf(input.email);
-  if (t.blocked(account, input.ip, unix(ctx.clock))) return { ok: false, reason: 'throttled' };
+  const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
+  if (t.blocked(account, input.ip, unix(ctx.clock))) {
+    securityEvent(ctx, 'signin.throttled', log);
+    return { ok: false, reason: 'throttled' };
+  }
   const dev = findDeveloperByEmail(ctx.db, input.email);
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
   const valid = await verifyPassword(input.password, hash ?? (await decoyHash()));
   if (!dev || !hash || !valid) {
     t.recordFailure(account, input.ip, unix(ctx.clock));
+    securityEvent(ctx, 'signin.failed', {
+      ...log,
+      developerId: dev?.developerId,
+      reason: signinFailure(dev, !!hash),
+    });
     return { ok: false, reason: 'invalid' };
   }
   t.recordSuccess(account);
+  securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }
 
@@ -108,6 +119,7 @@ export async function signUp(
       error: err instanceof Error ? err.message : String(err),
     });
   }
+  securityEvent(ctx, 'developer.signed_up', { developerId, method: 'open' });
   return { developerId, emailSent };
 }
 
@@ -130,7 +142,9 @@ export async function acceptInvite(
   refuse([...nameProblems(input.name), ...passwordProblems(input.password, input.confirm)]);
   const name = input.name.trim();
   const passwordHash = await hashPassword(input.password);
-  return acceptInvitation(ctx.db, ctx.clock, token, { name, passwordHash });
+  const accepted = await acceptInvitation(ctx.db, ctx.clock, token, { name, passwordHash });
+  securityEvent(ctx, 'developer.signed_up', { developerId: accepted.developerId, method: 'invitation' });
+  return accepted;
 }
 
 /**

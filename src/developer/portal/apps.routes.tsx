@@ -12,6 +12,7 @@ import { reviewChanges } from '../../apps/production-change.ts';
 import { requestProductionReview } from '../../apps/production-review.ts';
 import { productionSecretRevealableUntil, revealProductionSecret } from '../../apps/production-secret.ts';
 import { createApplication, deleteApplication, updateApplication } from '../../apps/registration.ts';
+import { securityEvent } from '../../audit/security-events.ts';
 import { base64url } from '../../crypto/encoding.ts';
 import { randomToken, sha256 } from '../../crypto/tokens.ts';
 import { NotFoundError } from '../../errors.ts';
@@ -314,7 +315,10 @@ export function appsRoutes(p: Portal) {
       'name',
     );
     if (!result.ok) return editForm(c, a, env.environment, typedValues(f, a.type), result.errors, 400);
-    const outcome = result.value.pendingReviewId ? 'pending' : 'updated';
+    const reviewId = result.value.pendingReviewId;
+    if (reviewId)
+      securityEvent(ctx, 'review.requested', { applicationId: a.applicationId, reviewId, actor: actor(c) });
+    const outcome = reviewId ? 'pending' : 'updated';
     return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&${outcome}=1`, 303);
   });
 
@@ -440,6 +444,8 @@ export function appsRoutes(p: Portal) {
         result.errors,
         400,
       );
+    const reviewId = result.value.reviewId;
+    securityEvent(ctx, 'review.requested', { applicationId: a.applicationId, reviewId, actor: actor(c) });
     return c.redirect(`${base}/apps/${a.applicationId}?review=1`, 303);
   });
 

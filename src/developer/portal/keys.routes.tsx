@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { securityEvent } from '../../audit/security-events.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
 import { requireVerified } from './account.service.ts';
@@ -54,6 +55,11 @@ export function keysRoutes(p: Portal) {
       const created = await createApiKey(ctx.db, ctx.clock, dev.developerId, f.environment, {
         label,
         actor: `developer:${dev.developerId}`,
+      });
+      securityEvent(ctx, 'developer.key_created', {
+        developerId: dev.developerId,
+        keyId: created.keyId,
+        environment: f.environment,
       });
       // Shown once by the page it redirects to (POST-redirect-GET): a reload creates no second key.
       await p.keep(c, `api-key:${created.keyId}`, { key: created.key });

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { securityEvent } from '../../audit/security-events.ts';
 import { consentHolder, heldBy } from '../../consent/holder.ts';
 import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts';
 import type { AppContext } from '../../context.ts';
@@ -126,6 +127,12 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
     const persona = personaByKey((await readForm(c, personaForm)).persona);
     if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
     await signInSession(c, ctx, { subjectId: persona.personId, authTime: unix(ctx.clock), amr: ['sandbox'] });
+    securityEvent(ctx, 'signin.succeeded', {
+      surface: 'identity',
+      method: 'sandbox',
+      personId: persona.personId,
+      ip: c.get('clientIp'),
+    });
     return back(c);
   });
 

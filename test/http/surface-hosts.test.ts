@@ -1,0 +1,81 @@
+import { afterEach, expect, test } from 'bun:test';
+import { parseConfig } from '../../src/config/load.ts';
+import { createApp } from '../../src/http/app.ts';
+import { PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+import { Browser } from '../identity/flow-helpers.ts';
+
+const BASE = 'http://localhost:8080';
+const ID = 'http://id.localhost:8080';
+const DEV = 'http://dev.localhost:8080';
+
+let ctx: TestContext | undefined;
+afterEach(() => ctx?.cleanup());
+
+async function app(server: string) {
+  ctx = await testContext({ extra: `[server]\n${server}\n[developer]\nsignup = "open"` });
+  return createApp(ctx);
+}
+
+const status = async (a: Awaited<ReturnType<typeof app>>, url: string) => ({
+  url,
+  status: (await a.request(url, { redirect: 'manual' })).status,
+});
+
+test('with hosts of their own, the identity experience and the portal are each served on their host only', async () => {
+  const a = await app(`identity_url = "${ID}"\ndeveloper_url = "${DEV}"`);
+  const cases: [string, number][] = [
+    [`${ID}/account`, 200],
+    [`${DEV}/signin`, 200],
+    [`${BASE}/v1/capabilities/scopes`, 200],
+    // Each surface on no other host, and no API on a surface's host.
+    [`${BASE}/account`, 404],
+    [`${BASE}/signin`, 404],
+    [`${DEV}/authorize/req_x`, 404],
+    [`${ID}/signin`, 404],
+    [`${ID}/v1/capabilities/scopes`, 404],
+    [`${DEV}/.well-known/openid-configuration`, 404],
+    // Probes reach every host.
+    [`${ID}/healthz`, 200],
+    [`${DEV}/readyz`, 200],
+    [`${BASE}/healthz`, 200],
+  ];
+  for (const [url, expected] of cases) expect(await status(a, url)).toEqual({ url, status: expected });
+});
+
+test("the portal's account page on its own host is the portal's, not the identity experience's", async () => {
+  const a = await app(`identity_url = "${ID}"\ndeveloper_url = "${DEV}"`);
+  const dev = new Browser(a, '198.51.100.7', DEV);
+  const signup = await submit(dev, `${DEV}/signup`, `${DEV}/signup`, {
+    email: 'alice@example.com',
+    name: 'Alice',
+    password: PASSWORD,
+    confirm: PASSWORD,
+  });
+  expect(signup.status).toBe(303);
+  const account = await dev.get(`${DEV}/account`);
+  expect(account.status).toBe(200);
+  expect(await account.text()).toContain('alice@example.com');
+  // Signed out of the portal, its account page sends to the portal's sign-in.
+  const stranger = await a.request(`${DEV}/account`, { redirect: 'manual' });
+  expect(stranger.status).toBe(303);
+  expect(stranger.headers.get('location')).toBe('/signin');
+});
+
+test('surfaces on the base host keep their paths and answer on any host', async () => {
+  const a = await app('');
+  for (const url of [
+    `${BASE}/identity/account`,
+    `${BASE}/developer/signin`,
+    'http://10.0.0.9:8080/developer/signin',
+  ])
+    expect(await status(a, url)).toEqual({ url, status: 200 });
+});
+
+test('identity_url and developer_url at one address is refused at config load', () => {
+  for (const server of [
+    `identity_url = "${ID}"\ndeveloper_url = "${ID}/"`,
+    `identity_url = "${BASE}/developer"`,
+  ])
+    expect(() => parseConfig(`[server]\n${server}`)).toThrow(/developer_url.*must differ from identity_url/s);
+});
