@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import pkg from '../../package.json' with { type: 'json' };
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pkg from '../../package.json' with { type: 'json' };
 import { publishNext } from '../../src/keys/rotation.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
