@@ -1,4 +1,3 @@
-import { BetterSQLiteSession } from 'drizzle-orm/better-sqlite3/session';
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm/relations';
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { backstopBodySize, listenError } from './listen.ts';
@@ -122,6 +121,8 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
       return db.isTransaction;
     },
     async drizzle(schema) {
+      // Imported when used: the other builds leave drizzle-orm/better-sqlite3 out (scripts/build.ts).
+      const { BetterSQLiteSession } = await import('drizzle-orm/better-sqlite3/session');
       const dialect = new SQLiteSyncDialect();
       const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
       const config = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
