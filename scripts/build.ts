@@ -12,13 +12,13 @@
  *                          a message, and the build still succeeds.
  *
  * Each build leaves out the other runtime's SQLite driver. The driver modules are imported dynamically by
- * src/db/open.ts and src/platform/sqlite.ts, and an external dynamic import stays dynamic, so the missing
+ * src/platform/{bun,node,deno}.ts, and an external dynamic import stays dynamic, so the missing
  * driver is never loaded. Bundling drizzle's bun-sqlite adapter into the Node build would hoist its
  * `import "bun:sqlite"` to the top of the file, which Node refuses to load.
  *
  * Usage: bun scripts/build.ts [--binary-only | --node-only | --deno-only] [--out DIR]   (DIR defaults to dist)
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { BunPlugin } from 'bun';
 
@@ -30,22 +30,6 @@ const wantNode = !only || only === '--node-only';
 const wantDeno = !only || only === '--deno-only';
 const outIndex = args.indexOf('--out');
 const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
-
-/** Development tools and the other runtimes' drivers, which the Deno executable never loads. */
-const DENO_EXCLUDE = [
-  'bun',
-  'deno',
-  '@deno',
-  '@oven',
-  '@biomejs',
-  'typescript',
-  'playwright-core',
-  'drizzle-kit',
-  'esbuild',
-  '@esbuild',
-  'better-sqlite3',
-  '@types',
-];
 
 const BUN_ONLY = ['bun:sqlite', 'drizzle-orm/bun-sqlite'];
 const NODE_ONLY = ['better-sqlite3', 'drizzle-orm/better-sqlite3'];
@@ -123,12 +107,26 @@ if (wantNode) {
   }
 }
 
+/**
+ * deno compile with an existing node_modules embeds all of it but what is excluded: the development
+ * packages (marked `dev` in the lockfile) and the Node-only native driver are left out.
+ */
+function denoExcludes(): string[] {
+  const modules = realpathSync(join(root, 'node_modules'));
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  const dev = Object.entries(lock.packages)
+    .filter(([path, p]) => p.dev && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path))
+    .map(([path]) => path.slice('node_modules/'.length));
+  return [...dev, 'better-sqlite3', '.bin'].map((p) => join(modules, p));
+}
+
 if (wantDeno) {
   const outfile = join(out, 'verity-deno');
   rmSync(outfile, { force: true });
   const started = performance.now();
-  // deno.json makes Deno use this node_modules as it is (nothing downloaded); only what the server
-  // imports is embedded, not the development tools beside it.
+  // deno.json makes Deno use this node_modules as it is: nothing is downloaded.
   const run = Bun.spawnSync(
     [
       join(root, 'node_modules/.bin/deno'),
@@ -136,7 +134,7 @@ if (wantDeno) {
       '--allow-all',
       '--no-check',
       ...workers.flatMap((w) => ['--include', w]),
-      ...DENO_EXCLUDE.flatMap((p) => ['--exclude', join(root, 'node_modules', p)]),
+      ...denoExcludes().flatMap((p) => ['--exclude', p]),
       '--output',
       outfile,
       join(root, 'src/main.ts'),

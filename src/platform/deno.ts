@@ -77,8 +77,9 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
   };
   const db = new DatabaseSync(path);
   let depth = 0;
+  // As bun:sqlite and better-sqlite3 do: inside an open transaction (whoever began it), a savepoint.
   function transaction<T>(fn: () => T, begin = 'BEGIN IMMEDIATE'): T {
-    const savepoint = depth > 0 ? `sp${depth}` : undefined;
+    const savepoint = db.isTransaction ? `sp${depth}` : undefined;
     db.exec(savepoint ? `SAVEPOINT ${savepoint}` : begin);
     depth++;
     try {
