@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { artifactFor, type Started, startWay, WAYS, type Way } from '../../scripts/smoke.ts';
+import { artifactFor, type Started, startWay, WAYS } from '../../scripts/smoke.ts';
 import { type RelyingParty, signInWithOpenIdClient, startRelyingParty } from '../e2e/relying-party.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
