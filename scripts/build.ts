@@ -1,25 +1,33 @@
 /**
- * Builds the two release artifacts:
+ * Builds the release artifacts:
  *   dist/verity            one self-contained executable (`bun build --compile`): migrations, fixtures and
  *                          data are modules under src/, so they are embedded with the code.
  *   dist/node/verity.mjs   one ES module for Node 20 (`node dist/node/verity.mjs serve --config F`); the
  *                          native better-sqlite3 driver stays a dependency resolved from node_modules.
+ *                          Each worker (a `*.worker.ts` module under src/) is built beside it as NAME.mjs.
+ *   dist/verity-deno       one self-contained executable (`deno compile`), SQLite through node:sqlite.
+ *                          deno compile starts from Deno's runtime-only binary (denort), which the deno
+ *                          package does not ship: it is downloaded once into Deno's cache, or taken from
+ *                          DENORT_BIN. Without either (a machine offline) this artifact is skipped with
+ *                          a message, and the build still succeeds.
  *
  * Each build leaves out the other runtime's SQLite driver. The driver modules are imported dynamically by
- * src/db/open.ts and src/platform/sqlite.ts, and an external dynamic import stays dynamic, so the missing
+ * src/platform/{bun,node,deno}.ts, and an external dynamic import stays dynamic, so the missing
  * driver is never loaded. Bundling drizzle's bun-sqlite adapter into the Node build would hoist its
  * `import "bun:sqlite"` to the top of the file, which Node refuses to load.
  *
- * Usage: bun scripts/build.ts [--binary-only | --node-only] [--out DIR]   (DIR defaults to dist)
+ * Usage: bun scripts/build.ts [--binary-only | --node-only | --deno-only] [--out DIR]   (DIR defaults to dist)
  */
-import { rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import type { BunPlugin } from 'bun';
 
 const root = join(import.meta.dir, '..');
 const args = process.argv.slice(2);
-const wantBinary = !args.includes('--node-only');
-const wantNode = !args.includes('--binary-only');
+const only = args.find((a) => /^--(binary|node|deno)-only$/.test(a));
+const wantBinary = !only || only === '--binary-only';
+const wantNode = !only || only === '--node-only';
+const wantDeno = !only || only === '--deno-only';
 const outIndex = args.indexOf('--out');
 const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
 
@@ -56,17 +64,17 @@ async function build(label: string, options: Parameters<typeof Bun.build>[0]): P
   console.log(`build: ${label} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 }
 
-/**
- * Worker threads are entry points of their own; both builds keep them at their path under src/, where
- * src/platform/argon2-pool.ts looks for them relative to the main entry.
- */
-const entrypoints = [join(root, 'src/main.ts'), join(root, 'src/platform/argon2.worker.ts')];
+const entrypoints = [join(root, 'src/main.ts')];
+/** Started by `runtime.spawnWorker(new URL('./NAME.worker.ts', import.meta.url))`. */
+const workers = [...new Bun.Glob('src/**/*.worker.ts').scanSync(root)].map((f) => join(root, f));
 
 if (wantBinary) {
   rmSync(join(out, 'verity'), { force: true });
   await build(relative(root, join(out, 'verity')), {
-    entrypoints,
+    entrypoints: [...entrypoints, ...workers],
     compile: { outfile: join(out, 'verity') },
+    // Flat, as in the Node build: a worker is found beside the code that starts it.
+    naming: '[name].[ext]',
     minify: true,
     external: NODE_ONLY,
   } as Parameters<typeof Bun.build>[0]);
@@ -78,14 +86,72 @@ if (wantNode) {
     entrypoints,
     target: 'node',
     format: 'esm',
-    root: join(root, 'src'),
     outdir: join(out, 'node'),
-    naming: '[dir]/[name].mjs',
+    naming: 'verity.mjs',
     external: [...BUN_ONLY, ...NODE_ONLY],
   });
   // The entry point's `#!/usr/bin/env bun` line is carried over; this file is for Node.
   const file = join(out, 'node/verity.mjs');
-  const text = await Bun.file(join(out, 'node/main.mjs')).text();
+  const text = await Bun.file(file).text();
   await Bun.write(file, text.replace(/^#!.*\n(\/\/ @bun\n)?/, '#!/usr/bin/env node\n'));
-  rmSync(join(out, 'node/main.mjs'));
+  for (const worker of workers) {
+    const name = basename(worker, '.ts');
+    await build(relative(root, join(out, `node/${name}.mjs`)), {
+      entrypoints: [worker],
+      target: 'node',
+      format: 'esm',
+      outdir: join(out, 'node'),
+      naming: `${name}.mjs`,
+      external: [...BUN_ONLY, ...NODE_ONLY],
+    });
+  }
+}
+
+/**
+ * deno compile with an existing node_modules embeds all of it but what is excluded: the development
+ * packages (marked `dev` in the lockfile) and the Node-only native driver are left out.
+ */
+function denoExcludes(): string[] {
+  const modules = realpathSync(join(root, 'node_modules'));
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  const dev = Object.entries(lock.packages)
+    .filter(([path, p]) => p.dev && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path))
+    .map(([path]) => path.slice('node_modules/'.length));
+  return [...dev, 'better-sqlite3', '.bin'].map((p) => join(modules, p));
+}
+
+if (wantDeno) {
+  const outfile = join(out, 'verity-deno');
+  rmSync(outfile, { force: true });
+  const started = performance.now();
+  // deno.json makes Deno use this node_modules as it is: nothing is downloaded.
+  const run = Bun.spawnSync(
+    [
+      join(root, 'node_modules/.bin/deno'),
+      'compile',
+      '--allow-all',
+      '--no-check',
+      ...workers.flatMap((w) => ['--include', w]),
+      ...denoExcludes().flatMap((p) => ['--exclude', p]),
+      '--output',
+      outfile,
+      join(root, 'src/main.ts'),
+    ],
+    { cwd: root, stdout: 'pipe', stderr: 'pipe' },
+  );
+  const log = `${run.stdout}${run.stderr}`;
+  if (run.exitCode === 0) {
+    console.log(`build: ${relative(root, outfile)} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
+  } else if (/denort|dl\.deno\.land/.test(log)) {
+    console.warn(
+      `build: ${relative(root, outfile)} skipped: deno compile needs Deno's runtime binary (denort), which ` +
+        'could not be downloaded; set DENORT_BIN to a denort of the same version to build it offline',
+    );
+  } else {
+    console.error(log);
+    console.error(`build: ${relative(root, outfile)} failed`);
+    process.exit(1);
+  }
 }

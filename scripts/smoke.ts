@@ -1,24 +1,27 @@
 /**
  * Starts the server each way it ships and checks it from the outside:
- *   bun    `bun src/main.ts serve --config F`
- *   node   `node dist/node/verity.mjs serve --config F` (Node 20, better-sqlite3)
- *   binary `dist/verity serve --config F`
+ *   bun          `bun src/main.ts serve --config F`
+ *   node         `node dist/node/verity.mjs serve --config F` (Node 20, better-sqlite3)
+ *   binary       `dist/verity serve --config F`
+ *   deno         `deno run -A src/main.ts serve --config F` (Deno 2, node:sqlite)
+ *   deno-binary  `dist/verity-deno serve --config F`
  * Each start gets a fresh directory holding its config file, database and keys. The built artifacts run
  * with that directory as their working directory, so nothing is read from the source tree at run time;
  * the source runs from the checkout, as `npm start` does (Bun reads tsconfig.json from there). The checks:
  * /healthz answers, /readyz is ready, the JWKS holds an RS256 signing key with a kid, discovery names
  * the configured issuer, and SIGTERM stops the process with exit code 0.
  *
- * Usage: bun scripts/smoke.ts [bun] [node] [binary]   (all three when none is named; run `npm run
- * build` first for node and binary)
+ * Usage: bun scripts/smoke.ts [WAY...]   (every way when none is named; run `npm run build` first for
+ * the built ones. dist/verity-deno needs a download the build may have skipped: when it is missing,
+ * that way is skipped with a message unless it is named.)
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/helpers/port.ts';
 
-export type Way = 'bun' | 'node' | 'binary';
-export const WAYS: Way[] = ['bun', 'node', 'binary'];
+export type Way = 'bun' | 'node' | 'binary' | 'deno' | 'deno-binary';
+export const WAYS: Way[] = ['bun', 'node', 'binary', 'deno', 'deno-binary'];
 
 const root = join(import.meta.dir, '..');
 
@@ -26,11 +29,13 @@ const root = join(import.meta.dir, '..');
 export function artifactFor(way: Way, dist = join(root, 'dist')): string | undefined {
   if (way === 'node') return join(dist, 'node/verity.mjs');
   if (way === 'binary') return join(dist, 'verity');
+  if (way === 'deno-binary') return join(dist, 'verity-deno');
   return undefined;
 }
 
 export function commandFor(way: Way, dist?: string): string[] {
   if (way === 'bun') return [process.execPath, join(root, 'src/main.ts')];
+  if (way === 'deno') return [join(root, 'node_modules/.bin/deno'), 'run', '-A', join(root, 'src/main.ts')];
   if (way === 'node') return ['node', artifactFor(way, dist)!];
   return [artifactFor(way, dist)!];
 }
@@ -81,7 +86,7 @@ export interface Started {
 /** Starts one way with a config file in a fresh directory and waits until /healthz answers. */
 export async function startWay(
   way: Way,
-  opts: { dist?: string; startTimeoutMs?: number } = {},
+  opts: { dist?: string; startTimeoutMs?: number; extraConfig?: string } = {},
 ): Promise<Started> {
   const artifact = artifactFor(way, opts.dist);
   if (artifact && !existsSync(artifact)) throw new SmokeError(`${artifact} is missing: run "npm run build"`);
@@ -99,11 +104,12 @@ export async function startWay(
       `path = "${join(dir, 'state/verity.db')}"`,
       '[keys]',
       `dir = "${join(dir, 'state/keys')}"`,
+      opts.extraConfig ?? '',
       '',
     ].join('\n'),
   );
   const command = commandFor(way, opts.dist);
-  const cwd = way === 'bun' ? root : dir;
+  const cwd = way === 'bun' || way === 'deno' ? root : dir;
   const env = { ...process.env, NODE_ENV: 'production' };
   const child = Bun.spawn([...command, 'serve', '--config', configPath], {
     cwd,
@@ -214,9 +220,14 @@ if (import.meta.main) {
   }
   let failed = false;
   for (const way of named.length ? named : WAYS) {
+    const artifact = artifactFor(way);
+    if (way === 'deno-binary' && !named.length && !existsSync(artifact!)) {
+      console.warn(`smoke ${way} skipped: ${artifact} was not built (see scripts/build.ts)`);
+      continue;
+    }
     try {
       const r = await smoke(way);
-      console.log(`smoke ${way.padEnd(6)} ok: up in ${r.startedInMs} ms, RS256 kid ${r.kid}, clean exit`);
+      console.log(`smoke ${way.padEnd(11)} ok: up in ${r.startedInMs} ms, RS256 kid ${r.kid}, clean exit`);
     } catch (e) {
       failed = true;
       console.error((e as Error).message);

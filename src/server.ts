@@ -6,7 +6,8 @@ import { createHandlers } from './http/app.ts';
 import { startJobs } from './jobs.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './platform/clock.ts';
-import { assertBindable, type Listening, listen, parseListen } from './platform/listen.ts';
+import { assertBindable, type Listening, parseListen } from './platform/listen.ts';
+import { runtime } from './platform/runtime.ts';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -30,7 +31,7 @@ export async function startServer(
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
   const { fetch, routes, maxBodySize } = createHandlers(ctx);
-  const server: Listening = await listen(fetch, {
+  const server: Listening = await runtime.listen(fetch, {
     hostname: addr.hostname,
     port,
     routes,

@@ -34,8 +34,8 @@ import { silentLogger } from '../../src/log.ts';
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { listen } from '../../src/platform/listen.ts';
 import { signRs256 } from '../../src/platform/rs256.ts';
+import { runtime } from '../../src/platform/runtime.ts';
 import { freePort } from '../../test/helpers/port.ts';
 
 const root = join(import.meta.dir, '..', '..');
@@ -69,7 +69,7 @@ async function serve(configPath: string, port: number) {
     });
   });
   // As the server runs it: the token endpoint is a native route of the listener (see http/app.ts).
-  await listen(fetch, { hostname: '127.0.0.1', port, routes });
+  await runtime.listen(fetch, { hostname: '127.0.0.1', port, routes });
   console.log(JSON.stringify({ ready: true }));
 }
 

@@ -1,5 +1,5 @@
 import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import { COUNTRIES, type CountryEntry } from './data/countries.ts';
 import {
   type AssuranceLevel,

@@ -1,25 +1,17 @@
 import { createHash, createHmac } from 'node:crypto';
-import { isBun } from '../platform/runtime.ts';
+import { runtime } from '../platform/runtime.ts';
 
 // The one SHA-256: the runtime's native one, synchronous so the token endpoint's hot path can hash
 // inside its synchronous transaction. Neither WebCrypto (an asynchronous round trip per digest) nor a
 // WebAssembly build (about three times slower here, and an exchange needs half a dozen digests) keeps
-// up with the signature it is bound by. Under Bun its one-shot hasher is about three times cheaper
-// than node:crypto's createHash, which builds a stream object per digest; Node and Deno use that.
-const bunHash = isBun ? Bun.SHA256.hash : undefined;
+// up with the signature it is bound by.
+export const sha256HexSync: (text: string) => string = runtime.sha256Hex;
 
-export function sha256HexSync(text: string): string {
-  return bunHash ? bunHash(text, 'hex') : createHash('sha256').update(text).digest('hex');
-}
-
-export function sha256BytesSync(data: string | Uint8Array): Uint8Array {
-  return bunHash ? (bunHash(data) as Uint8Array) : createHash('sha256').update(data).digest();
-}
+export const sha256BytesSync: (data: string | Uint8Array) => Uint8Array = runtime.sha256Bytes;
 
 /** HMAC-SHA256 keyed with a UTF-8 string (the pairwise secret), base64url. */
 export async function hmacSha256Base64url(key: string, message: string): Promise<string> {
-  if (isBun) return new Bun.CryptoHasher('sha256', key).update(message).digest('base64url');
-  return createHmac('sha256', key).update(message).digest('base64url');
+  return runtime.hmacSha256Base64url(key, message);
 }
 
 /** HMAC-SHA256 keyed with a UTF-8 string, hex. */

@@ -1,6 +1,5 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../platform/clock.ts';
-import { isBun } from '../platform/runtime.ts';
+import { runtime } from '../platform/runtime.ts';
 import { sha256HexSync } from './digest.ts';
 import { constantTimeEqual, randomToken } from './tokens.ts';
 
@@ -8,12 +7,9 @@ import { constantTimeEqual, randomToken } from './tokens.ts';
  * A UUIDv7 (RFC 9562): ids minted one after another sort one after another, so their rows and index
  * entries are appended to the same few B-tree pages instead of landing on a random page each. On the
  * token endpoint's write path a random key costs a page write per row; see `mintLocatedSecret`.
- * Bun's native generator (also monotonic within a millisecond) costs a fifth of the library's, and
- * the token endpoint mints two per exchange.
+ * The runtime's own generator: the token endpoint mints two per exchange.
  */
-export const timeOrderedUuid: (at: Date) => string = isBun
-  ? (at) => Bun.randomUUIDv7('hex', at.getTime())
-  : (at) => uuidv7({ msecs: at.getTime() });
+export const timeOrderedUuid: (at: Date) => string = runtime.timeOrderedUuid;
 
 /**
  * A secret that carries the key of its own row: `prefix` + a time-ordered id (32 hex digits, not

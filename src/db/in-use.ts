@@ -1,4 +1,4 @@
-import { openSqlite } from '../platform/sqlite.ts';
+import { runtime } from '../platform/runtime.ts';
 
 /**
  * Whether another process has the database open. In WAL mode every open connection, even an idle one,
@@ -6,7 +6,7 @@ import { openSqlite } from '../platform/sqlite.ts';
  * so an exclusive lock is refused while a server runs, under Bun and Node alike. No lock file to go stale.
  */
 export async function openElsewhere(path: string): Promise<boolean> {
-  const sql = await openSqlite(path);
+  const sql = await runtime.openSqlite(path);
   try {
     sql.exec('PRAGMA busy_timeout = 200');
     sql.exec('PRAGMA locking_mode = EXCLUSIVE');

@@ -1,6 +1,7 @@
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { files } from '../platform/files.ts';
-import { openSqlite, type SqliteDriver } from '../platform/sqlite.ts';
+import { runtime } from '../platform/runtime.ts';
+import type { SqliteDriver } from '../platform/sqlite.ts';
 import * as schema from './schema/index.ts';
 import { createWriteBatch, type WriteBatch } from './write-batch.ts';
 
@@ -25,14 +26,11 @@ export async function openDb(path: string): Promise<Db> {
     // It holds password hashes and personal data; SQLite gives its -wal and -shm files the same mode.
     await files.ensurePrivateFile(path);
   }
-  const sql = await openSqlite(path);
+  const sql = await runtime.openSqlite(path);
   sql.exec('PRAGMA journal_mode = WAL');
   sql.exec('PRAGMA synchronous = NORMAL');
   sql.exec('PRAGMA foreign_keys = ON');
   sql.exec('PRAGMA busy_timeout = 5000');
-  const orm =
-    sql.kind === 'bun'
-      ? (await import('drizzle-orm/bun-sqlite')).drizzle({ client: sql.raw as never, schema })
-      : (await import('drizzle-orm/better-sqlite3')).drizzle({ client: sql.raw as never, schema });
-  return { sql, orm: orm as unknown as Orm, path, batch: createWriteBatch(sql), close: () => sql.close() };
+  const orm = (await sql.drizzle(schema)) as Orm;
+  return { sql, orm, path, batch: createWriteBatch(sql), close: () => sql.close() };
 }

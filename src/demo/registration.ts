@@ -3,7 +3,8 @@ import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
 import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
-import { openSqlite, type SqliteDriver } from '../platform/sqlite.ts';
+import { runtime } from '../platform/runtime.ts';
+import type { SqliteDriver } from '../platform/sqlite.ts';
 import { createEndpoint } from '../webhooks/endpoint.service.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
 
@@ -85,7 +86,7 @@ async function withRegistrationLock<T>(ctx: AppContext, fn: () => Promise<T>): P
   const path = demoDatabasePath(ctx);
   await files.ensureDir(files.dirname(path));
   // A connection of its own: the lock is held across awaits, so no other statement may run on it.
-  const lock = await openSqlite(path);
+  const lock = await runtime.openSqlite(path);
   try {
     await acquire(lock);
     try {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
-import { listen, parseListen } from '../platform/listen.ts';
-import { openSqlite } from '../platform/sqlite.ts';
+import { parseListen } from '../platform/listen.ts';
+import { runtime } from '../platform/runtime.ts';
 import { createVerityClient, sqliteTransactionStore } from '../sdk/index.ts';
 import { createDemoApp } from './demo.app.ts';
 import { createDemoStore } from './demo.store.ts';
@@ -24,7 +24,7 @@ export async function startDemo(ctx: AppContext, opts: { port?: number } = {}): 
   const url = ctx.config.demo.url || `http://localhost:${port}`;
   const registration = await ensureDemoRegistration(ctx, url);
 
-  const db = await openSqlite(demoDatabasePath(ctx));
+  const db = await runtime.openSqlite(demoDatabasePath(ctx));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   const store = createDemoStore(db);
   const client = createVerityClient({
@@ -36,7 +36,7 @@ export async function startDemo(ctx: AppContext, opts: { port?: number } = {}): 
     clock: ctx.clock,
   });
   const app = createDemoApp({ ctx, client, store, registration, url });
-  const server = await listen((req) => app.fetch(req), { hostname: addr.hostname, port });
+  const server = await runtime.listen((req) => app.fetch(req), { hostname: addr.hostname, port });
   return {
     url,
     registration,

@@ -138,7 +138,7 @@ function apiBodyLimit(...pages: ((path: string) => boolean)[]): MiddlewareHandle
 
 /**
  * What the listener serves: the app, and the routes it may answer before the app sees the request
- * (Bun.serve matches them natively; elsewhere the app serves them, with the same handlers).
+ * (Bun's listener matches them natively; elsewhere the app serves them, with the same handlers).
  */
 export function createHandlers(
   ctx: AppContext,

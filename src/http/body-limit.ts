@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { concatBytes } from '../crypto/encoding.ts';
 import { ApiError } from '../errors.ts';
 
 const KiB = 1024;
@@ -23,8 +24,8 @@ export const LARGEST_BODY_LIMIT = Math.max(...Object.values(BODY_LIMITS));
  * A chunked body, or undefined if it is larger than `maxSize`: counted as it streams, and the stream
  * cancelled once the count passes the limit.
  */
-async function readWithin(req: Request, maxSize: number): Promise<Buffer | undefined> {
-  if (!req.body) return Buffer.alloc(0);
+async function readWithin(req: Request, maxSize: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -38,7 +39,7 @@ async function readWithin(req: Request, maxSize: number): Promise<Buffer | undef
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
+  return concatBytes(chunks);
 }
 
 /** Content-Length when it frames the body (not with Transfer-Encoding, which overrides it). */
@@ -77,7 +78,7 @@ export function limitBody<C extends Context>(
     if (declared !== undefined) return declared > maxSize ? tooLarge(c as C) : next();
     const body = await readWithin(req, maxSize);
     if (body === undefined) return tooLarge(c as C);
-    c.req.raw = new Request(req, { body: new Uint8Array(body) });
+    c.req.raw = new Request(req, { body });
     return next();
   };
 }

@@ -1,6 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { files } from '../platform/files.ts';
-import { importRsaPrivateJwk, type RsaPrivateKey } from '../platform/rs256.ts';
+import type { RsaPrivateKey } from '../platform/rs256.ts';
+import { runtime } from '../platform/runtime.ts';
 
 /** RS256 keys shorter than this are refused whatever the configuration says. */
 export const MIN_RSA_BITS = 2048;
@@ -58,7 +59,7 @@ export function keyFiles(dir: string): KeyFiles {
     async loadPrivate(kid) {
       const jwk = await this.loadPrivateJwk(kid);
       if (!jwk) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
-      return importRsaPrivateJwk(jwk);
+      return runtime.importRsaPrivateJwk(jwk);
     },
     async loadPrivateJwk(kid) {
       const text = await files.readText(pathOf(dir, kid));

@@ -1,5 +1,6 @@
 import { isScope, RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { Config } from '../config/schema.ts';
+import { utf8 } from '../crypto/encoding.ts';
 import { OAuthError } from '../errors.ts';
 import type { OAuthClient } from './client.store.ts';
 import { CHALLENGE } from './pkce.ts';
@@ -36,7 +37,7 @@ const invalid = (description: string) => new OAuthError('invalid_request', descr
 
 /** Caps in UTF-8 bytes: each value is stored with the request and sent back (state) or signed (nonce). */
 export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256 } as const;
-export const bytes = (v: string) => Buffer.byteLength(v, 'utf8');
+export const bytes = (v: string) => utf8(v).byteLength;
 
 /** Parameters this endpoint reads; none of them may appear twice. */
 export const KNOWN_PARAMS = [

@@ -22,8 +22,8 @@ const ROUTE = '/v1/oauth/token';
 export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
 
 /**
- * POST /v1/oauth/token as a plain fetch handler. The listener serves it ahead of hono (a Bun.serve
- * route) and hono mounts the same handler for everything else that calls the app (Node, tests).
+ * POST /v1/oauth/token as a plain fetch handler. The listener serves it ahead of hono (a native route
+ * under Bun) and hono mounts the same handler for everything else that calls the app (Node, Deno, tests).
  * The endpoint is bound by its RS256 signature, and hono's routing, context and response objects
  * cost about as much as all of its database work; so it does the app middleware's steps itself, in
  * the same order and with the same functions: request id and client address, body limit, the OAuth

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
-import { base64url } from '../crypto/encoding.ts';
+import { base64url, fromHex } from '../crypto/encoding.ts';
 import { unix } from '../platform/clock.ts';
-import { signRs256 } from '../platform/rs256.ts';
+import { runtime } from '../platform/runtime.ts';
 
 export interface IdTokenInput {
   sub: string;
@@ -16,7 +16,7 @@ export interface IdTokenInput {
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
 export function atHash(accessTokenHash: string): string {
-  return base64url(Buffer.from(accessTokenHash.slice(0, 32), 'hex'));
+  return base64url(fromHex(accessTokenHash.slice(0, 32)));
 }
 
 // The encoded protected header depends only on the key.
@@ -55,5 +55,5 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     amr: input.amr,
   };
   const signingInput = `${encodedHeader(kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${signRs256(key, signingInput)}`;
+  return `${signingInput}.${runtime.signRs256(key, signingInput)}`;
 }

@@ -1,5 +1,5 @@
 import countries from 'i18n-iso-countries/index.js';
-import en from 'i18n-iso-countries/langs/en.json';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import type { AuditActor } from '../audit/audit.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import { hashPassword } from '../crypto/password.ts';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { isBun } from './runtime.ts';
+import { runtime } from './runtime.ts';
+import type { WorkerHandle } from './worker.ts';
 
 /**
  * Runs argon2id in worker threads so a hash (tens of milliseconds of CPU) never blocks the event loop.
@@ -42,17 +42,8 @@ export interface Argon2Pool {
   close(): Promise<void>;
 }
 
-/**
- * Where the worker's entry point is: beside this file when run from source; in a build (the binary's
- * embedded files, dist/node/) the build keeps it at platform/ under the main entry (scripts/build.ts).
- */
-function workerUrl(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('./argon2.worker.ts', import.meta.url);
-  return new URL(`./platform/argon2.worker.${isBun ? 'ts' : 'mjs'}`, import.meta.url);
-}
-
 interface Slot {
-  worker: Worker;
+  worker: WorkerHandle;
   done?: (reply: Argon2Reply) => void;
 }
 
@@ -75,10 +66,8 @@ export function createArgon2Pool(opts: Argon2PoolOptions = {}): Argon2Pool {
   const all = new Set<Slot>();
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(workerUrl()) };
-    // Idle workers must not keep a CLI command or a test process alive.
-    slot.worker.unref();
-    slot.worker.on('message', (reply: Argon2Reply) => slot.done?.(reply));
+    const slot: Slot = { worker: runtime.spawnWorker(new URL('./argon2.worker.ts', import.meta.url)) };
+    slot.worker.onMessage((reply) => slot.done?.(reply as Argon2Reply));
     const lost = (why: string) => {
       if (!all.delete(slot)) return;
       started--;
@@ -87,8 +76,7 @@ export function createArgon2Pool(opts: Argon2PoolOptions = {}): Argon2Pool {
       slot.done?.({ ok: false, message: `argon2 worker ${why}` });
       next();
     };
-    slot.worker.on('error', (e) => lost(e.message));
-    slot.worker.on('exit', () => lost('exited'));
+    slot.worker.onExit(lost);
     all.add(slot);
     started++;
     return slot;
@@ -105,7 +93,7 @@ export function createArgon2Pool(opts: Argon2PoolOptions = {}): Argon2Pool {
       else w.reject(new Error(reply.message));
       next();
     };
-    slot.worker.postMessage(w.job);
+    slot.worker.post(w.job);
   };
 
   function next(): void {
@@ -141,7 +129,7 @@ export function createArgon2Pool(opts: Argon2PoolOptions = {}): Argon2Pool {
         clearTimeout(w.timer);
         w.reject(new Error('argon2 pool closed'));
       }
-      await Promise.all([...all].map((s) => s.worker.terminate()));
+      for (const s of all) s.worker.terminate();
     },
   };
 }

@@ -1,12 +1,12 @@
-import { parentPort } from 'node:worker_threads';
 import { argon2id, argon2Verify } from 'hash-wasm';
 import type { Argon2Job, Argon2Reply } from './argon2-pool.ts';
+import { runtime } from './runtime.ts';
 
 // One argon2id computation at a time, off the main thread. The pool (argon2-pool.ts) sends a job only
-// when this worker is idle.
-const port = parentPort;
-if (!port) throw new Error('argon2.worker.ts runs only as a worker thread');
-port.on('message', async (job: Argon2Job) => {
+// when this worker is idle. Started by `runtime.spawnWorker`; a build entry point.
+const port = runtime.parentPort();
+port.onMessage(async (message) => {
+  const job = message as Argon2Job;
   let reply: Argon2Reply;
   try {
     const value =
@@ -17,5 +17,5 @@ port.on('message', async (job: Argon2Job) => {
   } catch (e) {
     reply = { ok: false, message: e instanceof Error ? e.message : String(e) };
   }
-  port.postMessage(reply);
+  port.post(reply);
 });

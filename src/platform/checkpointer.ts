@@ -1,4 +1,5 @@
-import { isBun } from './runtime.ts';
+import type { CheckpointAnswer, CheckpointRequest } from './checkpoint.worker.ts';
+import { runtime } from './runtime.ts';
 
 /**
  * A worker thread with its own connection to a WAL database, which checkpoints it when asked. A
@@ -20,104 +21,19 @@ export interface CheckpointWorkerOptions {
   faultPath?: string;
 }
 
-type Message = { type: 'done' } | { type: 'error'; message: string };
-
 /** A checkpoint not answered by then is a failure (e.g. a disk that stopped answering). */
 const CHECKPOINT_WITHIN_MS = 30_000;
 const STOP_WITHIN_MS = 2000;
-
-// The same handler for both runtimes; only the driver differs (`open`, `exists` and `send` are
-// defined before it).
-const HANDLER = `
-let db;
-let faultPath;
-function checkpoint() {
-  if (faultPath && exists(faultPath)) throw new Error('injected checkpoint fault');
-  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-}
-function handle(m) {
-  try {
-    if (m.type === 'start') {
-      faultPath = m.faultPath;
-      db = open(m.path);
-      db.exec('PRAGMA busy_timeout = 5000');
-    } else if (m.type === 'checkpoint') checkpoint();
-    else {
-      try { checkpoint(); } catch {}
-      db.close();
-    }
-    send({ type: 'done' });
-  } catch (e) {
-    send({ type: 'error', message: String((e && e.message) || e) });
-  }
-}
-`;
-
-const BUN_WORKER = `
-const { Database } = await import('bun:sqlite');
-const { existsSync: exists } = await import('node:fs');
-const open = (path) => new Database(path);
-const send = (m) => postMessage(m);
-${HANDLER}
-self.onmessage = (e) => handle(e.data);
-`;
-
-const NODE_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { existsSync: exists } = require('node:fs');
-const Database = require(workerData.driver);
-const open = (path) => new Database(path);
-const send = (m) => parentPort.postMessage(m);
-${HANDLER}
-parentPort.on('message', handle);
-`;
-
-interface Port {
-  post(message: unknown): void;
-  onMessage(fn: (m: Message) => void): void;
-  onExit(fn: (reason: string) => void): void;
-  terminate(): void;
-}
-
-async function spawn(): Promise<Port> {
-  if (isBun) {
-    const url = URL.createObjectURL(new Blob([BUN_WORKER], { type: 'application/javascript' }));
-    const w = new Worker(url);
-    return {
-      post: (m) => w.postMessage(m),
-      onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data as Message)),
-      onExit: (fn) => {
-        w.addEventListener('error', (e) => fn(String((e as ErrorEvent).message)));
-        w.addEventListener('close', () => fn('exited'));
-      },
-      terminate: () => w.terminate(),
-    };
-  }
-  const { Worker: NodeWorker } = await import('node:worker_threads');
-  const { createRequire } = await import('node:module');
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const w = new NodeWorker(NODE_WORKER, { eval: true, workerData: { driver } });
-  w.unref();
-  return {
-    post: (m) => w.postMessage(m),
-    onMessage: (fn) => w.on('message', fn),
-    onExit: (fn) => {
-      w.on('error', (e) => fn(e.message));
-      w.on('exit', () => fn('exited'));
-    },
-    terminate: () => void w.terminate(),
-  };
-}
 
 /** Starts a worker with `path` open; rejects (the worker ended) if it cannot open it. */
 export async function startCheckpointWorker(
   path: string,
   opts: CheckpointWorkerOptions = {},
 ): Promise<CheckpointWorker> {
-  const port = await spawn();
-  let answer: ((m: Message) => void) | undefined;
+  const port = runtime.spawnWorker(new URL('./checkpoint.worker.ts', import.meta.url));
+  let answer: ((m: CheckpointAnswer) => void) | undefined;
   let gone: string | undefined;
-  port.onMessage((m) => answer?.(m));
+  port.onMessage((m) => answer?.(m as CheckpointAnswer));
   port.onExit((reason) => {
     gone ??= reason;
     answer?.({ type: 'error', message: `checkpoint worker ${reason}` });
@@ -126,7 +42,7 @@ export async function startCheckpointWorker(
     gone ??= 'ended';
     port.terminate();
   };
-  const request = (message: { type: string; [field: string]: unknown }, withinMs = CHECKPOINT_WITHIN_MS) =>
+  const request = (message: CheckpointRequest, withinMs = CHECKPOINT_WITHIN_MS) =>
     new Promise<void>((resolve, reject) => {
       if (gone !== undefined) return reject(new Error(`checkpoint worker ${gone}`));
       const timer = setTimeout(

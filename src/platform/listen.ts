@@ -1,5 +1,4 @@
 import { createServer } from 'node:net';
-import { isBun } from './runtime.ts';
 
 /** The address could not be bound; `code` is the system's (EADDRINUSE, EACCES, EADDRNOTAVAIL…). */
 export class ListenError extends Error {
@@ -12,7 +11,7 @@ export class ListenError extends Error {
   }
 }
 
-const listenError = (e: unknown, hostname: string, port: number) =>
+export const listenError = (e: unknown, hostname: string, port: number) =>
   new ListenError(String((e as { code?: string }).code ?? 'UNKNOWN'), hostname, port);
 
 /**
@@ -44,67 +43,11 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export async function listen(
-  handler: FetchHandler,
-  opts: { hostname: string; port: number; routes?: Routes; maxBodySize?: number },
-): Promise<Listening> {
-  if (isBun) {
-    // Bun matches these natively; any other method on the path falls through to the fetch handler.
-    const routes = Object.fromEntries(
-      Object.entries(opts.routes ?? {}).map(([path, { POST }]) => [
-        path,
-        {
-          POST: (req: Request, srv: Bun.Server<undefined>) =>
-            POST(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
-        },
-      ]),
-    );
-    let server: Bun.Server<undefined>;
-    try {
-      server = Bun.serve({
-        routes,
-        hostname: opts.hostname,
-        port: opts.port,
-        idleTimeout: 30,
-        // The app's own limits decide, with their error shapes; this is a backstop above the largest
-        // (Bun's default is 128 MiB). Node has none: there the app's limits alone hold.
-        maxRequestBodySize: (opts.maxBodySize ?? 1024 * 1024) + 1024 * 1024,
-        fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
-      });
-    } catch (e) {
-      throw listenError(e, opts.hostname, opts.port);
-    }
-    return {
-      port: server.port ?? opts.port,
-      hostname: opts.hostname,
-      close: async () => {
-        await server.stop(true);
-      },
-    };
-  }
-  const { serve } = await import('@hono/node-server');
-  return new Promise((resolve, reject) => {
-    const server = serve(
-      {
-        hostname: opts.hostname,
-        port: opts.port,
-        fetch: (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
-          handler(req, { ip: env.incoming?.socket?.remoteAddress ?? 'unknown' }),
-      },
-      (info) =>
-        resolve({
-          port: info.port,
-          hostname: opts.hostname,
-          close: () =>
-            new Promise<void>((res) => {
-              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-              server.close(() => res());
-            }),
-        }),
-    );
-    server.once('error', (e) => reject(listenError(e, opts.hostname, opts.port)));
-  });
-}
+/**
+ * The most a listener accepts before the app sees the body. The app's own limits decide, with their
+ * error shapes; this is a backstop above the largest (Bun's default would be 128 MiB, Deno has none).
+ */
+export const backstopBodySize = (maxBodySize = 1024 * 1024): number => maxBodySize + 1024 * 1024;
 
 /** Parses "host:port", including "[::1]:8080". */
 export function parseListen(listen: string): { hostname: string; port: number } {

@@ -1,7 +1,8 @@
 /**
  * Exercises the SQLite seam and the database setup through the code the server uses (openDb, migrate),
- * and reports what it saw as plain JSON. The seam test runs it in-process under Bun (bun:sqlite) and,
- * bundled for Node, as `node probe.mjs DB_PATH` (better-sqlite3): both reports must be identical.
+ * and reports what it saw as plain JSON. The seam test runs it in-process under Bun (bun:sqlite),
+ * bundled for Node as `node probe.mjs DB_PATH` (better-sqlite3), and as `deno run -A seam-probe.ts
+ * DB_PATH` (node:sqlite): the reports must be identical.
  */
 import { sql } from 'drizzle-orm';
 import { migrate } from '../../src/db/migrate.ts';

@@ -87,4 +87,28 @@ describe('SQLite seam', () => {
       nodeDir.cleanup();
     }
   });
+
+  test('under Deno with node:sqlite the same probe gives the same report', async () => {
+    const bunDir = tempDir();
+    const denoDir = tempDir();
+    try {
+      const expected = await probe(join(bunDir.dir, 'verity.db'));
+      const run = Bun.spawnSync(
+        [
+          join(root, 'node_modules/.bin/deno'),
+          'run',
+          '-A',
+          join(import.meta.dir, 'seam-probe.ts'),
+          join(denoDir.dir, 'verity.db'),
+        ],
+        { cwd: root, stdout: 'pipe', stderr: 'pipe' },
+      );
+      expect(run.stderr.toString()).toBe('');
+      expect(run.exitCode).toBe(0);
+      expect(JSON.parse(run.stdout.toString())).toEqual(expected);
+    } finally {
+      bunDir.cleanup();
+      denoDir.cleanup();
+    }
+  });
 });

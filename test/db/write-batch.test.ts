@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { createWriteBatch } from '../../src/db/write-batch.ts';
-import { openSqlite, type SqliteDriver } from '../../src/platform/sqlite.ts';
+import { runtime } from '../../src/platform/runtime.ts';
+import type { SqliteDriver } from '../../src/platform/sqlite.ts';
 import { tempDir } from '../helpers/context.ts';
 
 /** A driver that counts the statements the batch runs, and can be told to fail COMMIT. */
@@ -35,7 +36,7 @@ async function setup() {
   const db = await openDb(path);
   db.sql.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
   // A second connection sees only what is committed.
-  const other = await openSqlite(path);
+  const other = await runtime.openSqlite(path);
   const rows = () =>
     other
       .prepare<{ k: string }>('SELECT k FROM t ORDER BY k')

@@ -3,8 +3,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixedClock, systemClock, unix } from '../../src/platform/clock.ts';
 import { files } from '../../src/platform/files.ts';
-import { listen, parseListen } from '../../src/platform/listen.ts';
-import { isBun } from '../../src/platform/runtime.ts';
+import { parseListen } from '../../src/platform/listen.ts';
+import { runtime } from '../../src/platform/runtime.ts';
 import { tempDir } from '../helpers/context.ts';
 
 describe('clock', () => {
@@ -48,8 +48,8 @@ describe('listen address', () => {
 
 describe('HTTP listener', () => {
   test('serves the handler on a real port with the peer address, and closes', async () => {
-    expect(isBun).toBe(true);
-    const server = await listen(
+    expect(runtime.name).toBe('bun');
+    const server = await runtime.listen(
       (req, conn) => Response.json({ path: new URL(req.url).pathname, ip: conn.ip, method: req.method }),
       { hostname: '127.0.0.1', port: 0 },
     );

@@ -1,0 +1,138 @@
+import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm/relations';
+import { BaseSQLiteDatabase, SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { backstopBodySize, listenError } from './listen.ts';
+import { nodeCrypto } from './node-crypto.ts';
+import { importRsaPrivateJwk, signRs256 } from './rs256.ts';
+import type { Runtime } from './runtime.ts';
+import { bindable, type SqliteDriver, statementCache } from './sqlite.ts';
+import { spawnWebWorker, webParentPort } from './worker.ts';
+
+/** The part of the Deno namespace used here (the project is type-checked against Bun's types). */
+interface DenoApi {
+  serve(
+    options: {
+      hostname: string;
+      port: number;
+      onListen(addr: { port: number }): void;
+    },
+    handler: (req: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
+}
+const Deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
+
+export const denoRuntime: Runtime = {
+  name: 'deno',
+  openSqlite,
+  async listen(handler, opts) {
+    const max = backstopBodySize(opts.maxBodySize);
+    return new Promise((resolve, reject) => {
+      try {
+        const server = Deno.serve(
+          {
+            hostname: opts.hostname,
+            port: opts.port,
+            onListen: ({ port }) =>
+              resolve({ port, hostname: opts.hostname, close: () => server.shutdown() }),
+          },
+          (req, info) =>
+            // A chunked body is counted by the app's own limits as it streams.
+            Number(req.headers.get('content-length') ?? 0) > max
+              ? new Response('request body too large', { status: 413 })
+              : handler(req, { ip: info.remoteAddr.hostname }),
+        );
+      } catch (e) {
+        reject(listenError(e, opts.hostname, opts.port));
+      }
+    });
+  },
+  spawnWorker: spawnWebWorker,
+  parentPort: webParentPort,
+  ...nodeCrypto,
+  importRsaPrivateJwk,
+  signRs256,
+};
+
+/** The part of node:sqlite used here (Node 20's types predate it). */
+interface StatementSync {
+  get(...params: unknown[]): Record<string, unknown> | undefined;
+  all(...params: unknown[]): Record<string, unknown>[];
+  run(...params: unknown[]): { changes: number | bigint };
+  setReturnArrays(on: boolean): void;
+}
+interface DatabaseSync {
+  exec(sql: string): void;
+  prepare(sql: string): StatementSync;
+  readonly isTransaction: boolean;
+  close(): void;
+}
+
+/**
+ * Deno's built-in node:sqlite: nothing to install or compile, and `deno compile` embeds nothing
+ * native. It has no transaction helper, and drizzle no adapter for it: the statements and
+ * transactions below take the shape drizzle's better-sqlite3 session expects.
+ */
+async function openSqlite(path: string): Promise<SqliteDriver> {
+  const { DatabaseSync } = (await import('node:sqlite' as string)) as {
+    DatabaseSync: new (path: string) => DatabaseSync;
+  };
+  const db = new DatabaseSync(path);
+  let depth = 0;
+  // As bun:sqlite and better-sqlite3 do: inside an open transaction (whoever began it), a savepoint.
+  function transaction<T>(fn: () => T, begin = 'BEGIN IMMEDIATE'): T {
+    const savepoint = db.isTransaction ? `sp${depth}` : undefined;
+    db.exec(savepoint ? `SAVEPOINT ${savepoint}` : begin);
+    depth++;
+    try {
+      const result = fn();
+      db.exec(savepoint ? `RELEASE ${savepoint}` : 'COMMIT');
+      return result;
+    } catch (e) {
+      if (savepoint) db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      else if (db.isTransaction) db.exec('ROLLBACK');
+      throw e;
+    } finally {
+      depth--;
+    }
+  }
+  const statement = (sql: string, arrays = false) => {
+    const s = db.prepare(sql);
+    if (arrays) s.setReturnArrays(true);
+    return {
+      get: (...p: unknown[]) => s.get(...bindable(p)),
+      all: (...p: unknown[]) => s.all(...bindable(p)),
+      run: (...p: unknown[]) => ({ changes: Number(s.run(...bindable(p)).changes) }),
+    };
+  };
+  // What drizzle's better-sqlite3 session calls on its client.
+  const drizzleClient = {
+    prepare: (sql: string) => ({ ...statement(sql), raw: () => statement(sql, true) }),
+    transaction: <A extends unknown[], T>(fn: (...args: A) => T) => {
+      const run =
+        (begin: string) =>
+        (...args: A) =>
+          transaction(() => fn(...args), begin);
+      return { deferred: run('BEGIN'), immediate: run('BEGIN IMMEDIATE'), exclusive: run('BEGIN EXCLUSIVE') };
+    },
+  };
+  return {
+    exec: (sql) => db.exec(sql),
+    prepare: statementCache((sql) => statement(sql)),
+    transaction: (fn) => transaction(fn),
+    get inTransaction() {
+      return db.isTransaction;
+    },
+    async drizzle(schema) {
+      // Imported when used: the other builds leave drizzle-orm/better-sqlite3 out (scripts/build.ts).
+      const { BetterSQLiteSession } = await import('drizzle-orm/better-sqlite3/session');
+      const dialect = new SQLiteSyncDialect();
+      const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+      const config = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
+      const session = new BetterSQLiteSession(drizzleClient as never, dialect, config);
+      return new BaseSQLiteDatabase('sync', dialect, session as never, config);
+    },
+    async backup(file) {
+      db.prepare('VACUUM INTO ?').run(file);
+    },
+    close: () => db.close(),
+  };
+}

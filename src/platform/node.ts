@@ -1,0 +1,101 @@
+import { parentPort, Worker } from 'node:worker_threads';
+import { listenError } from './listen.ts';
+import { nodeCrypto } from './node-crypto.ts';
+import { importRsaPrivateJwk, signRs256 } from './rs256.ts';
+import type { Runtime } from './runtime.ts';
+import { bindable, type SqliteDriver, statementCache } from './sqlite.ts';
+import type { WorkerHandle } from './worker.ts';
+
+export const nodeRuntime: Runtime = {
+  name: 'node',
+  openSqlite,
+  // No listener-level body limit here: the app's limits alone hold.
+  async listen(handler, opts) {
+    const { serve } = await import('@hono/node-server');
+    return new Promise((resolve, reject) => {
+      const server = serve(
+        {
+          hostname: opts.hostname,
+          port: opts.port,
+          fetch: (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
+            handler(req, { ip: env.incoming?.socket?.remoteAddress ?? 'unknown' }),
+        },
+        (info) =>
+          resolve({
+            port: info.port,
+            hostname: opts.hostname,
+            close: () =>
+              new Promise<void>((res) => {
+                (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+                server.close(() => res());
+              }),
+          }),
+      );
+      server.once('error', (e) => reject(listenError(e, opts.hostname, opts.port)));
+    });
+  },
+  spawnWorker(url): WorkerHandle {
+    // Node runs only the bundle, where each worker is built beside it as NAME.mjs (scripts/build.ts).
+    const w = new Worker(new URL(url.href.replace(/\.ts$/, '.mjs')));
+    w.unref();
+    return {
+      post: (m) => w.postMessage(m),
+      onMessage: (fn) => w.on('message', fn),
+      onExit: (fn) => {
+        w.on('error', (e) => fn(e.message));
+        w.on('exit', () => fn('exited'));
+      },
+      terminate: () => void w.terminate(),
+      ref: () => w.ref(),
+      unref: () => w.unref(),
+    };
+  },
+  parentPort() {
+    const port = parentPort;
+    if (!port) throw new Error('not in a worker');
+    return { post: (m) => port.postMessage(m), onMessage: (fn) => port.on('message', fn) };
+  },
+  ...nodeCrypto,
+  importRsaPrivateJwk,
+  signRs256,
+};
+
+/**
+ * better-sqlite3's get()/all() throw on a statement that returns no rows (bun:sqlite runs it and
+ * returns nothing), so such a statement is run and an empty result returned.
+ */
+async function openSqlite(path: string): Promise<SqliteDriver> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(path);
+  return {
+    exec: (sql) => {
+      db.exec(sql);
+    },
+    prepare: statementCache((sql) => {
+      const stmt = db.prepare(sql);
+      const returnsRows = stmt.reader;
+      return {
+        get: (...p: unknown[]) => {
+          if (returnsRows) return stmt.get(...bindable(p));
+          stmt.run(...bindable(p));
+          return undefined;
+        },
+        all: (...p: unknown[]) => {
+          if (returnsRows) return stmt.all(...bindable(p));
+          stmt.run(...bindable(p));
+          return [];
+        },
+        run: (...p: unknown[]) => ({ changes: stmt.run(...bindable(p)).changes }),
+      };
+    }),
+    transaction: (fn) => db.transaction(fn).immediate(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
+    drizzle: async (schema) => (await import('drizzle-orm/better-sqlite3')).drizzle({ client: db, schema }),
+    async backup(file) {
+      db.prepare('VACUUM INTO ?').run(file);
+    },
+    close: () => db.close(),
+  };
+}
