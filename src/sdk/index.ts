@@ -60,7 +60,7 @@ export {
   type SqliteLike,
   sqliteTransactionStore,
   type TransactionStore,
-} from './transaction-store.ts';
+} from './transaction.store.ts';
 export type {
   DiscoveryDocument,
   DocumentClaim,
