@@ -262,6 +262,23 @@ export function insertSecret(db: Db, clock: Clock, environmentId: string, secret
     .run();
 }
 
+/** Whether the developer owns the application and it has this environment. */
+export function ownsApplicationIn(
+  db: Db,
+  developerId: string,
+  environment: Environment,
+  applicationId: string,
+): boolean {
+  const row = db.sql
+    .prepare<{ owner: string | null; has_env: number }>(
+      `SELECT a.owner_developer_id AS owner,
+              EXISTS (SELECT 1 FROM application_environments x WHERE x.application_id = a.id AND x.environment = ?) AS has_env
+       FROM applications a WHERE a.id = ?`,
+    )
+    .get(environment, applicationId);
+  return row !== undefined && row.owner !== null && row.owner === developerId && row.has_env === 1;
+}
+
 /** Revokes every active secret of the environment at this instant. */
 export function revokeSecrets(db: Db, clock: Clock, environmentId: string): number {
   return db.sql
