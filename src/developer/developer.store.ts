@@ -71,6 +71,10 @@ export function developerPasswordHash(db: Db, developerId: string): string | nul
   );
 }
 
+export function setDeveloperPassword(db: Db, developerId: string, passwordHash: string): void {
+  db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(passwordHash, developerId);
+}
+
 export function listDevelopers(db: Db): Developer[] {
   return db.sql
     .prepare<DeveloperRow>('SELECT * FROM developers ORDER BY created_at, email')

@@ -158,6 +158,13 @@ export function createSessionStore(db: Db) {
       db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
     },
 
+    /** Ends every session of the subject but the one kept; returns how many. */
+    deleteOthers(kind: SessionKind, subjectId: string, keepIdHash: string): number {
+      return db.sql
+        .prepare('DELETE FROM sessions WHERE kind = ? AND subject_id = ? AND id_hash != ?')
+        .run(kind, subjectId, keepIdHash).changes;
+    },
+
     /** Removes sessions past either timeout; returns how many. */
     purgeExpired(now: number, kind: SessionKind, t: SessionTimeouts): number {
       return db.sql

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
 import { ValidationError } from '../../errors.ts';
 import { signinThrottle } from '../../identity/password-signin.ts';
+import { createSessionStore } from '../../identity/session.store.ts';
 import { unix } from '../../platform/clock.ts';
 import {
   acceptInvitation,
@@ -11,6 +12,7 @@ import {
   developerPasswordHash,
   findDeveloperByEmail,
   normaliseEmail,
+  setDeveloperPassword,
 } from '../developer.store.ts';
 
 export const MIN_PASSWORD = 12;
@@ -92,7 +94,7 @@ export async function signUp(
   const hash = await hashPassword(input.password);
   return ctx.db.sql.transaction(() => {
     const { developerId } = createDeveloper(ctx.db, ctx.clock, { email, name, actor: 'system' });
-    ctx.db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(hash, developerId);
+    setDeveloperPassword(ctx.db, developerId, hash);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.signup',
@@ -131,10 +133,8 @@ export async function changePassword(
   refuse(passwordProblems(input.password, input.confirm));
   const hash = await hashPassword(input.password);
   ctx.db.sql.transaction(() => {
-    ctx.db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(hash, developerId);
-    ctx.db.sql
-      .prepare("DELETE FROM sessions WHERE kind = 'developer' AND subject_id = ? AND id_hash != ?")
-      .run(developerId, currentSessionHash);
+    setDeveloperPassword(ctx.db, developerId, hash);
+    createSessionStore(ctx.db).deleteOthers('developer', developerId, currentSessionHash);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.password_change',
