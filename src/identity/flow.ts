@@ -8,10 +8,10 @@ import {
   rejectAuthorization,
   updateAuthorizationRequest,
 } from '../oauth/authorization-result.ts';
+import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
-import { createFlowPersonStore, type FlowPerson } from './person.store.ts';
 import type { Session } from './session.store.ts';
 
 /**
@@ -73,7 +73,7 @@ function reusableSignIn(
   session: Session,
 ): FlowPerson | undefined {
   if (!session.subjectId || session.authTime === null) return undefined;
-  const person = createFlowPersonStore(ctx.db).get(session.subjectId);
+  const person = createPersonStore(ctx.db).flowPerson(session.subjectId);
   if (person?.status !== 'active' || person.environment !== req.environment) return undefined;
   // max_age=0 asks for a sign-in now (OIDC Core §3.1.2.1): a session from this very second is no answer.
   if (prompts(req).has('login') || req.maxAge === 0) return undefined;
@@ -183,7 +183,7 @@ export function personAtStep(
   status: 'authenticated' | 'face_passed',
 ): FlowPerson | undefined {
   if (req.status !== status || !req.personId || req.personId !== session.subjectId) return undefined;
-  const person = createFlowPersonStore(ctx.db).get(req.personId);
+  const person = createPersonStore(ctx.db).flowPerson(req.personId);
   return person?.status === 'active' ? person : undefined;
 }
 

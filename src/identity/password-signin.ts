@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { decoyHash, verifyPassword } from '../crypto/password.ts';
+import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
-import { createFlowPersonStore, type FlowPerson } from './person.store.ts';
 import { createSigninThrottle } from './signin-throttle.ts';
 
 export type PasswordSignInResult =
@@ -28,7 +28,7 @@ export async function passwordSignIn(
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
   if (throttle.blocked(input.email, input.ip, unix(ctx.clock))) return { ok: false, reason: 'throttled' };
-  const person = createFlowPersonStore(ctx.db).byEmail(input.email);
+  const person = createPersonStore(ctx.db).flowPersonByEmail(input.email);
   const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
   const valid = await verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash()));
   if (!usable || !valid) {
