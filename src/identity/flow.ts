@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import {
   type AuthorizationRequest,
   approveAuthorization,
+  claimAuthorizationRequest,
   loadAuthorizationRequest,
   rejectAuthorization,
   updateAuthorizationRequest,
@@ -47,11 +48,7 @@ export function boundRequest(ctx: AppContext, requestId: string, session: Sessio
   const req = loadAuthorizationRequest(ctx, requestId);
   if (!req) throw new FlowError('unknown_request', 404);
   if (req.sessionIdHash === undefined) {
-    ctx.db.sql
-      .prepare(
-        'UPDATE authorization_requests SET session_id_hash = ? WHERE id = ? AND session_id_hash IS NULL',
-      )
-      .run(session.idHash, requestId);
+    claimAuthorizationRequest(ctx, requestId, session.idHash);
     const again = loadAuthorizationRequest(ctx, requestId);
     if (!again) throw new FlowError('unknown_request', 404);
     if (again.sessionIdHash !== session.idHash) throw new FlowError('other_session', 403);

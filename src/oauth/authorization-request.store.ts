@@ -143,6 +143,15 @@ export function createAuthorizationRequestStore(db: Db) {
       );
     },
 
+    /** Binds the request to the first browser session that opens it; a later session changes nothing. */
+    claimForSession(id: string, sessionIdHash: string): void {
+      db.sql
+        .prepare(
+          'UPDATE authorization_requests SET session_id_hash = ? WHERE id = ? AND session_id_hash IS NULL',
+        )
+        .run(sessionIdHash, id);
+    },
+
     /** Progress of an open request inside the identity experience. */
     update(
       id: string,

@@ -108,6 +108,11 @@ export function loadAuthorizationRequest(
   return toRequest(row);
 }
 
+/** Binds the request to the first session that opens it (an atomic claim); the caller reloads to see who won. */
+export function claimAuthorizationRequest(ctx: AppContext, requestId: string, sessionIdHash: string): void {
+  createAuthorizationRequestStore(ctx.db).claimForSession(requestId, sessionIdHash);
+}
+
 /** Records progress of an open request (session binding, sign-in, face result). False if it is no longer open. */
 export function updateAuthorizationRequest(
   ctx: AppContext,
