@@ -63,6 +63,40 @@ export const toConsent = (r: ConsentRow): Consent => ({
 export const canonicalScopes = (scopes: readonly string[]): string =>
   JSON.stringify([...new Set(scopes)].sort());
 
+/**
+ * The one rule for a consent in force: still active and not past its own expiry. `alias` names the
+ * consents table in the query; the fragment binds the current time as one parameter.
+ */
+export const consentInForce = (alias: string) => `${alias}.status = 'active' AND ${alias}.expires_at > ?`;
+
+// Both by primary key, in this order (CROSS JOIN, and CAST: see oauth/client.store.ts).
+const IN_FORCE_WITH_PERSON = `SELECT 1 FROM consents c CROSS JOIN persons p ON p.id = c.person_id
+  WHERE c.id = CAST(? AS TEXT) AND ${consentInForce('c')} AND p.status = 'active'`;
+const IN_FORCE_FOR = `SELECT 1 FROM consents c
+  WHERE c.id = ? AND c.person_id = ? AND c.environment_id = ? AND ${consentInForce('c')}
+    AND (SELECT status FROM persons p WHERE p.id = c.person_id AND p.environment = ?) = 'active'`;
+
+/** For the token endpoint (a module function: no allocation per exchange): in force, person active. */
+export function isConsentInForce(db: Db, consentId: string, now: number): boolean {
+  return db.sql.prepare(IN_FORCE_WITH_PERSON).get(consentId, now) !== undefined;
+}
+
+/**
+ * In force, granted by this person in this application environment, and the person is active and of
+ * the environment (sandbox personas never reach production applications, nor production persons the
+ * sandbox).
+ */
+export function isConsentInForceFor(
+  db: Db,
+  c: { consentId: string; personId: string; environmentId: string; environment: string },
+  now: number,
+): boolean {
+  return (
+    db.sql.prepare(IN_FORCE_FOR).get(c.consentId, c.personId, c.environmentId, now, c.environment) !==
+    undefined
+  );
+}
+
 /** Who holds a consent: the person, and for a sandbox persona the identity session too (`holder.ts`). */
 export interface ConsentHolder {
   personId: string;
@@ -117,7 +151,7 @@ export function createConsentStore(db: Db) {
         .prepare<ConsentRow>(
           `SELECT * FROM consents
            WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
-             AND status = 'active' AND expires_at > ?
+             AND ${consentInForce('consents')}
            ORDER BY granted_at DESC LIMIT 1`,
         )
         .get(

@@ -1,5 +1,6 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 import type { Environment } from '../apps/scope-rules.ts';
+import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
@@ -136,10 +137,6 @@ function enqueueCompleted(
   });
 }
 
-const CONSENT_FOR = `SELECT id FROM consents
-  WHERE id = ? AND person_id = ? AND environment_id = ? AND status = 'active' AND expires_at > ?
-    AND (SELECT status FROM persons WHERE persons.id = consents.person_id AND persons.environment = ?) = 'active'`;
-
 /**
  * Ends a request with a code. The code (256 random bits, stored only as its SHA-256), the request's
  * completion and the `claim_access.completed` event commit together; a request completes only once.
@@ -171,11 +168,17 @@ export async function approveAuthorization(
       faceMatch: grant.faceMatchVerified,
     });
     if (!completed) throw new NotFoundError('The authorization request is no longer open.');
-    const consent = ctx.db.sql
-      .prepare(CONSENT_FOR)
-      .get(grant.consentId, grant.personId, row.environment_id, now, row.environment);
-    // Sandbox personas never reach production applications, nor production persons the sandbox.
-    if (!consent) throw new NotFoundError('The consent is not active for this person and application.');
+    const inForce = isConsentInForceFor(
+      ctx.db,
+      {
+        consentId: grant.consentId,
+        personId: grant.personId,
+        environmentId: row.environment_id,
+        environment: row.environment,
+      },
+      now,
+    );
+    if (!inForce) throw new NotFoundError('The consent is not active for this person and application.');
     codes.insert({
       id: code.id,
       code_hash: code.hash,
