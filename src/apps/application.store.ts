@@ -179,11 +179,10 @@ export function listReviews(
 
 // ---- Writes used by the domain functions (call inside their transaction) --------------------------
 
-export interface EnvironmentRow {
-  id: string;
-  clientId: string;
-  environment: Environment;
-}
+export type EnvironmentRow = Pick<
+  typeof applicationEnvironments.$inferSelect,
+  'id' | 'clientId' | 'environment'
+>;
 
 export function findEnvironment(
   db: Db,

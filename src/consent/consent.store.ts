@@ -1,4 +1,6 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { consents } from '../db/schema/consents.ts';
 
 export type ConsentStatus = 'active' | 'revoked' | 'expired';
 export type ConsentEndReason =
@@ -27,21 +29,7 @@ export interface Consent {
 }
 
 /** A `consents` row as selected with `*`; the lifecycle store's joined rows extend it. */
-export interface ConsentRow {
-  id: string;
-  application_id: string;
-  environment_id: string;
-  person_id: string;
-  session_id_hash: string | null;
-  scopes: string;
-  purpose: string;
-  status: ConsentStatus;
-  granted_at: number;
-  expires_at: number;
-  last_used_at: number | null;
-  ended_at: number | null;
-  end_reason: ConsentEndReason | null;
-}
+export type ConsentRow = SqlRow<typeof consents>;
 
 export const toConsent = (r: ConsentRow): Consent => ({
   id: r.id,

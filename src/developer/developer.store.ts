@@ -1,6 +1,8 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { randomId, randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { developerInvitations, developers } from '../db/schema/developers.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 
@@ -13,14 +15,7 @@ export interface Developer {
   createdAt: number;
 }
 
-interface DeveloperRow {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  status: 'active' | 'disabled';
-  created_at: number;
-}
+type DeveloperRow = SqlRow<typeof developers>;
 
 const toDeveloper = (r: DeveloperRow): Developer => ({
   developerId: r.id,
@@ -181,13 +176,10 @@ export async function createInvitation(
   return { invitationId, email, expiresAt, token };
 }
 
-interface InvitationRow {
-  id: string;
-  email: string;
-  token_hash: string;
-  expires_at: number;
-  accepted_at: number | null;
-}
+type InvitationRow = Pick<
+  SqlRow<typeof developerInvitations>,
+  'id' | 'email' | 'token_hash' | 'expires_at' | 'accepted_at'
+>;
 
 /** A usable invitation for this token, or undefined when unknown, expired or already accepted. */
 export async function findInvitation(db: Db, clock: Clock, token: string): Promise<Invitation | undefined> {

@@ -1,5 +1,7 @@
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { sessions } from '../db/schema/sessions.ts';
 
 export type SessionKind = 'identity' | 'developer';
 
@@ -17,17 +19,7 @@ export interface Session {
   expiresAt: number;
 }
 
-interface Row {
-  id_hash: string;
-  kind: SessionKind;
-  subject_id: string | null;
-  csrf_secret: string;
-  auth_time: number | null;
-  amr: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-}
+type Row = SqlRow<typeof sessions>;
 
 const toSession = (r: Row): Session => ({
   idHash: r.id_hash,

@@ -1,26 +1,8 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { authorizationCodes } from '../db/schema/oauth.ts';
 
-export interface CodeRow {
-  id: string;
-  code_hash: string;
-  environment_id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string | null;
-  nonce: string | null;
-  scopes: string;
-  consent_id: string;
-  person_id: string;
-  auth_time: number;
-  acr: string;
-  amr: string;
-  liveness_verified: number;
-  face_match_verified: number;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  token_id: string | null;
-}
+export type CodeRow = SqlRow<typeof authorizationCodes>;
 
 export type NewCode = Omit<CodeRow, 'used_at' | 'token_id'>;
 
