@@ -13,7 +13,10 @@ const FORBIDDEN: [string, RegExp][] = [
   ['an exec of SQL text', /\.exec\(\s*['"`]|\.sql\.exec\(/],
   ['a drizzle sql template', /\bsql`/],
   ['a drizzle query builder', /\.orm\b/],
-  ['an import of the drizzle schema or drizzle-orm', /from\s+['"](?:[./]*\/db\/schema[^'"]*|drizzle-orm[^'"]*)['"]/],
+  [
+    'an import of the drizzle schema or drizzle-orm',
+    /from\s+['"](?:[./]*\/db\/schema[^'"]*|drizzle-orm[^'"]*)['"]/,
+  ],
 ];
 
 /** Where SQL belongs: stores, the database module, and the driver seam. */
@@ -41,9 +44,11 @@ const sources = (dir: string): string[] =>
 
 /** Every forbidden use in a text, as `line: what`. */
 function violations(text: string): string[] {
-  return text.split('\n').flatMap((line, i) =>
-    FORBIDDEN.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${i + 1}: ${what}`),
-  );
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      FORBIDDEN.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${i + 1}: ${what}`),
+    );
 }
 
 describe('store boundary', () => {
@@ -55,7 +60,8 @@ describe('store boundary', () => {
   });
 
   test('the allowlist names only files that still hold SQL', () => {
-    for (const f of ALLOWED) expect({ f, n: violations(readFileSync(join(root, f), 'utf8')).length > 0 }).toEqual({ f, n: true });
+    for (const f of ALLOWED)
+      expect({ f, n: violations(readFileSync(join(root, f), 'utf8')).length > 0 }).toEqual({ f, n: true });
   });
 
   test('each kind of SQL outside a store is caught', () => {
