@@ -329,7 +329,7 @@ export function ownsApplicationIn(
        FROM applications a WHERE a.id = ?`,
     )
     .get(environment, applicationId);
-  return row !== undefined && row.owner !== null && row.owner === developerId && row.has_env === 1;
+  return row?.owner === developerId && row.has_env === 1;
 }
 
 /** Revokes every active secret of the environment at this instant. */
