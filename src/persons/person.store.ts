@@ -18,7 +18,7 @@ export type FlowPerson = Pick<
 const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS passwordHash,
   p.assurance_level AS assuranceLevel, p.face_template_ref AS faceTemplateRef, p.status`;
 
-/** A person's releasable data as UserInfo and the ID token read it, in one place. */
+/** A person's releasable data as UserInfo reads it. */
 type ReleasableRow = Omit<
   PersonRow,
   'id' | 'externalId' | 'environment' | 'passwordHash' | 'faceTemplateRef' | 'status' | 'createdAt'
