@@ -1,7 +1,7 @@
 import type { Config } from './config/schema.ts';
 import { type AppContext, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
-import { openDb } from './db/open.ts';
+import { openDb, optimize } from './db/open.ts';
 import { createEmailTransport } from './email/transport.ts';
 import { Metrics } from './http/metrics.ts';
 import { seedPersonas } from './identity/personas.ts';
@@ -29,8 +29,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     migrate(db, clock);
     seedPersonas(db);
   }
-  // Table statistics let SQLite plan small joins as index lookups rather than scans.
-  db.sql.exec('PRAGMA optimize=0x10002');
+  optimize(db);
   try {
     await bindKeyMaterial({ db, config, clock, log });
   } catch (e) {

@@ -64,7 +64,10 @@ export interface ApplicationView {
   latestReview: ReviewView | null;
 }
 
-type ReviewRow = typeof productionReviews.$inferSelect;
+export type ApplicationInsert = typeof applications.$inferInsert;
+export type EnvironmentInsert = typeof applicationEnvironments.$inferInsert;
+export type ReviewRow = typeof productionReviews.$inferSelect;
+export type ReviewInsert = typeof productionReviews.$inferInsert;
 const jsonList = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
 export const toReviewView = (r: ReviewRow): ReviewView => ({
   reviewId: r.id,
@@ -176,11 +179,10 @@ export function listReviews(
 
 // ---- Writes used by the domain functions (call inside their transaction) --------------------------
 
-export interface EnvironmentRow {
-  id: string;
-  clientId: string;
-  environment: Environment;
-}
+export type EnvironmentRow = Pick<
+  typeof applicationEnvironments.$inferSelect,
+  'id' | 'clientId' | 'environment'
+>;
 
 export function findEnvironment(
   db: Db,
@@ -260,6 +262,74 @@ export function insertSecret(db: Db, clock: Clock, environmentId: string, secret
     .insert(clientSecrets)
     .values({ id: randomId('sec_'), environmentId, secretHash, createdAt: unix(clock) })
     .run();
+}
+
+export function insertApplication(db: Db, row: ApplicationInsert): void {
+  db.orm.insert(applications).values(row).run();
+}
+
+export function setApplicationFields(
+  db: Db,
+  applicationId: string,
+  fields: Partial<ApplicationInsert>,
+): void {
+  db.orm.update(applications).set(fields).where(eq(applications.id, applicationId)).run();
+}
+
+export function setEnvironmentFields(
+  db: Db,
+  environmentId: string,
+  fields: Partial<EnvironmentInsert>,
+): void {
+  db.orm
+    .update(applicationEnvironments)
+    .set(fields)
+    .where(eq(applicationEnvironments.id, environmentId))
+    .run();
+}
+
+/** Deletes the application; the schema cascades to its environments, credentials, consents and tokens. */
+export function deleteApplicationRow(db: Db, applicationId: string): { name: string } | undefined {
+  const app = db.orm
+    .select({ name: applications.name })
+    .from(applications)
+    .where(eq(applications.id, applicationId))
+    .get();
+  if (app) db.orm.delete(applications).where(eq(applications.id, applicationId)).run();
+  return app;
+}
+
+export function findPendingReview(db: Db, applicationId: string): ReviewRow | undefined {
+  return db.orm
+    .select()
+    .from(productionReviews)
+    .where(and(eq(productionReviews.applicationId, applicationId), eq(productionReviews.status, 'pending')))
+    .get();
+}
+
+export function insertReview(db: Db, row: ReviewInsert): void {
+  db.orm.insert(productionReviews).values(row).run();
+}
+
+export function setReviewFields(db: Db, reviewId: string, fields: Partial<ReviewInsert>): void {
+  db.orm.update(productionReviews).set(fields).where(eq(productionReviews.id, reviewId)).run();
+}
+
+/** Whether the developer owns the application and it has this environment. */
+export function ownsApplicationIn(
+  db: Db,
+  developerId: string,
+  environment: Environment,
+  applicationId: string,
+): boolean {
+  const row = db.sql
+    .prepare<{ owner: string | null; has_env: number }>(
+      `SELECT a.owner_developer_id AS owner,
+              EXISTS (SELECT 1 FROM application_environments x WHERE x.application_id = a.id AND x.environment = ?) AS has_env
+       FROM applications a WHERE a.id = ?`,
+    )
+    .get(environment, applicationId);
+  return row?.owner === developerId && row.has_env === 1;
 }
 
 /** Revokes every active secret of the environment at this instant. */

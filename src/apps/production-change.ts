@@ -1,11 +1,15 @@
-import { and, eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { productionReviews } from '../db/schema/applications.ts';
 import { type Clock, unix } from '../platform/clock.ts';
-import type { EnvironmentView, ReviewView } from './application.store.ts';
+import {
+  type EnvironmentView,
+  findPendingReview,
+  insertReview,
+  type ReviewView,
+  setReviewFields,
+} from './application.store.ts';
 import { ruleViolation } from './rule-error.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
@@ -72,14 +76,6 @@ export function reviewChanges(
   return out;
 }
 
-export function pendingReviewRow(db: Db, applicationId: string) {
-  return db.orm
-    .select()
-    .from(productionReviews)
-    .where(and(eq(productionReviews.applicationId, applicationId), eq(productionReviews.status, 'pending')))
-    .get();
-}
-
 function optionalText(path: string, value: string | undefined): string | undefined {
   const v = value?.trim();
   if (v && v.length > MAX_TEXT)
@@ -106,14 +102,10 @@ export function fileProductionChange(
   },
 ): ReviewView['reviewId'] | undefined {
   const t = unix(clock);
-  const existing = pendingReviewRow(db, input.applicationId);
+  const existing = findPendingReview(db, input.applicationId);
   if (Object.keys(input.review).length === 0) {
     if (!existing) return undefined;
-    db.orm
-      .update(productionReviews)
-      .set({ status: 'withdrawn', decidedAt: t })
-      .where(eq(productionReviews.id, existing.id))
-      .run();
+    setReviewFields(db, existing.id, { status: 'withdrawn', decidedAt: t });
     recordAudit(db, clock, {
       actor: input.actor,
       action: 'review.withdraw',
@@ -148,19 +140,15 @@ export function fileProductionChange(
     requestedBy: input.actor,
   };
   const reviewId = existing?.id ?? randomId('rev_');
-  if (existing)
-    db.orm.update(productionReviews).set(settings).where(eq(productionReviews.id, reviewId)).run();
+  if (existing) setReviewFields(db, reviewId, settings);
   else
-    db.orm
-      .insert(productionReviews)
-      .values({
-        id: reviewId,
-        applicationId: input.applicationId,
-        status: 'pending',
-        createdAt: t,
-        ...settings,
-      })
-      .run();
+    insertReview(db, {
+      id: reviewId,
+      applicationId: input.applicationId,
+      status: 'pending',
+      createdAt: t,
+      ...settings,
+    });
   recordAudit(db, clock, {
     actor: input.actor,
     action: 'review.request',

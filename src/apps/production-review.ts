@@ -1,25 +1,27 @@
-import { eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { applicationEnvironments, applications, productionReviews } from '../db/schema/applications.ts';
 import { ValidationError } from '../errors.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import {
   findEnvironment,
+  findPendingReview,
   getApplication,
   insertEnvironment,
+  insertReview,
   newClientSecret,
   type ReviewView,
   replaceRedirectUris,
+  setApplicationFields,
+  setEnvironmentFields,
+  setReviewFields,
   toReviewView,
 } from './application.store.ts';
 import { checkDocumentCountries, checkDocumentTypes } from './document-policy-rules.ts';
-import { pendingReviewRow } from './production-change.ts';
 import { checkRedirectUris } from './redirect-uri-rules.ts';
 import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
@@ -73,7 +75,7 @@ export function requestProductionReview(
           input.fullNumberJustification,
         )
       : null;
-    if (pendingReviewRow(db, applicationId))
+    if (findPendingReview(db, applicationId))
       throw new ValidationError(`application ${applicationId} already has a pending production review`);
     const row = {
       id: randomId('rev_'),
@@ -88,7 +90,7 @@ export function requestProductionReview(
       requestedBy: input.actor,
       createdAt: unix(clock),
     };
-    db.orm.insert(productionReviews).values(row).run();
+    insertReview(db, row);
     recordAudit(db, clock, {
       actor: input.actor,
       action: 'review.request',
@@ -120,7 +122,7 @@ export async function approveReview(
     const app = getApplication(db, applicationId);
     const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
     const t = unix(clock);
-    let review = pendingReviewRow(db, applicationId);
+    let review = findPendingReview(db, applicationId);
     if (!review) {
       review = {
         id: randomId('rev_'),
@@ -137,39 +139,31 @@ export async function approveReview(
         createdAt: t,
         decidedAt: null,
       };
-      db.orm.insert(productionReviews).values(review).run();
+      insertReview(db, review);
     }
     const asked = toReviewView(review);
     const scopes = checkScopes(asked.scopes, 'production', { fullNumberApproved: true });
     const grantsFullNumber =
       scopes.includes(FULL_NUMBER) && (!!review.fullNumberJustification || app.fullNumberApproved);
-    db.orm
-      .update(productionReviews)
-      .set({ status: 'approved', decidedAt: t, decisionReason: opts.reason?.trim() || null })
-      .where(eq(productionReviews.id, review.id))
-      .run();
+    setReviewFields(db, review.id, {
+      status: 'approved',
+      decidedAt: t,
+      decisionReason: opts.reason?.trim() || null,
+    });
     // The flag follows the latest approved scopes, so narrowing production also withdraws it.
     if (grantsFullNumber !== app.fullNumberApproved)
-      db.orm
-        .update(applications)
-        .set({ fullNumberApproved: grantsFullNumber, updatedAt: t })
-        .where(eq(applications.id, applicationId))
-        .run();
+      setApplicationFields(db, applicationId, { fullNumberApproved: grantsFullNumber, updatedAt: t });
     const existing = findEnvironment(db, applicationId, 'production');
     let result: IssuedCredentials;
     const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
     const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
     const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
-      db.orm
-        .update(applicationEnvironments)
-        .set({
-          scopes: JSON.stringify(scopes),
-          ...(documentTypes ? { documentTypes: JSON.stringify(documentTypes) } : {}),
-          ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
-        })
-        .where(eq(applicationEnvironments.id, existing.id))
-        .run();
+      setEnvironmentFields(db, existing.id, {
+        scopes: JSON.stringify(scopes),
+        ...(documentTypes ? { documentTypes: JSON.stringify(documentTypes) } : {}),
+        ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
+      });
       if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
@@ -228,7 +222,7 @@ export function rejectReview(
   const reason = checkText('reason', 'reason', opts.reason);
   return db.sql.transaction(() => {
     getApplication(db, applicationId);
-    const review = pendingReviewRow(db, applicationId);
+    const review = findPendingReview(db, applicationId);
     if (!review) throw new ValidationError(`application ${applicationId} has no pending production review`);
     const decided = {
       ...review,
@@ -236,11 +230,11 @@ export function rejectReview(
       decisionReason: reason,
       decidedAt: unix(clock),
     };
-    db.orm
-      .update(productionReviews)
-      .set({ status: 'rejected', decisionReason: reason, decidedAt: decided.decidedAt })
-      .where(eq(productionReviews.id, review.id))
-      .run();
+    setReviewFields(db, review.id, {
+      status: 'rejected',
+      decisionReason: reason,
+      decidedAt: decided.decidedAt,
+    });
     recordAudit(db, clock, {
       actor: opts.actor,
       action: 'review.reject',

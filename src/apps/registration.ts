@@ -1,19 +1,24 @@
-import { eq } from 'drizzle-orm';
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { applicationEnvironments, applications } from '../db/schema/applications.ts';
+import { findDeveloper } from '../developer/developer.store.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import {
+  type ApplicationInsert,
   type ApplicationView,
+  deleteApplicationRow,
+  type EnvironmentInsert,
   type EnvironmentView,
   findEnvironment,
   getApplication,
+  insertApplication,
   insertEnvironment,
   newClientSecret,
   replaceRedirectUris,
+  setApplicationFields,
+  setEnvironmentFields,
 } from './application.store.ts';
 import { checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
 import {
@@ -53,7 +58,7 @@ export interface IssuedCredentials {
 }
 
 function checkOwner(db: Db, developerId: string): void {
-  if (!db.sql.prepare('SELECT 1 FROM developers WHERE id = ?').get(developerId))
+  if (!findDeveloper(db, developerId))
     throw ruleViolation('ownerDeveloperId', `developer ${developerId} not found`);
 }
 
@@ -84,19 +89,16 @@ export async function createApplication(
     if (input.ownerDeveloperId) checkOwner(db, input.ownerDeveloperId);
     const applicationId = randomId('app_');
     const t = unix(clock);
-    db.orm
-      .insert(applications)
-      .values({
-        id: applicationId,
-        name,
-        type,
-        ownerDeveloperId: input.ownerDeveloperId ?? null,
-        pkce,
-        plan,
-        createdAt: t,
-        updatedAt: t,
-      })
-      .run();
+    insertApplication(db, {
+      id: applicationId,
+      name,
+      type,
+      ownerDeveloperId: input.ownerDeveloperId ?? null,
+      pkce,
+      plan,
+      createdAt: t,
+      updatedAt: t,
+    });
     const env = insertEnvironment(db, clock, {
       applicationId,
       environment: 'sandbox',
@@ -177,7 +179,7 @@ export function updateApplication(
   return db.sql.transaction(() => {
     const app = getApplication(db, applicationId);
     const changed: Record<string, unknown> = {};
-    const appSet: Partial<typeof applications.$inferInsert> = {};
+    const appSet: Partial<ApplicationInsert> = {};
     if (input.name !== undefined) appSet.name = changed.name = checkName(input.name);
     if (input.pkce !== undefined) appSet.pkce = changed.pkce = checkPkce(input.pkce);
     if (input.plan !== undefined) appSet.plan = changed.plan = checkPlan(input.plan);
@@ -220,7 +222,7 @@ export function updateApplication(
         });
         if (pendingReviewId) changed.pendingReviewId = pendingReviewId;
       }
-      const envSet: Partial<typeof applicationEnvironments.$inferInsert> = {};
+      const envSet: Partial<EnvironmentInsert> = {};
       if (apply.redirectUris) {
         replaceRedirectUris(db, env.id, apply.redirectUris);
         changed.redirectUris = apply.redirectUris;
@@ -240,22 +242,13 @@ export function updateApplication(
         changed.documentCountries = apply.documentCountries;
         envSet.documentCountries = JSON.stringify(apply.documentCountries);
       }
-      if (Object.keys(envSet).length)
-        db.orm
-          .update(applicationEnvironments)
-          .set(envSet)
-          .where(eq(applicationEnvironments.id, env.id))
-          .run();
+      if (Object.keys(envSet).length) setEnvironmentFields(db, env.id, envSet);
     }
     if (Object.keys(changed).length === 0) {
       if (!touchesEnvironment) throw new ValidationError('nothing to change');
       return getApplication(db, applicationId); // a reorder, or a narrowing that must wait
     }
-    db.orm
-      .update(applications)
-      .set({ ...appSet, updatedAt: unix(clock) })
-      .where(eq(applications.id, applicationId))
-      .run();
+    setApplicationFields(db, applicationId, { ...appSet, updatedAt: unix(clock) });
     recordAudit(db, clock, {
       actor: input.actor,
       action: 'application.update',
@@ -285,13 +278,8 @@ export function deleteApplication(
   opts: { actor: AuditActor },
 ): void {
   db.sql.transaction(() => {
-    const app = db.orm
-      .select({ name: applications.name })
-      .from(applications)
-      .where(eq(applications.id, applicationId))
-      .get();
+    const app = deleteApplicationRow(db, applicationId);
     if (!app) throw new NotFoundError(`application ${applicationId} not found`);
-    db.orm.delete(applications).where(eq(applications.id, applicationId)).run();
     recordAudit(db, clock, {
       actor: opts.actor,
       action: 'application.delete',

@@ -20,6 +20,7 @@ identity_url = ""                  # default base_url + "/identity"
 developer_url = ""                 # default base_url + "/developer"
 trust_proxy = ""                   # e.g. "x-forwarded-for" behind a reverse proxy; empty = socket address
 allow_http = false                 # true allows http:// public URLs on a non-loopback host
+metrics_token = ""                 # bearer token for /metrics from other hosts (32+ bytes); empty = loopback clients only
 
 [database]
 path = "./data/verity.db"

@@ -1,4 +1,6 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { consents } from '../db/schema/consents.ts';
 
 export type ConsentStatus = 'active' | 'revoked' | 'expired';
 export type ConsentEndReason =
@@ -27,21 +29,7 @@ export interface Consent {
 }
 
 /** A `consents` row as selected with `*`; the lifecycle store's joined rows extend it. */
-export interface ConsentRow {
-  id: string;
-  application_id: string;
-  environment_id: string;
-  person_id: string;
-  session_id_hash: string | null;
-  scopes: string;
-  purpose: string;
-  status: ConsentStatus;
-  granted_at: number;
-  expires_at: number;
-  last_used_at: number | null;
-  ended_at: number | null;
-  end_reason: ConsentEndReason | null;
-}
+export type ConsentRow = SqlRow<typeof consents>;
 
 export const toConsent = (r: ConsentRow): Consent => ({
   id: r.id,
@@ -62,6 +50,40 @@ export const toConsent = (r: ConsentRow): Consent => ({
 /** The canonical text of a scope set: sorted and de-duplicated, so equal sets compare equal as text. */
 export const canonicalScopes = (scopes: readonly string[]): string =>
   JSON.stringify([...new Set(scopes)].sort());
+
+/**
+ * The one rule for a consent in force: still active and not past its own expiry. `alias` names the
+ * consents table in the query; the fragment binds the current time as one parameter.
+ */
+export const consentInForce = (alias: string) => `${alias}.status = 'active' AND ${alias}.expires_at > ?`;
+
+// Both by primary key, in this order (CROSS JOIN, and CAST: see oauth/client.store.ts).
+const IN_FORCE_WITH_PERSON = `SELECT 1 FROM consents c CROSS JOIN persons p ON p.id = c.person_id
+  WHERE c.id = CAST(? AS TEXT) AND ${consentInForce('c')} AND p.status = 'active'`;
+const IN_FORCE_FOR = `SELECT 1 FROM consents c
+  WHERE c.id = ? AND c.person_id = ? AND c.environment_id = ? AND ${consentInForce('c')}
+    AND (SELECT status FROM persons p WHERE p.id = c.person_id AND p.environment = ?) = 'active'`;
+
+/** For the token endpoint (a module function: no allocation per exchange): in force, person active. */
+export function isConsentInForce(db: Db, consentId: string, now: number): boolean {
+  return db.sql.prepare(IN_FORCE_WITH_PERSON).get(consentId, now) !== undefined;
+}
+
+/**
+ * In force, granted by this person in this application environment, and the person is active and of
+ * the environment (sandbox personas never reach production applications, nor production persons the
+ * sandbox).
+ */
+export function isConsentInForceFor(
+  db: Db,
+  c: { consentId: string; personId: string; environmentId: string; environment: string },
+  now: number,
+): boolean {
+  return (
+    db.sql.prepare(IN_FORCE_FOR).get(c.consentId, c.personId, c.environmentId, now, c.environment) !==
+    undefined
+  );
+}
 
 /** Who holds a consent: the person, and for a sandbox persona the identity session too (`holder.ts`). */
 export interface ConsentHolder {
@@ -117,7 +139,7 @@ export function createConsentStore(db: Db) {
         .prepare<ConsentRow>(
           `SELECT * FROM consents
            WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
-             AND status = 'active' AND expires_at > ?
+             AND ${consentInForce('consents')}
            ORDER BY granted_at DESC LIMIT 1`,
         )
         .get(

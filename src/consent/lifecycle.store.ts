@@ -5,6 +5,7 @@ import {
   type ConsentEndReason,
   type ConsentHolder,
   type ConsentRow,
+  consentInForce,
   toConsent,
 } from './consent.store.ts';
 
@@ -62,7 +63,7 @@ export function createConsentLifecycleStore(db: Db) {
     /** Consents still in force (active and not past their expiry) of a holder. */
     activeForHolder(h: ConsentHolder, now: number): ConsentRecord[] {
       return all(
-        "c.person_id = ? AND c.session_id_hash IS ? AND c.status = 'active' AND c.expires_at > ?",
+        `c.person_id = ? AND c.session_id_hash IS ? AND ${consentInForce('c')}`,
         h.personId,
         h.sessionIdHash,
         now,
@@ -83,7 +84,7 @@ export function createConsentLifecycleStore(db: Db) {
       return db.sql
         .prepare<Row & { person_name: string | null }>(
           `SELECT ${COLUMNS}, p.name AS person_name ${FROM} JOIN persons p ON p.id = c.person_id
-           WHERE c.application_id = ? AND e.environment = 'sandbox' AND c.status = 'active' AND c.expires_at > ?
+           WHERE c.application_id = ? AND e.environment = 'sandbox' AND ${consentInForce('c')}
            ORDER BY c.granted_at DESC, c.id`,
         )
         .all(applicationId, now)
@@ -117,13 +118,6 @@ export function createConsentLifecycleStore(db: Db) {
           )
           .run(status, reason, now, id).changes === 1
       );
-    },
-
-    /** Revokes every unrevoked access token issued under the consent. */
-    revokeTokens(consentId: string, now: number): number {
-      return db.sql
-        .prepare('UPDATE access_tokens SET revoked_at = ? WHERE consent_id = ? AND revoked_at IS NULL')
-        .run(now, consentId).changes;
     },
   };
 }

@@ -2,6 +2,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../errors.ts';
+import { revokeAccessTokensOfConsent } from '../oauth/access-token.store.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
@@ -48,7 +49,7 @@ async function endConsents(
           continue;
         }
         if (!store.end(c.id, status, reason, now)) continue;
-        store.revokeTokens(c.id, now);
+        revokeAccessTokensOfConsent(ctx.db, c.id, now);
         enqueueEvent(ctx.db, ctx.clock, {
           type: 'consent.revoked',
           applicationId: c.applicationId,

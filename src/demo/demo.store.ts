@@ -1,3 +1,4 @@
+import { runtime } from '../platform/runtime.ts';
 import type { SqliteDriver } from '../platform/sqlite.ts';
 
 /** A signed-in demo session: what the callback learned, kept server-side behind an HTTP-only cookie. */
@@ -17,6 +18,33 @@ export interface ReceivedWebhook {
   createdAt: string;
   receivedAt: number;
   data: unknown;
+}
+
+/** The demo's own SQLite file (never Verity's database). */
+export async function openDemoDatabase(path: string): Promise<SqliteDriver> {
+  const db = await runtime.openSqlite(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
+  return db;
+}
+
+export interface DemoLock {
+  tryLock(): void;
+  unlock(): void;
+  close(): void;
+}
+
+/**
+ * A connection of its own holding the demo file's write lock (BEGIN IMMEDIATE): held across awaits,
+ * so no other statement may run on it. `tryLock` throws SQLITE_BUSY at once rather than waiting.
+ */
+export async function openDemoLock(path: string): Promise<DemoLock> {
+  const db = await runtime.openSqlite(path);
+  db.exec('PRAGMA busy_timeout = 0');
+  return {
+    tryLock: () => db.exec('BEGIN IMMEDIATE'),
+    unlock: () => db.exec('ROLLBACK'),
+    close: () => db.close(),
+  };
 }
 
 /** The demo's own tables, in its own SQLite file (never Verity's database). */

@@ -3,10 +3,9 @@ import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
 import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
-import { runtime } from '../platform/runtime.ts';
-import type { SqliteDriver } from '../platform/sqlite.ts';
 import { createEndpoint } from '../webhooks/endpoint.service.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
+import { type DemoLock, openDemoLock } from './demo.store.ts';
 
 /** What the demo remembers about its own sandbox application (kept 0600: it holds secrets). */
 export interface DemoRegistration {
@@ -86,24 +85,23 @@ async function withRegistrationLock<T>(ctx: AppContext, fn: () => Promise<T>): P
   const path = demoDatabasePath(ctx);
   await files.ensureDir(files.dirname(path));
   // A connection of its own: the lock is held across awaits, so no other statement may run on it.
-  const lock = await runtime.openSqlite(path);
+  const lock = await openDemoLock(path);
   try {
     await acquire(lock);
     try {
       return await fn();
     } finally {
-      lock.exec('ROLLBACK');
+      lock.unlock();
     }
   } finally {
     lock.close();
   }
 }
 
-async function acquire(lock: SqliteDriver): Promise<void> {
-  lock.exec('PRAGMA busy_timeout = 0');
+async function acquire(lock: DemoLock): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      lock.exec('BEGIN IMMEDIATE');
+      lock.tryLock();
       return;
     } catch (e) {
       if (!isBusy(e) || attempt >= LOCK_ATTEMPTS) throw e;

@@ -3,7 +3,7 @@ import { parseListen } from '../platform/listen.ts';
 import { runtime } from '../platform/runtime.ts';
 import { createVerityClient, sqliteTransactionStore } from '../sdk/index.ts';
 import { createDemoApp } from './demo.app.ts';
-import { createDemoStore } from './demo.store.ts';
+import { createDemoStore, openDemoDatabase } from './demo.store.ts';
 import { type DemoRegistration, demoDatabasePath, ensureDemoRegistration } from './registration.ts';
 
 export interface RunningDemo {
@@ -24,8 +24,7 @@ export async function startDemo(ctx: AppContext, opts: { port?: number } = {}): 
   const url = ctx.config.demo.url || `http://localhost:${port}`;
   const registration = await ensureDemoRegistration(ctx, url);
 
-  const db = await runtime.openSqlite(demoDatabasePath(ctx));
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
+  const db = await openDemoDatabase(demoDatabasePath(ctx));
   const store = createDemoStore(db);
   const client = createVerityClient({
     issuer: ctx.config.server.base_url,

@@ -1,6 +1,8 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { randomId, randomToken, sha256Hex, timingSafeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { developerApiKeys } from '../db/schema/developers.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 
@@ -28,16 +30,7 @@ export interface AuthenticatedKey {
   environment: KeyEnvironment;
 }
 
-interface KeyRow {
-  id: string;
-  developer_id: string;
-  environment: KeyEnvironment;
-  key_hash: string;
-  label: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
+type KeyRow = SqlRow<typeof developerApiKeys>;
 
 const toSummary = (r: KeyRow): ApiKeySummary => ({
   keyId: r.id,

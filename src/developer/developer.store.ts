@@ -1,6 +1,8 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { randomId, randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { developerInvitations, developers } from '../db/schema/developers.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 
@@ -15,15 +17,7 @@ export interface Developer {
   createdAt: number;
 }
 
-interface DeveloperRow {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  status: 'active' | 'disabled';
-  created_at: number;
-  email_verified_at: number | null;
-}
+type DeveloperRow = SqlRow<typeof developers>;
 
 const toDeveloper = (r: DeveloperRow): Developer => ({
   developerId: r.id,
@@ -73,6 +67,10 @@ export function developerPasswordHash(db: Db, developerId: string): string | nul
       .prepare<{ password_hash: string | null }>('SELECT password_hash FROM developers WHERE id = ?')
       .get(developerId)?.password_hash ?? null
   );
+}
+
+export function setDeveloperPassword(db: Db, developerId: string, passwordHash: string): void {
+  db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(passwordHash, developerId);
 }
 
 export function listDevelopers(db: Db): Developer[] {
@@ -198,13 +196,10 @@ export async function createInvitation(
   return { invitationId, email, expiresAt, token };
 }
 
-interface InvitationRow {
-  id: string;
-  email: string;
-  token_hash: string;
-  expires_at: number;
-  accepted_at: number | null;
-}
+type InvitationRow = Pick<
+  SqlRow<typeof developerInvitations>,
+  'id' | 'email' | 'token_hash' | 'expires_at' | 'accepted_at'
+>;
 
 /** A usable invitation for this token, or undefined when unknown, expired or already accepted. */
 export async function findInvitation(db: Db, clock: Clock, token: string): Promise<Invitation | undefined> {
@@ -276,20 +271,4 @@ export function markEmailVerified(db: Db, clock: Clock, developerId: string): vo
   db.sql
     .prepare('UPDATE developers SET email_verified_at = coalesce(email_verified_at, ?) WHERE id = ?')
     .run(unix(clock), developerId);
-}
-
-/**
- * Sets a new password and ends the developer's portal sessions, all but `keepSessionHash` (the one
- * that changed it): a new password is what someone sets after suspecting another person has the old.
- */
-export function setDeveloperPassword(
-  db: Db,
-  developerId: string,
-  passwordHash: string,
-  keepSessionHash = '',
-): void {
-  db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(passwordHash, developerId);
-  db.sql
-    .prepare("DELETE FROM sessions WHERE kind = 'developer' AND subject_id = ? AND id_hash != ?")
-    .run(developerId, keepSessionHash);
 }

@@ -1,44 +1,13 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { identityDocuments } from '../db/schema/persons.ts';
+
+type DocumentColumns = typeof identityDocuments.$inferSelect;
 
 /** An identity document as the documents API and UserInfo see it. */
-export interface SharedDocument {
-  id: string;
-  personId: string;
-  documentType: 'passport' | 'id_card' | 'driving_licence' | 'residence_permit';
-  issuingCountry: string;
-  documentNumber: string;
-  displayName: string;
-  /** `YYYY-MM-DD`. */
-  expiryDate: string;
-  validityStatus: 'valid' | 'expired' | 'revoked' | 'suspended';
-  verified: boolean;
-  /** Unix seconds. */
-  verifiedAt: number | null;
-  /** The person's sharing switch. */
-  shareEnabled: boolean;
-  status: 'active' | 'disabled';
-  primary: boolean;
-  attestationId: string;
-  proofStatus: 'active' | 'superseded' | 'revoked';
-}
+export type SharedDocument = Omit<DocumentColumns, 'createdAt' | 'updatedAt'>;
 
-interface Row {
-  id: string;
-  person_id: string;
-  document_type: SharedDocument['documentType'];
-  issuing_country: string;
-  document_number: string;
-  display_name: string;
-  expiry_date: string;
-  validity_status: SharedDocument['validityStatus'];
-  verified: number;
-  verified_at: number | null;
-  share_enabled: number;
-  status: SharedDocument['status'];
-  primary: number;
-  attestation_id: string;
-  proof_status: SharedDocument['proofStatus'];
-}
+type Row = Omit<SqlRow<typeof identityDocuments>, 'created_at' | 'updated_at'>;
 
 const documentFromRow = (r: Row): SharedDocument => ({
   id: r.id,

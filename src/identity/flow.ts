@@ -5,14 +5,15 @@ import type { AppContext } from '../context.ts';
 import {
   type AuthorizationRequest,
   approveAuthorization,
+  claimAuthorizationRequest,
   loadAuthorizationRequest,
   rejectAuthorization,
   updateAuthorizationRequest,
 } from '../oauth/authorization-result.ts';
+import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
-import { createFlowPersonStore, type FlowPerson } from './person.store.ts';
 import type { Session } from './session.store.ts';
 
 /**
@@ -48,11 +49,7 @@ export function boundRequest(ctx: AppContext, requestId: string, session: Sessio
   const req = loadAuthorizationRequest(ctx, requestId);
   if (!req) throw new FlowError('unknown_request', 404);
   if (req.sessionIdHash === undefined) {
-    ctx.db.sql
-      .prepare(
-        'UPDATE authorization_requests SET session_id_hash = ? WHERE id = ? AND session_id_hash IS NULL',
-      )
-      .run(session.idHash, requestId);
+    claimAuthorizationRequest(ctx, requestId, session.idHash);
     const again = loadAuthorizationRequest(ctx, requestId);
     if (!again) throw new FlowError('unknown_request', 404);
     if (again.sessionIdHash !== session.idHash) throw new FlowError('other_session', 403);
@@ -74,7 +71,7 @@ function reusableSignIn(
   session: Session,
 ): FlowPerson | undefined {
   if (!session.subjectId || session.authTime === null) return undefined;
-  const person = createFlowPersonStore(ctx.db).get(session.subjectId);
+  const person = createPersonStore(ctx.db).flowPerson(session.subjectId);
   if (person?.status !== 'active' || person.environment !== req.environment) return undefined;
   // max_age=0 asks for a sign-in now (OIDC Core §3.1.2.1): a session from this very second is no answer.
   if (prompts(req).has('login') || req.maxAge === 0) return undefined;
@@ -196,7 +193,7 @@ export function personAtStep(
   status: 'authenticated' | 'face_passed',
 ): FlowPerson | undefined {
   if (req.status !== status || !req.personId || req.personId !== session.subjectId) return undefined;
-  const person = createFlowPersonStore(ctx.db).get(req.personId);
+  const person = createPersonStore(ctx.db).flowPerson(req.personId);
   return person?.status === 'active' ? person : undefined;
 }
 

@@ -9,6 +9,7 @@ import type { AppEnv } from '../http/env.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
+import { createPersonStore } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { accountRouter } from './account/account.router.tsx';
 import { errorResponse, logUnhandled } from './error-response.tsx';
@@ -34,7 +35,6 @@ import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/fa
 import type { PageProps } from './pages/layout.tsx';
 import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
 import { passwordSignIn } from './password-signin.ts';
-import { createFlowPersonStore } from './person.store.ts';
 import { PERSONAS, personaByKey } from './personas.ts';
 import {
   csrfProtection,
@@ -189,7 +189,7 @@ export function identityRouter(ctx: AppContext) {
         personId: persona.personId,
         ip: c.get('clientIp'),
       });
-      const person = createFlowPersonStore(ctx.db).get(persona.personId);
+      const person = createPersonStore(ctx.db).flowPerson(persona.personId);
       if (!person) throw new Error('sandbox personas are not seeded');
       const forced = applyForcedOutcome(ctx, req, f.outcome);
       return go(c, req.id, forced ?? signedIn(ctx, req, person, session));

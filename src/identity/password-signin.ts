@@ -1,8 +1,8 @@
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { decoyHash, verifyPassword } from '../crypto/password.ts';
+import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
-import { createFlowPersonStore, type FlowPerson } from './person.store.ts';
 import { createSigninThrottle } from './signin-throttle.ts';
 
 export type PasswordSignInResult =
@@ -29,7 +29,7 @@ export async function passwordSignIn(
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
-  const person = createFlowPersonStore(ctx.db).byEmail(input.email);
+  const person = createPersonStore(ctx.db).flowPersonByEmail(input.email);
   if (throttle.blocked(input.email, input.ip, unix(ctx.clock), person?.id)) {
     securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
     return { ok: false, reason: 'throttled' };

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { SharedDocument } from '../documents/document.store.ts';
+import { createPersonStore } from '../persons/person.store.ts';
 import { PERSONA_PHOTOS } from './persona-photos.ts';
 
 /**
@@ -223,87 +224,44 @@ export const personaByKey = (key: string): Persona | undefined => PERSONAS.find(
 export const personaById = (personId: string): Persona | undefined =>
   PERSONAS.find((p) => p.personId === personId);
 
-/**
- * Writes the personas, their emails, phones and documents. Upserts (never delete-and-insert), so
- * consents and tokens that reference a persona survive restarts; re-running it restores edited data.
- */
+/** Writes the personas, their emails, phones and documents (see the person store's `upsertPersona`). */
 export function seedPersonas(db: Db): void {
-  const s = db.sql;
-  const person = s.prepare(
-    `INSERT INTO persons (id, external_id, environment, given_name, family_name, name, preferred_username, locale,
-       legal_given_name, legal_family_name, birthdate, nationalities, photo, photo_verified, password_hash,
-       assurance_level, identity_verified, face_template_ref, status, created_at, updated_at)
-     VALUES (?, ?, 'sandbox', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'active', ?, ?)
-     ON CONFLICT(id) DO UPDATE SET external_id = excluded.external_id, environment = 'sandbox',
-       given_name = excluded.given_name, family_name = excluded.family_name, name = excluded.name,
-       preferred_username = excluded.preferred_username, locale = excluded.locale,
-       legal_given_name = excluded.legal_given_name, legal_family_name = excluded.legal_family_name,
-       birthdate = excluded.birthdate, nationalities = excluded.nationalities, photo = excluded.photo,
-       photo_verified = excluded.photo_verified, password_hash = NULL,
-       assurance_level = excluded.assurance_level, identity_verified = excluded.identity_verified,
-       face_template_ref = excluded.face_template_ref, status = 'active', updated_at = excluded.updated_at`,
-  );
-  const email = s.prepare(
-    `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, ?, ?)
-     ON CONFLICT(email) DO UPDATE SET person_id = excluded.person_id, verified = excluded.verified,
-       "primary" = excluded."primary"`,
-  );
-  const document = s.prepare(
-    `INSERT INTO identity_documents (id, person_id, document_type, issuing_country, document_number, display_name,
-       expiry_date, validity_status, verified, verified_at, share_enabled, status, "primary", attestation_id,
-       proof_status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 1, 'active', ?, ?, 'active', ?, ?)
-     ON CONFLICT(id) DO UPDATE SET document_type = excluded.document_type,
-       issuing_country = excluded.issuing_country, document_number = excluded.document_number,
-       display_name = excluded.display_name, expiry_date = excluded.expiry_date,
-       validity_status = excluded.validity_status, verified = 1, verified_at = excluded.verified_at,
-       status = 'active', "primary" = excluded."primary", attestation_id = excluded.attestation_id,
-       proof_status = 'active', updated_at = excluded.updated_at`,
-  );
-  s.transaction(() => {
-    for (const p of PERSONAS) {
-      person.run(
-        p.personId,
-        `sandbox:${p.key}`,
-        p.givenName,
-        p.familyName,
-        p.name,
-        p.preferredUsername,
-        p.locale,
-        p.legalGivenName,
-        p.legalFamilyName,
-        p.birthdate,
-        JSON.stringify(p.nationalities),
-        p.photo,
-        p.photoVerified ? 1 : 0,
-        p.assuranceLevel,
-        p.identityVerified ? 1 : 0,
-        `sandbox:${p.key}`,
-        SEEDED_AT,
-        SEEDED_AT,
-      );
-      for (const e of p.emails) email.run(p.personId, e.email, e.verified ? 1 : 0, e.primary ? 1 : 0);
-      s.prepare('DELETE FROM person_phones WHERE person_id = ?').run(p.personId);
-      for (const ph of p.phones)
-        s.prepare(
-          'INSERT INTO person_phones (person_id, phone, verified, "primary") VALUES (?, ?, ?, ?)',
-        ).run(p.personId, ph.phone, ph.verified ? 1 : 0, ph.primary ? 1 : 0);
-      for (const d of p.documents)
-        document.run(
-          d.id,
-          p.personId,
-          d.documentType,
-          d.issuingCountry,
-          d.documentNumber,
-          d.displayName,
-          d.expiryDate,
-          d.validityStatus,
-          VERIFIED_AT,
-          d.primary ? 1 : 0,
-          `att_${d.id.slice('doc_'.length)}`,
-          SEEDED_AT,
-          SEEDED_AT,
-        );
-    }
+  const store = createPersonStore(db);
+  db.sql.transaction(() => {
+    for (const p of PERSONAS)
+      store.upsertPersona({
+        id: p.personId,
+        externalId: `sandbox:${p.key}`,
+        givenName: p.givenName,
+        familyName: p.familyName,
+        name: p.name,
+        preferredUsername: p.preferredUsername,
+        locale: p.locale,
+        legalGivenName: p.legalGivenName,
+        legalFamilyName: p.legalFamilyName,
+        birthdate: p.birthdate,
+        nationalities: JSON.stringify(p.nationalities),
+        photo: p.photo,
+        photoVerified: p.photoVerified,
+        assuranceLevel: p.assuranceLevel,
+        identityVerified: p.identityVerified,
+        faceTemplateRef: `sandbox:${p.key}`,
+        createdAt: SEEDED_AT,
+        updatedAt: SEEDED_AT,
+        emails: p.emails,
+        phones: p.phones,
+        documents: p.documents.map((d) => ({
+          id: d.id,
+          documentType: d.documentType,
+          issuingCountry: d.issuingCountry,
+          documentNumber: d.documentNumber,
+          displayName: d.displayName,
+          expiryDate: d.expiryDate,
+          validityStatus: d.validityStatus,
+          verifiedAt: VERIFIED_AT,
+          primary: d.primary,
+          attestationId: `att_${d.id.slice('doc_'.length)}`,
+        })),
+      });
   });
 }

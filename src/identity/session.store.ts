@@ -1,6 +1,8 @@
 import { hmacSha256Base64url } from '../crypto/digest.ts';
 import { randomToken, sha256Hex, timingSafeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { sessions } from '../db/schema/sessions.ts';
 
 export type SessionKind = 'identity' | 'developer';
 
@@ -20,17 +22,7 @@ export interface Session {
   expiresAt: number;
 }
 
-interface Row {
-  id_hash: string;
-  kind: SessionKind;
-  subject_id: string | null;
-  csrf_secret: string;
-  auth_time: number | null;
-  amr: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-}
+type Row = SqlRow<typeof sessions>;
 
 const toSession = (r: Row): Session => ({
   idHash: r.id_hash,
@@ -183,6 +175,13 @@ export function createSessionStore(db: Db) {
 
     delete(idHash: string): void {
       db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+    },
+
+    /** Ends every session of the subject but the one kept; returns how many. */
+    deleteOthers(kind: SessionKind, subjectId: string, keepIdHash: string): number {
+      return db.sql
+        .prepare('DELETE FROM sessions WHERE kind = ? AND subject_id = ? AND id_hash != ?')
+        .run(kind, subjectId, keepIdHash).changes;
     },
 
     /** Removes sessions past either timeout; returns how many. */

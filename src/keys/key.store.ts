@@ -1,15 +1,9 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { signingKeys } from '../db/schema/keys.ts';
 
 export type KeyState = 'next' | 'active' | 'retired';
-export interface KeyRow {
-  kid: string;
-  state: KeyState;
-  /** When the row was inserted, which is when the key was first published in the JWKS. */
-  created_at: number;
-  activated_at: number | null;
-  retired_at: number | null;
-  remove_after: number | null;
-}
+export type KeyRow = SqlRow<typeof signingKeys>;
 
 export function createKeyStore(db: Db) {
   return {

@@ -1,35 +1,13 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { authorizationRequests } from '../db/schema/oauth.ts';
 
 export type RequestStatus = 'pending' | 'authenticated' | 'face_passed' | 'completed' | 'denied' | 'failed';
 
 /** Statuses from which a request may still end one way or the other. */
 export const OPEN_STATUSES: readonly RequestStatus[] = ['pending', 'authenticated', 'face_passed'];
 
-export interface AuthorizationRequestRow {
-  id: string;
-  environment_id: string;
-  session_id_hash: string | null;
-  redirect_uri: string;
-  scopes: string;
-  state: string;
-  nonce: string | null;
-  code_challenge: string | null;
-  purpose: string;
-  display: 'page' | 'popup';
-  prompt: string | null;
-  max_age: number | null;
-  login_hint: string | null;
-  ui_locales: string | null;
-  person_id: string | null;
-  auth_time: number | null;
-  amr: string;
-  acr: string | null;
-  liveness_verified: number | null;
-  face_match_verified: number | null;
-  status: RequestStatus;
-  created_at: number;
-  expires_at: number;
-}
+export type AuthorizationRequestRow = SqlRow<typeof authorizationRequests>;
 
 /** The request joined with what the identity experience shows about its application. */
 export interface JoinedRequestRow extends AuthorizationRequestRow {
@@ -141,6 +119,15 @@ export function createAuthorizationRequestStore(db: Db) {
           .prepare(`UPDATE authorization_requests SET status = ? WHERE id = ? AND ${OPEN}`)
           .run(status, id).changes === 1
       );
+    },
+
+    /** Binds the request to the first browser session that opens it; a later session changes nothing. */
+    claimForSession(id: string, sessionIdHash: string): void {
+      db.sql
+        .prepare(
+          'UPDATE authorization_requests SET session_id_hash = ? WHERE id = ? AND session_id_hash IS NULL',
+        )
+        .run(sessionIdHash, id);
     },
 
     /** Progress of an open request inside the identity experience. */

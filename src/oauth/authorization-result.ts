@@ -1,6 +1,7 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 import type { Environment } from '../apps/scope-rules.ts';
 import { securityEvent } from '../audit/security-events.ts';
+import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
@@ -109,6 +110,11 @@ export function loadAuthorizationRequest(
   return toRequest(row);
 }
 
+/** Binds the request to the first session that opens it (an atomic claim); the caller reloads to see who won. */
+export function claimAuthorizationRequest(ctx: AppContext, requestId: string, sessionIdHash: string): void {
+  createAuthorizationRequestStore(ctx.db).claimForSession(requestId, sessionIdHash);
+}
+
 /** Records progress of an open request (session binding, sign-in, face result). False if it is no longer open. */
 export function updateAuthorizationRequest(
   ctx: AppContext,
@@ -131,10 +137,6 @@ function enqueueCompleted(
     data: { applicationId: row.application_id, environment: row.environment, ...outcome },
   });
 }
-
-const CONSENT_FOR = `SELECT id FROM consents
-  WHERE id = ? AND person_id = ? AND environment_id = ? AND status = 'active' AND expires_at > ?
-    AND (SELECT status FROM persons WHERE persons.id = consents.person_id AND persons.environment = ?) = 'active'`;
 
 /**
  * Ends a request with a code. The code (256 random bits, stored only as its SHA-256), the request's
@@ -167,11 +169,17 @@ export async function approveAuthorization(
       faceMatch: grant.faceMatchVerified,
     });
     if (!completed) throw new NotFoundError('The authorization request is no longer open.');
-    const consent = ctx.db.sql
-      .prepare(CONSENT_FOR)
-      .get(grant.consentId, grant.personId, row.environment_id, now, row.environment);
-    // Sandbox personas never reach production applications, nor production persons the sandbox.
-    if (!consent) throw new NotFoundError('The consent is not active for this person and application.');
+    const inForce = isConsentInForceFor(
+      ctx.db,
+      {
+        consentId: grant.consentId,
+        personId: grant.personId,
+        environmentId: row.environment_id,
+        environment: row.environment,
+      },
+      now,
+    );
+    if (!inForce) throw new NotFoundError('The consent is not active for this person and application.');
     codes.insert({
       id: code.id,
       code_hash: code.hash,

@@ -4,6 +4,8 @@ import type { Environment } from '../apps/scope-rules.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { clientSecrets } from '../db/schema/applications.ts';
 
 /** An application environment as the OAuth endpoints see it: one client. */
 export interface OAuthClient {
@@ -56,10 +58,7 @@ const VERSION = 'SELECT version FROM client_registry_version';
 // Only clients that exist are kept; past this many (a registry larger than any expected), it restarts.
 const MAX_ENTRIES = 10_000;
 
-interface SecretRow {
-  secret_hash: string;
-  revoked_at: number | null;
-}
+type SecretRow = Pick<SqlRow<typeof clientSecrets>, 'secret_hash' | 'revoked_at'>;
 
 interface Cache {
   version: number;

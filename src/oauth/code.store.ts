@@ -1,42 +1,10 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { authorizationCodes } from '../db/schema/oauth.ts';
 
-export interface CodeRow {
-  id: string;
-  code_hash: string;
-  environment_id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string | null;
-  nonce: string | null;
-  scopes: string;
-  consent_id: string;
-  person_id: string;
-  auth_time: number;
-  acr: string;
-  amr: string;
-  liveness_verified: number;
-  face_match_verified: number;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  token_id: string | null;
-}
+export type CodeRow = SqlRow<typeof authorizationCodes>;
 
 export type NewCode = Omit<CodeRow, 'used_at' | 'token_id'>;
-
-export interface NewAccessToken {
-  id: string;
-  token_hash: string;
-  environment_id: string;
-  consent_id: string;
-  person_id: string;
-  scopes: string;
-  acr: string;
-  liveness_verified: number;
-  face_match_verified: number;
-  created_at: number;
-  expires_at: number;
-}
 
 const INSERT_CODE = `INSERT INTO authorization_codes (id, code_hash, environment_id, client_id, redirect_uri,
     code_challenge, nonce, scopes, consent_id, person_id, auth_time, acr, amr, liveness_verified,
@@ -46,11 +14,6 @@ const FIND_CODE = 'SELECT * FROM authorization_codes WHERE id = ?';
 // The single-use guarantee: of any number of concurrent redemptions, exactly one changes the row. It
 // records the token it is about to issue, for revocation on a later replay.
 const REDEEM = 'UPDATE authorization_codes SET used_at = ?, token_id = ? WHERE id = ? AND used_at IS NULL';
-const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
-  WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
-const INSERT_TOKEN = `INSERT INTO access_tokens (id, token_hash, environment_id, consent_id, person_id,
-    scopes, acr, liveness_verified, face_match_verified, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export function createCodeStore(db: Db) {
   return {
@@ -87,39 +50,13 @@ export function createCodeStore(db: Db) {
       return db.sql.prepare(REDEEM).run(now, tokenId, id).changes === 1;
     },
 
-    /** Revokes the access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */
-    revokeTokensFrom(id: string, now: number): number {
-      return db.sql.prepare(REVOKE_FROM_CODE).run(now, id).changes;
-    },
-
-    insertToken(t: NewAccessToken): void {
-      db.sql
-        .prepare(INSERT_TOKEN)
-        .run(
-          t.id,
-          t.token_hash,
-          t.environment_id,
-          t.consent_id,
-          t.person_id,
-          t.scopes,
-          t.acr,
-          t.liveness_verified,
-          t.face_match_verified,
-          t.created_at,
-          t.expires_at,
-        );
-    },
-
     /**
      * Codes are kept until every token they could have issued has expired, so a late replay still
      * revokes what it should.
      */
-    deleteExpired(now: number, tokenTtl: number): { codes: number; tokens: number } {
-      const codes = db.sql
-        .prepare('DELETE FROM authorization_codes WHERE expires_at + ? <= ?')
-        .run(tokenTtl, now).changes;
-      const tokens = db.sql.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now).changes;
-      return { codes, tokens };
+    deleteExpired(now: number, tokenTtl: number): number {
+      return db.sql.prepare('DELETE FROM authorization_codes WHERE expires_at + ? <= ?').run(tokenTtl, now)
+        .changes;
     },
   };
 }

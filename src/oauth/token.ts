@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
 import type { SecurityEventFields } from '../audit/security-events.ts';
+import { isConsentInForce } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
@@ -7,6 +8,7 @@ import { signIdToken } from '../oidc/id-token.ts';
 import { subjectFor } from '../oidc/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
+import { insertAccessToken, revokeAccessTokenFromCode } from './access-token.store.ts';
 import type { OAuthClient } from './client.store.ts';
 import { type CodeRow, createCodeStore } from './code.store.ts';
 import { verifyPkce } from './pkce.ts';
@@ -20,14 +22,6 @@ export interface TokenResponse {
 }
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
-
-// Both by primary key, in this order (CROSS JOIN, and CAST: see client.store.ts).
-const CONSENT_ACTIVE = `SELECT 1 FROM consents c CROSS JOIN persons p ON p.id = c.person_id
-  WHERE c.id = CAST(? AS TEXT) AND c.status = 'active' AND c.expires_at > ? AND p.status = 'active'`;
-
-function consentActive(ctx: AppContext, consentId: string, now: number): boolean {
-  return ctx.db.sql.prepare(CONSENT_ACTIVE).get(consentId, now) !== undefined;
-}
 
 /** Why this presentation of the code is not acceptable, or undefined if it is. */
 function rejectReason(
@@ -80,7 +74,7 @@ export async function exchangeCode(
   if (reason) {
     ctx.db.sql.transaction(() => {
       codes.redeem(code.id, now, null);
-      codes.revokeTokensFrom(code.id, now);
+      revokeAccessTokenFromCode(ctx.db, code.id, now);
     });
     throw invalidGrant(reason);
   }
@@ -107,11 +101,11 @@ export async function exchangeCode(
   const outcome = await ctx.db.batch((): string | undefined => {
     if (!codes.redeem(code.id, now, token.id)) {
       // Lost the race or replayed: whatever was issued from this code is now suspect.
-      codes.revokeTokensFrom(code.id, now);
+      revokeAccessTokenFromCode(ctx.db, code.id, now);
       return 'The code was already used.';
     }
-    if (!consentActive(ctx, code.consent_id, now)) return 'The consent is no longer active.';
-    codes.insertToken({
+    if (!isConsentInForce(ctx.db, code.consent_id, now)) return 'The consent is no longer active.';
+    insertAccessToken(ctx.db, {
       id: token.id,
       token_hash: token.hash,
       environment_id: code.environment_id,

@@ -10,11 +10,141 @@ export type DocumentRow = typeof identityDocuments.$inferSelect;
 export type DocumentInsert = typeof identityDocuments.$inferInsert;
 export type Environment = PersonRow['environment'];
 
+/** What the identity experience (sign-in and the flow) needs to know about a person. */
+export type FlowPerson = Pick<
+  PersonRow,
+  'id' | 'environment' | 'name' | 'passwordHash' | 'assuranceLevel' | 'faceTemplateRef' | 'status'
+>;
+const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS passwordHash,
+  p.assurance_level AS assuranceLevel, p.face_template_ref AS faceTemplateRef, p.status`;
+
+/** A person's releasable data as UserInfo reads it. */
+type ReleasableRow = Omit<
+  PersonRow,
+  'id' | 'externalId' | 'environment' | 'passwordHash' | 'faceTemplateRef' | 'status' | 'createdAt'
+>;
+export type ReleasablePerson = ReleasableRow & {
+  emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
+  phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
+};
+const RELEASABLE = `SELECT name, given_name AS givenName, family_name AS familyName,
+    preferred_username AS preferredUsername, locale, legal_given_name AS legalGivenName,
+    legal_family_name AS legalFamilyName, birthdate, nationalities, photo, photo_verified AS photoVerified,
+    assurance_level AS assuranceLevel, identity_verified AS identityVerified, updated_at AS updatedAt
+  FROM persons WHERE id = ?`;
+const RELEASABLE_EMAILS = `SELECT email, verified, "primary" FROM person_emails WHERE person_id = ? ORDER BY "primary" DESC, id`;
+const RELEASABLE_PHONES = `SELECT phone, verified, "primary" FROM person_phones WHERE person_id = ? ORDER BY "primary" DESC, id`;
+type Flags<T, K extends keyof T> = Omit<T, K> & { [F in K]: number };
+const contact = <T extends { verified: number; primary: number }>(r: T) => ({
+  ...r,
+  verified: r.verified === 1,
+  primary: r.primary === 1,
+});
+
+/** A sandbox persona as seeded: every field it owns, with its emails, phones and verified documents. */
+export type PersonaSeed = Pick<
+  PersonRow,
+  | 'id'
+  | 'externalId'
+  | 'givenName'
+  | 'familyName'
+  | 'name'
+  | 'preferredUsername'
+  | 'locale'
+  | 'legalGivenName'
+  | 'legalFamilyName'
+  | 'birthdate'
+  | 'nationalities'
+  | 'photo'
+  | 'photoVerified'
+  | 'assuranceLevel'
+  | 'identityVerified'
+  | 'faceTemplateRef'
+  | 'createdAt'
+  | 'updatedAt'
+> & {
+  emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
+  phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
+  documents: Pick<
+    DocumentRow,
+    | 'id'
+    | 'documentType'
+    | 'issuingCountry'
+    | 'documentNumber'
+    | 'displayName'
+    | 'expiryDate'
+    | 'validityStatus'
+    | 'verifiedAt'
+    | 'primary'
+    | 'attestationId'
+  >[];
+};
+
+const UPSERT_PERSONA = `INSERT INTO persons (id, external_id, environment, given_name, family_name, name,
+    preferred_username, locale, legal_given_name, legal_family_name, birthdate, nationalities, photo,
+    photo_verified, password_hash, assurance_level, identity_verified, face_template_ref, status, created_at,
+    updated_at)
+  VALUES (?, ?, 'sandbox', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'active', ?, ?)
+  ON CONFLICT(id) DO UPDATE SET external_id = excluded.external_id, environment = 'sandbox',
+    given_name = excluded.given_name, family_name = excluded.family_name, name = excluded.name,
+    preferred_username = excluded.preferred_username, locale = excluded.locale,
+    legal_given_name = excluded.legal_given_name, legal_family_name = excluded.legal_family_name,
+    birthdate = excluded.birthdate, nationalities = excluded.nationalities, photo = excluded.photo,
+    photo_verified = excluded.photo_verified, password_hash = NULL,
+    assurance_level = excluded.assurance_level, identity_verified = excluded.identity_verified,
+    face_template_ref = excluded.face_template_ref, status = 'active', updated_at = excluded.updated_at`;
+const UPSERT_PERSONA_EMAIL = `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, ?, ?)
+  ON CONFLICT(email) DO UPDATE SET person_id = excluded.person_id, verified = excluded.verified,
+    "primary" = excluded."primary"`;
+const UPSERT_PERSONA_DOCUMENT = `INSERT INTO identity_documents (id, person_id, document_type, issuing_country,
+    document_number, display_name, expiry_date, validity_status, verified, verified_at, share_enabled, status,
+    "primary", attestation_id, proof_status, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 1, 'active', ?, ?, 'active', ?, ?)
+  ON CONFLICT(id) DO UPDATE SET document_type = excluded.document_type,
+    issuing_country = excluded.issuing_country, document_number = excluded.document_number,
+    display_name = excluded.display_name, expiry_date = excluded.expiry_date,
+    validity_status = excluded.validity_status, verified = 1, verified_at = excluded.verified_at,
+    status = 'active', "primary" = excluded."primary", attestation_id = excluded.attestation_id,
+    proof_status = 'active', updated_at = excluded.updated_at`;
+
 /** Queries for the person aggregate: the person row, their emails, phones and identity documents. */
 export function createPersonStore(db: Db) {
   const orm = db.orm;
   return {
     get: (id: string) => orm.select().from(persons).where(eq(persons.id, id)).get(),
+
+    flowPerson: (id: string): FlowPerson | undefined =>
+      db.sql.prepare<FlowPerson>(`SELECT ${FLOW_COLUMNS} FROM persons p WHERE p.id = ?`).get(id),
+
+    /** A production person by any of their email addresses (case-insensitive). */
+    flowPersonByEmail: (email: string): FlowPerson | undefined =>
+      db.sql
+        .prepare<FlowPerson>(
+          `SELECT ${FLOW_COLUMNS} FROM persons p JOIN person_emails e ON e.person_id = p.id
+           WHERE lower(e.email) = lower(?) AND p.environment = 'production' LIMIT 1`,
+        )
+        .get(email.trim()),
+
+    /** The person's releasable data with primary contacts first, or undefined if the row is gone. */
+    releasable(id: string): ReleasablePerson | undefined {
+      const p = db.sql
+        .prepare<Flags<ReleasableRow, 'photoVerified' | 'identityVerified'>>(RELEASABLE)
+        .get(id);
+      if (!p) return undefined;
+      return {
+        ...p,
+        photoVerified: p.photoVerified === 1,
+        identityVerified: p.identityVerified === 1,
+        emails: db.sql
+          .prepare<{ email: string; verified: number; primary: number }>(RELEASABLE_EMAILS)
+          .all(id)
+          .map(contact),
+        phones: db.sql
+          .prepare<{ phone: string; verified: number; primary: number }>(RELEASABLE_PHONES)
+          .all(id)
+          .map(contact),
+      };
+    },
 
     byExternalId: (environment: Environment, externalId: string) =>
       orm
@@ -99,6 +229,60 @@ export function createPersonStore(db: Db) {
           .insert(personPhones)
           .values(rows.map((r) => ({ ...r, personId })))
           .run();
+    },
+
+    /**
+     * Writes a sandbox persona by upserts (never delete-and-insert), so consents and tokens that
+     * reference it survive restarts; re-running it restores edited data.
+     */
+    upsertPersona(p: PersonaSeed): void {
+      db.sql
+        .prepare(UPSERT_PERSONA)
+        .run(
+          p.id,
+          p.externalId,
+          p.givenName,
+          p.familyName,
+          p.name,
+          p.preferredUsername,
+          p.locale,
+          p.legalGivenName,
+          p.legalFamilyName,
+          p.birthdate,
+          p.nationalities,
+          p.photo,
+          p.photoVerified,
+          p.assuranceLevel,
+          p.identityVerified,
+          p.faceTemplateRef,
+          p.createdAt,
+          p.updatedAt,
+        );
+      for (const e of p.emails)
+        db.sql.prepare(UPSERT_PERSONA_EMAIL).run(p.id, e.email, e.verified, e.primary);
+      db.sql.prepare('DELETE FROM person_phones WHERE person_id = ?').run(p.id);
+      for (const ph of p.phones)
+        db.sql
+          .prepare('INSERT INTO person_phones (person_id, phone, verified, "primary") VALUES (?, ?, ?, ?)')
+          .run(p.id, ph.phone, ph.verified, ph.primary);
+      for (const d of p.documents)
+        db.sql
+          .prepare(UPSERT_PERSONA_DOCUMENT)
+          .run(
+            d.id,
+            p.id,
+            d.documentType,
+            d.issuingCountry,
+            d.documentNumber,
+            d.displayName,
+            d.expiryDate,
+            d.validityStatus,
+            d.verifiedAt,
+            d.primary,
+            d.attestationId,
+            p.createdAt,
+            p.updatedAt,
+          );
     },
 
     insertDocument: (row: DocumentInsert) => orm.insert(identityDocuments).values(row).run(),

@@ -1,8 +1,8 @@
 import { type SdkClock, systemClock } from './clock.ts';
 import { AuthorizationError, CallbackError } from './errors.ts';
 import { timingSafeEqual } from './random.ts';
+import type { TransactionStore } from './transaction.store.ts';
 import type { Transaction } from './transaction.ts';
-import type { TransactionStore } from './transaction-store.ts';
 
 /** How long a transaction may wait for its callback (the hosted experience's own steps take minutes). */
 export const DEFAULT_TRANSACTION_TTL_SECONDS = 600;

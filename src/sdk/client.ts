@@ -8,8 +8,8 @@ import { type IdTokenClaims, validateIdToken } from './id-token.ts';
 import { createJwksCache, type JwksCache } from './jwks.ts';
 import { getDocument, listDocuments, userinfo } from './resources.ts';
 import { exchangeCode, type TokenEndpointAuthMethod } from './token.ts';
+import type { TransactionStore } from './transaction.store.ts';
 import { createTransaction, type Transaction } from './transaction.ts';
-import type { TransactionStore } from './transaction-store.ts';
 import type {
   DiscoveryDocument,
   IdentityDocument,

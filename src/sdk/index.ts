@@ -50,17 +50,17 @@ export {
   type TokenEndpointAuthMethod,
 } from './token.ts';
 export {
+  memoryTransactionStore,
+  type SqliteLike,
+  sqliteTransactionStore,
+  type TransactionStore,
+} from './transaction.store.ts';
+export {
   type CreateTransactionInput,
   codeChallenge,
   createTransaction,
   type Transaction,
 } from './transaction.ts';
-export {
-  memoryTransactionStore,
-  type SqliteLike,
-  sqliteTransactionStore,
-  type TransactionStore,
-} from './transaction-store.ts';
 export type {
   DiscoveryDocument,
   DocumentClaim,

@@ -1,3 +1,4 @@
+import { ownsApplicationIn } from '../apps/application.store.ts';
 import type { Db } from '../db/open.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Environment } from './events.ts';
@@ -14,13 +15,6 @@ export interface DeveloperPrincipal {
  * existence is never revealed to someone who does not own it.
  */
 export function assertApplicationAccess(db: Db, dev: DeveloperPrincipal, applicationId: string): void {
-  const row = db.sql
-    .prepare<{ owner: string | null; has_env: number }>(
-      `SELECT a.owner_developer_id AS owner,
-              EXISTS (SELECT 1 FROM application_environments x WHERE x.application_id = a.id AND x.environment = ?) AS has_env
-       FROM applications a WHERE a.id = ?`,
-    )
-    .get(dev.environment, applicationId);
-  if (!row || row.owner === null || row.owner !== dev.developerId || !row.has_env)
+  if (!ownsApplicationIn(db, dev.developerId, dev.environment, applicationId))
     throw new NotFoundError('No such application.');
 }

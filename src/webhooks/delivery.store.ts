@@ -1,4 +1,6 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { webhookAttempts } from '../db/schema/webhooks.ts';
 import type { Environment, EventType } from './events.ts';
 
 /** A delivery the dispatcher holds a lease on, with what it needs to make the attempt. */
@@ -45,20 +47,7 @@ export interface AttemptFilter {
   limit: number;
 }
 
-interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  attempt: number;
-  status: AttemptStatus;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: number;
-  next_attempt_at: number | null;
-}
+type AttemptRow = SqlRow<typeof webhookAttempts>;
 
 const toAttempt = (r: AttemptRow): DeliveryAttempt => ({
   id: r.id,

@@ -1,4 +1,6 @@
 import type { Db } from '../db/open.ts';
+import type { SqlRow } from '../db/row.ts';
+import type { webhookEndpoints, webhookSecrets } from '../db/schema/webhooks.ts';
 import type { Environment, EventType } from './events.ts';
 
 export interface WebhookEndpoint {
@@ -13,25 +15,9 @@ export interface WebhookEndpoint {
   updatedAt: number;
 }
 
-interface EndpointRow {
-  id: string;
-  application_id: string;
-  environment: Environment;
-  url: string;
-  events: string;
-  description: string;
-  enabled: number;
-  created_at: number;
-  updated_at: number;
-}
+type EndpointRow = SqlRow<typeof webhookEndpoints>;
 
-export interface SecretRow {
-  id: string;
-  endpoint_id: string;
-  ciphertext: string;
-  created_at: number;
-  expires_at: number | null;
-}
+export type SecretRow = SqlRow<typeof webhookSecrets>;
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,

@@ -90,7 +90,7 @@ describe('developer API keys', () => {
     const { key } = await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox');
     const relabelled = key.replace(/^dk_test_/, 'dk_live_');
     expect(await authenticateApiKey(ctx.db, ctx.clock, relabelled)).toBeUndefined();
-    // Even a row whose hash matched but whose environment differs is refused.
+    // Even a row whose hash matched but whose environment differs is refused (raw SQL: a tampered row).
     const forged = 'dk_live_forged';
     ctx.db.sql
       .prepare('UPDATE developer_api_keys SET key_hash = ? WHERE developer_id = ?')

@@ -8,6 +8,7 @@ import {
   revealProductionSecret,
 } from '../../src/apps/production-secret.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
 import { cli } from '../helpers/cli.ts';
 import { testToml } from '../helpers/context.ts';
 import { createTestPerson, inProcess, REDIRECT } from '../oauth/fixtures.ts';
@@ -141,11 +142,11 @@ describe('production changes by a developer', () => {
 
     // A production flow for the approved scopes gets no new claim from UserInfo.
     const personId = createTestPerson(p.ctx, 'production');
-    p.ctx.db.sql
-      .prepare(
-        "UPDATE persons SET birthdate = '1990-04-01', legal_given_name = 'Grace', legal_family_name = 'Hopper' WHERE id = ?",
-      )
-      .run(personId);
+    createPersonStore(p.ctx.db).update(personId, {
+      birthdate: '1990-04-01',
+      legalGivenName: 'Grace',
+      legalFamilyName: 'Hopper',
+    });
     await expect(
       issueToken(p.ctx, client(live), { scopes: ['openid', 'date_of_birth'], personId }),
     ).rejects.toThrow();

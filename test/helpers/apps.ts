@@ -1,3 +1,5 @@
+import { insertApplication, insertEnvironment } from '../../src/apps/application.store.ts';
+import { CLIENT_SECRET_PREFIX } from '../../src/apps/credential-prefixes.ts';
 import type { AppContext } from '../../src/context.ts';
 import { randomId, randomToken, sha256Hex } from '../../src/crypto/tokens.ts';
 import { unix } from '../../src/platform/clock.ts';
@@ -26,56 +28,44 @@ export interface TestApp {
 }
 
 /**
- * Inserts an application environment with its redirect URIs and (for confidential clients) a secret,
- * straight into the database, bypassing registration rules so tests can build any shape they need.
+ * Writes an application environment with its redirect URIs and (for confidential clients) a secret
+ * through the application store, bypassing registration rules so tests can build any shape they need.
  */
 export async function createTestApp(ctx: AppContext, opts: TestAppOptions): Promise<TestApp> {
   const environment = opts.environment ?? 'sandbox';
-  const live = environment === 'production';
   const now = unix(ctx.clock);
   const scopes = Array.isArray(opts.scopes) ? opts.scopes : opts.scopes.split(' ').filter(Boolean);
   const applicationId = opts.applicationId ?? randomId('app_');
-  const environmentId = randomId('env_');
-  const clientId = randomToken(live ? 'cid_live_' : 'cid_test_');
   const clientSecret =
     opts.type === 'confidential'
-      ? (opts.clientSecret ?? randomToken(live ? 'cs_live_' : 'cs_test_'))
+      ? (opts.clientSecret ?? randomToken(CLIENT_SECRET_PREFIX[environment]))
       : undefined;
   const secretHash = clientSecret === undefined ? undefined : await sha256Hex(clientSecret);
-  const sql = ctx.db.sql;
-  sql.transaction(() => {
-    if (!opts.applicationId) {
-      sql
-        .prepare(
-          `INSERT INTO applications (id, name, type, pkce, full_number_approved, plan, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
-        )
-        .run(
-          applicationId,
-          opts.name ?? 'Test App',
-          opts.type,
-          opts.pkce ?? 'required',
-          opts.plan ?? 'default',
-          now,
-          now,
-        );
-    }
-    sql
-      .prepare(
-        `INSERT INTO application_environments (id, application_id, environment, client_id, scopes, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(environmentId, applicationId, environment, clientId, JSON.stringify(scopes), now);
-    for (const uri of opts.redirectUris) {
-      sql.prepare('INSERT INTO redirect_uris (environment_id, uri) VALUES (?, ?)').run(environmentId, uri);
-    }
-    if (secretHash) {
-      sql
-        .prepare(
-          'INSERT INTO client_secrets (id, environment_id, secret_hash, created_at) VALUES (?, ?, ?, ?)',
-        )
-        .run(randomId('sec_'), environmentId, secretHash, now);
-    }
+  const env = ctx.db.sql.transaction(() => {
+    if (!opts.applicationId)
+      insertApplication(ctx.db, {
+        id: applicationId,
+        name: opts.name ?? 'Test App',
+        type: opts.type,
+        pkce: opts.pkce ?? 'required',
+        plan: opts.plan ?? 'default',
+        createdAt: now,
+        updatedAt: now,
+      });
+    return insertEnvironment(ctx.db, ctx.clock, {
+      applicationId,
+      environment,
+      scopes,
+      redirectUris: opts.redirectUris,
+      documentTypes: [],
+      documentCountries: [],
+      secretHash,
+    });
   });
-  return { applicationId, environmentId, clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
+  return {
+    applicationId,
+    environmentId: env.id,
+    clientId: env.clientId,
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+  };
 }

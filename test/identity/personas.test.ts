@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
 import { PERSONAS, seedPersonas } from '../../src/identity/personas.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
@@ -24,7 +25,7 @@ test('the six personas are seeded at start with stable ids, idempotently', async
     count('identity_documents'),
   ];
   // A consent referencing a persona survives re-seeding (upsert, never delete).
-  ctx.db.sql.prepare("UPDATE persons SET name = 'Changed' WHERE id = 'psn_sandbox_ada'").run();
+  createPersonStore(ctx.db).update('psn_sandbox_ada', { name: 'Changed' });
   seedPersonas(ctx.db);
   seedPersonas(ctx.db);
   expect([

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { hashPassword } from '../../src/crypto/password.ts';
 import type { FaceVerifyInput } from '../../src/identity/face/provider.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { Browser, callbackParams, type Flow, flow, location, open, signInPersona } from './flow-helpers.ts';
 
@@ -22,16 +23,23 @@ const HASH = hashPassword(PASSWORD);
 /** A production person who can sign in with a password and has an enrolled face template. */
 async function person(email = 'grace@example.org', id = 'psn_grace') {
   const now = unix(f.ctx.clock);
-  f.ctx.db.sql
-    .prepare(
-      `INSERT INTO persons (id, external_id, environment, name, given_name, family_name, password_hash, assurance_level,
-         identity_verified, face_template_ref, status, created_at, updated_at)
-       VALUES (?, ?, 'production', 'Grace Hopper', 'Grace', 'Hopper', ?, 'substantial', 1, 'tpl_grace', 'active', ?, ?)`,
-    )
-    .run(id, `ext-${id}`, await HASH, now, now);
-  f.ctx.db.sql
-    .prepare('INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, 1, 1)')
-    .run(id, email);
+  const persons = createPersonStore(f.ctx.db);
+  persons.insert({
+    id,
+    externalId: `ext-${id}`,
+    environment: 'production',
+    name: 'Grace Hopper',
+    givenName: 'Grace',
+    familyName: 'Hopper',
+    passwordHash: await HASH,
+    assuranceLevel: 'substantial',
+    identityVerified: true,
+    faceTemplateRef: 'tpl_grace',
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+  });
+  persons.replaceEmails(id, [{ email, verified: true, primary: true }]);
 }
 
 async function signIn(b: Browser, path: string, email: string, password: string) {

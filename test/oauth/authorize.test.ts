@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { setApplicationFields } from '../../src/apps/application.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, pkcePair, REDIRECT } from './fixtures.ts';
@@ -194,6 +195,7 @@ describe('client and redirect URI problems are shown as a page, never redirected
   });
 
   test('a client id whose prefix does not match its environment is unknown', async () => {
+    // Raw SQL: a tampered row, since no store ever writes a mislabelled client id.
     ctx.db.sql
       .prepare('UPDATE application_environments SET client_id = ? WHERE id = ?')
       .run('cid_live_mislabelled', confidential.environmentId);
@@ -291,9 +293,7 @@ describe('every other problem is redirected with error, state and iss', () => {
       await authorize(params({ scope: 'openid document_number_full' }, prod)),
       'invalid_scope',
     );
-    ctx.db.sql
-      .prepare('UPDATE applications SET full_number_approved = 1 WHERE id = ?')
-      .run(confidential.applicationId);
+    setApplicationFields(ctx.db, confidential.applicationId, { fullNumberApproved: true });
     const ok = await authorize(params({ scope: 'openid document_number_full' }, prod));
     expect(ok.headers.get('location')).toContain('/authorize/ar_');
   });

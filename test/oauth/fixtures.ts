@@ -1,9 +1,11 @@
+import { createConsentStore } from '../../src/consent/consent.store.ts';
 import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomId, randomToken, sha256 } from '../../src/crypto/tokens.ts';
 import { createApp } from '../../src/http/app.ts';
 import { approveAuthorization, type Grant } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import type { TestApp } from '../helpers/apps.ts';
 
@@ -12,12 +14,16 @@ export const REDIRECT = 'https://app.example/callback';
 export function createTestPerson(ctx: AppContext, environment: 'sandbox' | 'production' = 'sandbox'): string {
   const id = randomId('psn_');
   const now = unix(ctx.clock);
-  ctx.db.sql
-    .prepare(
-      `INSERT INTO persons (id, external_id, environment, name, assurance_level, identity_verified, created_at, updated_at)
-       VALUES (?, ?, ?, 'Test Person', 'high', 1, ?, ?)`,
-    )
-    .run(id, randomId('ext_'), environment, now, now);
+  createPersonStore(ctx.db).insert({
+    id,
+    externalId: randomId('ext_'),
+    environment,
+    name: 'Test Person',
+    assuranceLevel: 'high',
+    identityVerified: true,
+    createdAt: now,
+    updatedAt: now,
+  });
   return id;
 }
 
@@ -30,21 +36,21 @@ export function createTestConsent(
 ): string {
   const id = randomId('cns_');
   const now = unix(ctx.clock);
-  ctx.db.sql
-    .prepare(
-      `INSERT INTO consents (id, application_id, environment_id, person_id, scopes, purpose, status, granted_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?)`,
-    )
-    .run(
-      id,
-      app.applicationId,
-      app.environmentId,
-      personId,
-      JSON.stringify([...scopes].sort()),
-      purpose,
-      now,
-      now + 86400,
-    );
+  createConsentStore(ctx.db).insert({
+    id,
+    applicationId: app.applicationId,
+    environmentId: app.environmentId,
+    personId,
+    sessionIdHash: null,
+    scopes,
+    purpose,
+    status: 'active',
+    grantedAt: now,
+    expiresAt: now + 86400,
+    lastUsedAt: null,
+    endedAt: null,
+    endReason: null,
+  });
   return id;
 }
 

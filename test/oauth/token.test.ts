@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { revokeSecrets } from '../../src/apps/application.store.ts';
+import { createConsentLifecycleStore } from '../../src/consent/lifecycle.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
+import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { basic, inProcess, type Minted, mintCode, REDIRECT, tokenRequest } from './fixtures.ts';
@@ -175,13 +179,13 @@ describe('codes are single use', () => {
 
   test('the code dies if consent is revoked before the exchange', async () => {
     const m = await mintCode(ctx, app);
-    ctx.db.sql.prepare("UPDATE consents SET status = 'revoked' WHERE id = ?").run(m.consentId);
+    createConsentLifecycleStore(ctx.db).end(m.consentId, 'revoked', 'revoked_by_person', unix(ctx.clock));
     await expectError(await exchange(m), 400, 'invalid_grant');
   });
 
   test('the code dies if the person is disabled before the exchange', async () => {
     const m = await mintCode(ctx, app);
-    ctx.db.sql.prepare("UPDATE persons SET status = 'disabled' WHERE id = ?").run(m.personId);
+    createPersonStore(ctx.db).setStatus(m.personId, 'disabled', unix(ctx.clock));
     await expectError(await exchange(m), 400, 'invalid_grant');
   });
 
@@ -384,9 +388,7 @@ describe('client authentication', () => {
 
   test('a revoked secret no longer authenticates', async () => {
     const m = await mintCode(ctx, app);
-    ctx.db.sql
-      .prepare('UPDATE client_secrets SET revoked_at = ? WHERE environment_id = ?')
-      .run(Math.floor(ctx.clock.now().getTime() / 1000), app.environmentId);
+    revokeSecrets(ctx.db, ctx.clock, app.environmentId);
     await expectError(await exchange(m), 401, 'invalid_client');
   });
 

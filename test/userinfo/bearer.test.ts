@@ -1,4 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
+import { revokeAccessTokensOfConsent } from '../../src/oauth/access-token.store.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
+import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
@@ -58,7 +61,7 @@ test('unknown, malformed, expired and revoked tokens are invalid_token', async (
   for (const path of PATHS) await expectInvalid(bearer('not-a-token'), path);
 
   // Revoked on its own (as a replayed code revokes it), consent still active.
-  ctx.db.sql.prepare('UPDATE access_tokens SET revoked_at = 1 WHERE consent_id = ?').run(consentId);
+  revokeAccessTokensOfConsent(ctx.db, consentId, unix(ctx.clock));
   await expectInvalid(bearer(accessToken));
 });
 
@@ -80,6 +83,7 @@ test('an ID token, or any JWT, presented as an access token is refused', async (
 
 test('a consent that ended refuses the token, whatever the token says', async () => {
   const { accessToken, consentId } = await setup();
+  // Raw SQL: flips the stored status back and forth, which no domain path does (an ended consent stays ended).
   for (const status of ['revoked', 'expired']) {
     ctx.db.sql.prepare('UPDATE consents SET status = ? WHERE id = ?').run(status, consentId);
     await expectInvalid(bearer(accessToken));
@@ -87,7 +91,7 @@ test('a consent that ended refuses the token, whatever the token says', async ()
   ctx.db.sql.prepare("UPDATE consents SET status = 'active' WHERE id = ?").run(consentId);
   expect((await call('/v1/userinfo', bearer(accessToken))).res.status).toBe(200);
   // A disabled person's tokens stop too.
-  ctx.db.sql.prepare("UPDATE persons SET status = 'disabled' WHERE id = 'psn_sandbox_ada'").run();
+  createPersonStore(ctx.db).setStatus('psn_sandbox_ada', 'disabled', unix(ctx.clock));
   await expectInvalid(bearer(accessToken));
 });
 

@@ -1,3 +1,4 @@
+import { setEnvironmentFields } from '../../src/apps/application.store.ts';
 import type { AppContext } from '../../src/context.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
 import type { Grant } from '../../src/oauth/authorization-result.ts';
@@ -44,9 +45,10 @@ export async function issueToken(
 
 /** Sets an application environment's document policy directly (the CLI path is tested separately). */
 export function setDocumentPolicy(ctx: AppContext, app: TestApp, types: string[], countries: string[]): void {
-  ctx.db.sql
-    .prepare('UPDATE application_environments SET document_types = ?, document_countries = ? WHERE id = ?')
-    .run(JSON.stringify(types), JSON.stringify(countries), app.environmentId);
+  setEnvironmentFields(ctx.db, app.environmentId, {
+    documentTypes: JSON.stringify(types),
+    documentCountries: JSON.stringify(countries),
+  });
 }
 
 export const bearer = (token: string): RequestInit => ({ headers: { Authorization: `Bearer ${token}` } });

@@ -1,3 +1,4 @@
+import { setApplicationFields } from '../../src/apps/application.store.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
@@ -38,9 +39,7 @@ export async function owner(ctx: AppContext, opts: { production?: boolean } = {}
       environment: 'production',
       applicationId: app.applicationId,
     });
-  ctx.db.sql
-    .prepare('UPDATE applications SET owner_developer_id = ? WHERE id = ?')
-    .run(developerId, app.applicationId);
+  setApplicationFields(ctx.db, app.applicationId, { ownerDeveloperId: developerId });
   const sandboxKey = (await createApiKey(ctx.db, ctx.clock, developerId, 'sandbox')).key;
   const productionKey = (await createApiKey(ctx.db, ctx.clock, developerId, 'production')).key;
   return {

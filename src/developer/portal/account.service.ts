@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
 import { ApiError, ValidationError } from '../../errors.ts';
 import { signinFailure, signinThrottle } from '../../identity/password-signin.ts';
+import { createSessionStore } from '../../identity/session.store.ts';
 import { unix } from '../../platform/clock.ts';
 import {
   acceptInvitation,
@@ -163,7 +164,8 @@ export async function changePassword(
   refuse(passwordProblems(input.password, input.confirm));
   const hash = await hashPassword(input.password);
   ctx.db.sql.transaction(() => {
-    setDeveloperPassword(ctx.db, developerId, hash, currentSessionHash);
+    setDeveloperPassword(ctx.db, developerId, hash);
+    createSessionStore(ctx.db).deleteOthers('developer', developerId, currentSessionHash);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.password_change',

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import { hashPassword } from '../../crypto/password.ts';
 import { sha256Hex } from '../../crypto/tokens.ts';
 import { ValidationError } from '../../errors.ts';
+import { createSessionStore } from '../../identity/session.store.ts';
 import {
   type Developer,
   findDeveloper,
@@ -98,6 +99,8 @@ export async function resetPassword(
     if (!developerId || findDeveloper(ctx.db, developerId)?.status !== 'active')
       throw new ValidationError('this link is unknown, expired or already used');
     setDeveloperPassword(ctx.db, developerId, passwordHash);
+    // A reset ends every session: whoever knew the old password is signed out.
+    createSessionStore(ctx.db).deleteOthers('developer', developerId, '');
     markEmailVerified(ctx.db, ctx.clock, developerId);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,

@@ -10,12 +10,12 @@ import { pageBodyLimit } from '../../http/body-limit.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { pageRateLimit } from '../../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
+import { createPersonStore, type FlowPerson } from '../../persons/person.store.ts';
 import { unix } from '../../platform/clock.ts';
 import { errorResponse, logUnhandled } from '../error-response.tsx';
 import { readForm } from '../form.ts';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
-import { createFlowPersonStore, type FlowPerson } from '../person.store.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
 import {
   csrfProtection,
@@ -66,7 +66,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   const signedIn = (c: C): FlowPerson | undefined => {
     const id = c.get('session').subjectId;
     if (!id) return undefined;
-    const person = createFlowPersonStore(ctx.db).get(id);
+    const person = createPersonStore(ctx.db).flowPerson(id);
     return person?.status === 'active' ? person : undefined;
   };
   const requirePerson = (c: C): FlowPerson => {

@@ -1,0 +1,57 @@
+import type { Db } from '../db/open.ts';
+
+/** Module functions, not a store object: the token endpoint calls them on every exchange. */
+
+export interface NewAccessToken {
+  id: string;
+  token_hash: string;
+  environment_id: string;
+  consent_id: string;
+  person_id: string;
+  scopes: string;
+  acr: string;
+  liveness_verified: number;
+  face_match_verified: number;
+  created_at: number;
+  expires_at: number;
+}
+
+const INSERT = `INSERT INTO access_tokens (id, token_hash, environment_id, consent_id, person_id,
+    scopes, acr, liveness_verified, face_match_verified, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
+  WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
+const REVOKE_FOR_CONSENT =
+  'UPDATE access_tokens SET revoked_at = ? WHERE consent_id = ? AND revoked_at IS NULL';
+
+export function insertAccessToken(db: Db, t: NewAccessToken): void {
+  db.sql
+    .prepare(INSERT)
+    .run(
+      t.id,
+      t.token_hash,
+      t.environment_id,
+      t.consent_id,
+      t.person_id,
+      t.scopes,
+      t.acr,
+      t.liveness_verified,
+      t.face_match_verified,
+      t.created_at,
+      t.expires_at,
+    );
+}
+
+/** Revokes the access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */
+export function revokeAccessTokenFromCode(db: Db, codeId: string, now: number): number {
+  return db.sql.prepare(REVOKE_FROM_CODE).run(now, codeId).changes;
+}
+
+/** Revokes every unrevoked access token issued under the consent. */
+export function revokeAccessTokensOfConsent(db: Db, consentId: string, now: number): number {
+  return db.sql.prepare(REVOKE_FOR_CONSENT).run(now, consentId).changes;
+}
+
+export function deleteExpiredAccessTokens(db: Db, now: number): number {
+  return db.sql.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now).changes;
+}
