@@ -1,14 +1,11 @@
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { consents } from '../db/schema/consents.ts';
+import type { ConsentEndReason } from '../webhooks/events.ts';
 
-export type ConsentStatus = 'active' | 'revoked' | 'expired';
-export type ConsentEndReason =
-  | 'revoked_by_person'
-  | 'revoked_by_developer'
-  | 'revoked_by_operator'
-  | 'expired'
-  | 'disconnected';
+// The end reasons are the webhook's (consent.revoked's `reason`), defined once there.
+export type { ConsentEndReason };
+export type ConsentStatus = (typeof consents.$inferSelect)['status'];
 
 export interface Consent {
   id: string;
