@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { createApp } from '../../src/app.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
 import type { Db } from '../../src/db/open.ts';
-import { createApp } from '../../src/http/app.ts';
 import {
   anonymousSession,
   createSessionStore,
