@@ -2,7 +2,6 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { registerSecurityEvents } from './audit/security-events.ts';
 import { capabilitiesRouter } from './capabilities/capabilities.router.ts';
 import type { AppContext } from './context.ts';
-import { portalPaths, portalRouter } from './developer/portal.router.tsx';
 import { documentsRouter } from './documents/documents.router.ts';
 import { ApiError, OAuthError } from './errors.ts';
 import { BODY_LIMITS, LARGEST_BODY_LIMIT, limitBody, payloadTooLarge } from './http/body-limit.ts';
@@ -19,6 +18,7 @@ import { discoveryRouter } from './oidc/discovery.router.ts';
 import { userinfoRouter } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, Routes } from './platform/listen.ts';
+import { portalPaths, portalRouter } from './portal/portal.router.tsx';
 import { webhooksRouter } from './webhooks/webhooks.router.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */

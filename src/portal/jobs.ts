@@ -1,5 +1,5 @@
 import type { Job } from '../jobs.ts';
-import { pruneResults } from './portal/results.ts';
+import { pruneResults } from './results.ts';
 
 export const developerJobs: Job[] = [
   {
