@@ -3,8 +3,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { findInvitation } from '../developer/developer.store.ts';
 import { ValidationError } from '../errors.ts';
-import { signInSession, signOutSession } from '../identity/session.middleware.ts';
 import { unix } from '../platform/clock.ts';
+import { signInSession, signOutSession } from '../web/session.middleware.ts';
 import {
   acceptInvite,
   changePassword,

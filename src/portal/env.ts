@@ -6,7 +6,7 @@ import { type Developer, findDeveloper } from '../developer/developer.store.ts';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { SecurityHeadersEnv } from '../http/security-headers.ts';
-import { csrfToken, type SessionEnv } from '../identity/session.middleware.ts';
+import { csrfToken, type SessionEnv } from '../web/session.middleware.ts';
 import { portalMessages } from './messages/index.ts';
 import type { FieldErrors, PortalProps } from './pages/layout.tsx';
 import { keepResult, takeResult } from './results.ts';

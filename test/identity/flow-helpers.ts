@@ -7,7 +7,7 @@ import {
   createSessionStore,
   type SessionKind,
   type SessionTimeouts,
-} from '../../src/identity/session.store.ts';
+} from '../../src/web/session.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
