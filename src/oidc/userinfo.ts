@@ -1,9 +1,9 @@
+import type { AccessGrant } from '../auth/bearer.ts';
+import { invalidToken } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { createDocumentStore } from '../documents/document.store.ts';
 import { isShareable } from '../documents/eligibility.ts';
 import { referencesFor } from '../documents/reference.ts';
-import type { AccessGrant } from './bearer.ts';
-import { invalidToken } from './bearer.ts';
 import { type Claims, type ClaimsPerson, claimsFor } from './claims.ts';
 import { subjectFor } from './pairwise.ts';
 
