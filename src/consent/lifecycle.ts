@@ -2,7 +2,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../errors.ts';
-import { subjectFor } from '../oidc/pairwise.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { ConsentEndReason, ConsentHolder } from './consent.store.ts';

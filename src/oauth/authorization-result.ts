@@ -4,7 +4,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
-import { subjectFor } from '../oidc/pairwise.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import type { EventData } from '../webhooks/events.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';

@@ -4,8 +4,8 @@ import type { AppContext } from '../context.ts';
 import { createDocumentStore } from '../documents/document.store.ts';
 import { isShareable } from '../documents/eligibility.ts';
 import { referencesFor } from '../documents/reference.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { type Claims, type ClaimsPerson, claimsFor } from './claims.ts';
-import { subjectFor } from './pairwise.ts';
 
 interface PersonRow {
   name: string | null;
