@@ -68,7 +68,7 @@ async function serve(configPath: string, port: number) {
       return c.json({ micros: u.user + u.system });
     });
   });
-  // As the server runs it: the token endpoint is a native route of the listener (see http/app.ts).
+  // As the server runs it: the token endpoint is a native route of the listener (see src/app.ts).
   await runtime.listen(fetch, { hostname: '127.0.0.1', port, routes });
   console.log(JSON.stringify({ ready: true }));
 }
