@@ -193,5 +193,3 @@ export function createSessionStore(db: Db) {
     },
   };
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>;
