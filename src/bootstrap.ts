@@ -1,9 +1,9 @@
+import { Metrics } from './audit/metrics.ts';
 import type { Config } from './config/schema.ts';
 import { type AppContext, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb, optimize } from './db/open.ts';
 import { createEmailTransport } from './email/transport.ts';
-import { Metrics } from './http/metrics.ts';
 import { seedPersonas } from './identity/personas.ts';
 import { KeyService } from './keys/key.service.ts';
 import { bindKeyMaterial } from './keys/key-binding.ts';

@@ -1,10 +1,10 @@
 import { appsJobs } from './apps/jobs.ts';
 import { consentJobs } from './consent/jobs.ts';
-import { developerJobs } from './developer/jobs.ts';
 import { identityJobs } from './identity/jobs.ts';
 import type { Job } from './jobs.ts';
 import { keysJobs } from './keys/jobs.ts';
 import { oauthJobs } from './oauth/jobs.ts';
+import { portalJobs } from './portal/jobs.ts';
 import { webhooksJobs } from './webhooks/jobs.ts';
 
 /** Every domain's scheduled jobs, each in `<domain>/jobs.ts`. */
@@ -15,5 +15,5 @@ export const allJobs = (): Job[] => [
   ...oauthJobs,
   ...identityJobs,
   ...appsJobs,
-  ...developerJobs,
+  ...portalJobs,
 ];

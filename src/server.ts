@@ -1,8 +1,8 @@
+import { createHandlers } from './app.ts';
 import { createContext } from './bootstrap.ts';
 import type { Config } from './config/schema.ts';
 import type { AppContext } from './context.ts';
 import { startBackgroundCheckpoints } from './db/checkpoint.ts';
-import { createHandlers } from './http/app.ts';
 import { startJobs } from './jobs.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './platform/clock.ts';

@@ -23,13 +23,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHandlers } from '../../src/app.ts';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomId, randomToken, sha256, sha256Hex } from '../../src/crypto/tokens.ts';
 import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
-import { createHandlers } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/log.ts';
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
@@ -68,7 +68,7 @@ async function serve(configPath: string, port: number) {
       return c.json({ micros: u.user + u.system });
     });
   });
-  // As the server runs it: the token endpoint is a native route of the listener (see http/app.ts).
+  // As the server runs it: the token endpoint is a native route of the listener (see src/app.ts).
   await runtime.listen(fetch, { hostname: '127.0.0.1', port, routes });
   console.log(JSON.stringify({ ready: true }));
 }

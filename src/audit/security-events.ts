@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.ts';
-import type { Counter, Metrics } from '../http/metrics.ts';
+import type { Counter, Metrics } from './metrics.ts';
 
 /** Every security event Verity logs, by its stable `event` name (docs/reference.md, "Security events"). */
 export const SECURITY_EVENTS = [

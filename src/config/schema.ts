@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { JWKS_MAX_AGE_SECONDS } from '../keys/jwks-cache.ts';
 import { isLoopbackHost, listenAddress, publicUrlProblem } from './address.ts';
 import { DURATION_EXAMPLE, duration, durationText, parseDuration } from './duration.ts';
 
@@ -59,6 +58,12 @@ export const serverSchema = z
 export const databaseSchema = z
   .strictObject({ path: z.string().min(1).default('./data/verity.db') })
   .prefault({});
+
+/**
+ * How long relying parties may cache the JWKS (`Cache-Control: max-age`). A next key must be published
+ * at least this long before it signs, or a relying party holding a cached key set rejects its tokens.
+ */
+export const JWKS_MAX_AGE_SECONDS = 300;
 
 export const keysSchema = z
   .strictObject({

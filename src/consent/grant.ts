@@ -2,7 +2,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { subjectFor } from '../oidc/pairwise.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import { type Consent, type ConsentKey, createConsentStore } from './consent.store.ts';

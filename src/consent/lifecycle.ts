@@ -2,8 +2,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../errors.ts';
-import { revokeAccessTokensOfConsent } from '../oauth/access-token.store.ts';
-import { subjectFor } from '../oidc/pairwise.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { ConsentEndReason, ConsentHolder } from './consent.store.ts';
@@ -48,8 +47,8 @@ async function endConsents(
           missing = true;
           continue;
         }
+        // Its access tokens are revoked by a trigger (migrations/0002_consent_end_revokes_tokens.sql).
         if (!store.end(c.id, status, reason, now)) continue;
-        revokeAccessTokensOfConsent(ctx.db, c.id, now);
         enqueueEvent(ctx.db, ctx.clock, {
           type: 'consent.revoked',
           applicationId: c.applicationId,

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
+import { type BearerEnv, bearerGuard } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
-import { type BearerEnv, bearerGuard } from '../oidc/bearer.ts';
 import { getSharedDocument, listSharedDocuments } from './documents.ts';
 
 /** /v1/userinfo/identity-documents */

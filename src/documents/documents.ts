@@ -1,7 +1,7 @@
+import type { AccessGrant } from '../auth/bearer.ts';
+import { insufficientScope } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { AccessGrant } from '../oidc/bearer.ts';
-import { insufficientScope } from '../oidc/bearer.ts';
 import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
 import { createDocumentStore } from './document.store.ts';
 import { isShareable } from './eligibility.ts';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { base64url, hex } from '../crypto/encoding.ts';
 import { hmacSha256, timingSafeEqual } from '../crypto/tokens.ts';
-import { pairwiseSecret } from '../oidc/pairwise.ts';
+import { pairwiseSecret } from '../keys/pairwise.ts';
 import type { SharedDocument } from './document.store.ts';
 
 /**

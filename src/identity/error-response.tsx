@@ -2,9 +2,9 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { SecurityHeadersEnv } from '../http/security-headers.ts';
+import { csrfToken, type SessionEnv } from '../web/session.middleware.ts';
 import { messagesFor } from './messages/index.ts';
 import { ErrorPage } from './pages/error.tsx';
-import { csrfToken, type SessionEnv } from './session.middleware.ts';
 
 type C = Context<AppEnv & SessionEnv & SecurityHeadersEnv>;
 

@@ -12,9 +12,9 @@ import {
 } from '../oauth/authorization-result.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
+import type { Session } from '../web/session.store.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
-import type { Session } from './session.store.ts';
 
 /**
  * The steps of the hosted flow, independent of HTTP: sign-in → face assurance → consent → code.

@@ -11,6 +11,15 @@ import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../h
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
+import { readForm } from '../web/form.ts';
+import {
+  csrfProtection,
+  csrfToken,
+  type SessionEnv,
+  sessionMiddleware,
+  signInSession,
+} from '../web/session.middleware.ts';
+import { trimTrailingSlash } from '../web/trailing-slash.middleware.ts';
 import { accountRouter } from './account/account.router.tsx';
 import { errorResponse, logUnhandled } from './error-response.tsx';
 import { configuredFaceProvider } from './face/configured.ts';
@@ -28,7 +37,6 @@ import {
   signedIn,
   verifyFace,
 } from './flow.ts';
-import { readForm } from './form.ts';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.tsx';
 import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
@@ -36,14 +44,6 @@ import type { PageProps } from './pages/layout.tsx';
 import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
 import { passwordSignIn } from './password-signin.ts';
 import { PERSONAS, personaByKey } from './personas.ts';
-import {
-  csrfProtection,
-  csrfToken,
-  type SessionEnv,
-  sessionMiddleware,
-  signInSession,
-} from './session.middleware.ts';
-import { trimTrailingSlash } from './trailing-slash.ts';
 
 type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
 type C = Context<Env>;

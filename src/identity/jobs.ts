@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.ts';
 import type { Job } from '../jobs.ts';
 import { unix } from '../platform/clock.ts';
+import { sessionTimeouts } from '../web/session.middleware.ts';
+import { createSessionStore } from '../web/session.store.ts';
 import { signinThrottle } from './password-signin.ts';
-import { sessionTimeouts } from './session.middleware.ts';
-import { createSessionStore } from './session.store.ts';
 
 /** Removes identity sessions past either timeout and sign-in counters whose window has passed. */
 export function purgeIdentityState(ctx: AppContext, now: number) {

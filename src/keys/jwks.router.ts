@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
+import { JWKS_MAX_AGE_SECONDS } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { JWKS_MAX_AGE_SECONDS } from './jwks-cache.ts';
 
 export function jwksRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();

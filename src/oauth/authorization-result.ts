@@ -5,7 +5,7 @@ import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
 import { NotFoundError } from '../errors.ts';
-import { subjectFor } from '../oidc/pairwise.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';
 import type { EventData } from '../webhooks/events.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';

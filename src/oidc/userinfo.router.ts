@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
+import { type BearerEnv, bearerGuard } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
-import { type BearerEnv, bearerGuard } from './bearer.ts';
 import { userinfoFor } from './userinfo.ts';
 
 /** GET/POST /v1/userinfo (OIDC Core §5.3: both methods; POST may carry the token in a form body). */

@@ -1,12 +1,12 @@
+import type { AccessGrant } from '../auth/bearer.ts';
+import { invalidToken } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { createDocumentStore } from '../documents/document.store.ts';
 import { isShareable } from '../documents/eligibility.ts';
 import { referencesFor } from '../documents/reference.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import { createPersonStore } from '../persons/person.store.ts';
-import type { AccessGrant } from './bearer.ts';
-import { invalidToken } from './bearer.ts';
 import { type Claims, type ClaimsPerson, claimsFor } from './claims.ts';
-import { subjectFor } from './pairwise.ts';
 
 /** The person's releasable data, or undefined if the row is gone. */
 export function loadClaimsPerson(ctx: AppContext, personId: string): ClaimsPerson | undefined {

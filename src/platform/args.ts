@@ -1,1 +1,1 @@
-export { type ParseArgsConfig, parseArgs } from 'node:util';
+export { parseArgs } from 'node:util';

@@ -1,12 +1,12 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
 import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { deliveryHistory, redeliverEvent } from './delivery.service.ts';
-import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from './developer-auth.ts';
 import {
   createEndpoint,
   deleteEndpoint,

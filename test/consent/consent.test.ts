@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { createConsentStore } from '../../src/consent/consent.store.ts';
 import { findActiveConsent, grantConsent } from '../../src/consent/grant.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 

@@ -11,7 +11,7 @@ import {
   revokeConsent,
   revokePersonConsents,
 } from '../../src/consent/lifecycle.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext, testToml } from '../helpers/context.ts';

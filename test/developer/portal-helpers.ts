@@ -1,5 +1,5 @@
+import { createApp } from '../../src/app.ts';
 import { findDeveloperByEmail, markEmailVerified } from '../../src/developer/developer.store.ts';
-import { createApp } from '../../src/http/app.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { Browser, csrfOf, location } from '../identity/flow-helpers.ts';
 

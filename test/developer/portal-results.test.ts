@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { approveReview } from '../../src/apps/production-review.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
-import { pruneResults } from '../../src/developer/portal/results.ts';
+import { pruneResults } from '../../src/portal/results.ts';
 import {
   Browser,
   createApp_,

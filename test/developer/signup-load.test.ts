@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { createApp } from '../../src/app.ts';
 import { configurePasswordHashing } from '../../src/crypto/password.ts';
-import type { createApp } from '../../src/http/app.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { Browser, csrfOf, P, PASSWORD } from './portal-helpers.ts';
 

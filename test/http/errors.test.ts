@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { createApp } from '../../src/app.ts';
 import { ApiError, NotFoundError, OAuthError, ValidationError } from '../../src/errors.ts';
-import { createApp } from '../../src/http/app.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

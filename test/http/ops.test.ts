@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { publishNext } from '../../src/keys/rotation.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { testContext } from '../helpers/context.ts';

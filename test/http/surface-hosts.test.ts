@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
+import { createApp } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { createApp } from '../../src/http/app.ts';
 import { PASSWORD, submit } from '../developer/portal-helpers.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { Browser } from '../identity/flow-helpers.ts';

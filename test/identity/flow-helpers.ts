@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
+import { createApp } from '../../src/app.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
 import type { Db } from '../../src/db/open.ts';
-import { createApp } from '../../src/http/app.ts';
 import {
   anonymousSession,
   createSessionStore,
   type SessionKind,
   type SessionTimeouts,
-} from '../../src/identity/session.store.ts';
+} from '../../src/web/session.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'bun:test';
 import { purgeIdentityState } from '../../src/identity/jobs.ts';
 import { signinThrottle } from '../../src/identity/password-signin.ts';
-import { createSessionStore } from '../../src/identity/session.store.ts';
 import { unix } from '../../src/platform/clock.ts';
+import { createSessionStore } from '../../src/web/session.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { storedSession } from './flow-helpers.ts';
 

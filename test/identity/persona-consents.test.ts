@@ -1,6 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { createApp } from '../../src/app.ts';
 import { grantConsent } from '../../src/consent/grant.ts';
-import { createApp } from '../../src/http/app.ts';
 import { importPersons } from '../../src/persons/import.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { PERSONAS } from '../../src/identity/personas.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import {
   Browser,
   CALLBACK,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
-import { createSessionStore } from '../../src/identity/session.store.ts';
+import { createSessionStore } from '../../src/web/session.store.ts';
 import {
   Browser,
   csrfOf,

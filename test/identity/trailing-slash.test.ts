@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;

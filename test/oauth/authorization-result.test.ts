@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import {
   approveAuthorization,
   loadAuthorizationRequest,
@@ -8,7 +9,6 @@ import {
 } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import {

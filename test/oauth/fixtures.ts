@@ -1,8 +1,8 @@
+import { createApp } from '../../src/app.ts';
 import { createConsentStore } from '../../src/consent/consent.store.ts';
 import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomId, randomToken, sha256 } from '../../src/crypto/tokens.ts';
-import { createApp } from '../../src/http/app.ts';
 import { approveAuthorization, type Grant } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';

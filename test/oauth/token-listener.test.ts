@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, mintCode } from './fixtures.ts';
 
 // The listener answers POST /v1/oauth/token itself, ahead of the app (a Bun.serve route; see
-// http/app.ts createHandlers). Everything else the app's middleware gives a response must still be
+// src/app.ts createHandlers). Everything else the app's middleware gives a response must still be
 // there when the request comes over a real socket, and other methods must still reach the app.
 
 let server: TestServer;

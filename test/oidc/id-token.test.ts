@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { rotateManually } from '../../src/keys/key-admin.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, type Minted, mintCode, REDIRECT } from '../oauth/fixtures.ts';

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'bun:test';
 import { createContext } from '../../src/bootstrap.ts';
 import { rotateManually } from '../../src/keys/key-admin.ts';
+import { subjectFor } from '../../src/keys/pairwise.ts';
 import { silentLogger } from '../../src/log.ts';
-import { subjectFor } from '../../src/oidc/pairwise.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { tempDir, testConfig } from '../helpers/context.ts';
 

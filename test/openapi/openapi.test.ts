@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { z } from 'zod';
+import { createApp } from '../../src/app.ts';
 import { countryCode, documentType } from '../../src/capabilities/capabilities.router.ts';
-import { createApp } from '../../src/http/app.ts';
 import { API_ROUTES } from '../../src/openapi/document.ts';
 import { TokenRequest } from '../../src/openapi/oauth.ts';
 import { createBody, historyQuery, rotateBody, updateBody } from '../../src/webhooks/webhooks.router.ts';

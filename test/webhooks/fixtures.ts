@@ -1,8 +1,8 @@
+import { createApp } from '../../src/app.ts';
 import { setApplicationFields } from '../../src/apps/application.store.ts';
 import type { AppContext } from '../../src/context.ts';
 import { createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
-import { createApp } from '../../src/http/app.ts';
 import type { DeveloperPrincipal } from '../../src/webhooks/access.ts';
 import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
 import type { EventEnvelope, EventType } from '../../src/webhooks/events.ts';

@@ -12,11 +12,7 @@ import { pageRateLimit } from '../../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { createPersonStore, type FlowPerson } from '../../persons/person.store.ts';
 import { unix } from '../../platform/clock.ts';
-import { errorResponse, logUnhandled } from '../error-response.tsx';
-import { readForm } from '../form.ts';
-import { messagesFor } from '../messages/index.ts';
-import { passwordSignIn } from '../password-signin.ts';
-import { PERSONAS, personaByKey } from '../personas.ts';
+import { readForm } from '../../web/form.ts';
 import {
   csrfProtection,
   csrfToken,
@@ -24,7 +20,11 @@ import {
   sessionMiddleware,
   signInSession,
   signOutSession,
-} from '../session.middleware.ts';
+} from '../../web/session.middleware.ts';
+import { errorResponse, logUnhandled } from '../error-response.tsx';
+import { messagesFor } from '../messages/index.ts';
+import { passwordSignIn } from '../password-signin.ts';
+import { PERSONAS, personaByKey } from '../personas.ts';
 import { accountOverview, setDocumentSharing } from './account.ts';
 import { accountMessagesFor } from './messages.ts';
 import { AccountPage, AccountSigninPage } from './pages.tsx';

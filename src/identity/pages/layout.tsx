@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
+import { CSS } from '../../web/styles.ts';
 import type { Messages } from '../messages/index.ts';
-import { CSS } from './styles.ts';
 
 export interface PageProps {
   m: Messages;

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.ts';
+import type { Db } from '../db/open.ts';
 
 /** Sealed one-time results of portal forms, per session and slot (see results.ts). */
 

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import type { ApplicationView } from '../../../apps/application.store.ts';
-import type { SandboxConsent } from '../../../consent/lifecycle.store.ts';
+import type { ApplicationView } from '../../apps/application.store.ts';
+import type { SandboxConsent } from '../../consent/lifecycle.store.ts';
 import { CsrfField, DataTable, Notice, PortalLayout, type PortalProps, when } from './layout.tsx';
 
 export function SandboxConsentsPage(

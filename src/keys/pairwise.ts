@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { hmacSha256Base64url } from '../crypto/digest.ts';
-import { instanceSecret } from '../keys/instance-secrets.ts';
+import { instanceSecret } from './instance-secrets.ts';
 
 /**
  * Pairwise subject (DESIGN.md §5): base64url(HMAC-SHA256(instance secret, sector ‖ person id)), where the

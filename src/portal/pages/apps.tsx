@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
-import type { ApplicationView, EnvironmentView } from '../../../apps/application.store.ts';
-import { type ReviewChanges, SETTING_KEYS } from '../../../apps/production-change.ts';
-import { SCOPE_CATALOGUE } from '../../../capabilities/scope-catalogue.ts';
+import type { ApplicationView, EnvironmentView } from '../../apps/application.store.ts';
+import { type ReviewChanges, SETTING_KEYS } from '../../apps/production-change.ts';
+import { SCOPE_CATALOGUE } from '../../capabilities/scope-catalogue.ts';
 import type { Env } from '../env.ts';
 import {
   Card,

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { ApiKeySummary } from '../../api-key.store.ts';
+import type { ApiKeySummary } from '../../developer/api-key.store.ts';
 import {
   CsrfField,
   DataTable,

@@ -1,4 +1,4 @@
-import { CSS } from '../../../identity/pages/styles.ts';
+import { CSS } from '../../web/styles.ts';
 
 /**
  * The identity experience's stylesheet, widened for the portal's tables and forms. Same palette, so

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ApiError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { DeveloperPrincipal } from '../../webhooks/access.ts';
-import { deliveryHistory, redeliverEvent } from '../../webhooks/delivery.service.ts';
+import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
+import type { DeveloperPrincipal } from '../webhooks/access.ts';
+import { deliveryHistory, redeliverEvent } from '../webhooks/delivery.service.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -12,7 +12,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../../webhooks/endpoint.service.ts';
+} from '../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 import {

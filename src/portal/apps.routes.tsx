@@ -1,21 +1,17 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import {
-  type ApplicationView,
-  type EnvironmentView,
-  listApplications,
-} from '../../apps/application.store.ts';
-import { rotateClientSecret } from '../../apps/client-secret.ts';
-import { ALL_COUNTRIES, DOCUMENT_TYPES } from '../../apps/document-policy-rules.ts';
-import { reviewChanges } from '../../apps/production-change.ts';
-import { requestProductionReview } from '../../apps/production-review.ts';
-import { productionSecretRevealableUntil, revealProductionSecret } from '../../apps/production-secret.ts';
-import { createApplication, deleteApplication, updateApplication } from '../../apps/registration.ts';
-import { securityEvent } from '../../audit/security-events.ts';
-import { base64url } from '../../crypto/encoding.ts';
-import { randomToken, sha256 } from '../../crypto/tokens.ts';
-import { NotFoundError } from '../../errors.ts';
+import { type ApplicationView, type EnvironmentView, listApplications } from '../apps/application.store.ts';
+import { rotateClientSecret } from '../apps/client-secret.ts';
+import { ALL_COUNTRIES, DOCUMENT_TYPES } from '../apps/document-policy-rules.ts';
+import { reviewChanges } from '../apps/production-change.ts';
+import { requestProductionReview } from '../apps/production-review.ts';
+import { productionSecretRevealableUntil, revealProductionSecret } from '../apps/production-secret.ts';
+import { createApplication, deleteApplication, updateApplication } from '../apps/registration.ts';
+import { securityEvent } from '../audit/security-events.ts';
+import { base64url } from '../crypto/encoding.ts';
+import { randomToken, sha256 } from '../crypto/tokens.ts';
+import { NotFoundError } from '../errors.ts';
 import { requireVerified } from './account.service.ts';
 import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import {

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
-import { revokeSandboxConsent, sandboxConsentsOf } from '../../consent/lifecycle.ts';
-import { NotFoundError } from '../../errors.ts';
+import { revokeSandboxConsent, sandboxConsentsOf } from '../consent/lifecycle.ts';
+import { NotFoundError } from '../errors.ts';
 import type { PC, Portal, PortalEnv } from './env.ts';
 import { SandboxConsentsPage } from './pages/consents.tsx';
 

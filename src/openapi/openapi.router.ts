@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import { openApiDocument } from '../openapi/document.ts';
-import type { AppEnv } from './env.ts';
+import type { AppEnv } from '../http/env.ts';
+import { openApiDocument } from './document.ts';
 
 /** GET /openapi.json: built once, since it changes only with the configuration. */
 export function openApiRouter(ctx: AppContext) {

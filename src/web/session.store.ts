@@ -192,5 +192,3 @@ export function createSessionStore(db: Db) {
     },
   };
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>;

@@ -1,7 +1,7 @@
 import type { Job } from '../jobs.ts';
-import { pruneResults } from './portal/results.ts';
+import { pruneResults } from './results.ts';
 
-export const developerJobs: Job[] = [
+export const portalJobs: Job[] = [
   {
     name: 'developer.portal-results',
     schedule: '15 */10 * * * *',

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { securityEvent } from '../../audit/security-events.ts';
-import { NotFoundError, ValidationError } from '../../errors.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../api-key.store.ts';
+import { securityEvent } from '../audit/security-events.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireVerified } from './account.service.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';

@@ -6,16 +6,16 @@ import { pageBodyLimit } from '../http/body-limit.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import { logUnhandled } from '../identity/error-response.tsx';
-import { csrfProtection, sessionMiddleware } from '../identity/session.middleware.ts';
-import { trimTrailingSlash } from '../identity/trailing-slash.ts';
-import { appsRoutes } from './portal/apps.routes.tsx';
-import { authRoutes } from './portal/auth.routes.tsx';
-import { consentsRoutes } from './portal/consents.routes.tsx';
-import { createPortal, type PC, type PortalEnv } from './portal/env.ts';
-import { keysRoutes } from './portal/keys.routes.tsx';
-import { portalMessages } from './portal/messages/index.ts';
-import { MessagePage } from './portal/pages/layout.tsx';
-import { webhooksRoutes } from './portal/webhooks.routes.tsx';
+import { csrfProtection, sessionMiddleware } from '../web/session.middleware.ts';
+import { trimTrailingSlash } from '../web/trailing-slash.middleware.ts';
+import { appsRoutes } from './apps.routes.tsx';
+import { authRoutes } from './auth.routes.tsx';
+import { consentsRoutes } from './consents.routes.tsx';
+import { createPortal, type PC, type PortalEnv } from './env.ts';
+import { keysRoutes } from './keys.routes.tsx';
+import { portalMessages } from './messages/index.ts';
+import { MessagePage } from './pages/layout.tsx';
+import { webhooksRoutes } from './webhooks.routes.tsx';
 
 export const DEVELOPER_COOKIE = '__Host-verity_dev';
 

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.ts';
-import { sealedSecrets } from '../../keys/instance-secrets.ts';
-import { unix } from '../../platform/clock.ts';
+import type { AppContext } from '../context.ts';
+import { sealedSecrets } from '../keys/instance-secrets.ts';
+import { unix } from '../platform/clock.ts';
 import * as store from './result.store.ts';
 
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config'>;

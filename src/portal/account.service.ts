@@ -1,11 +1,7 @@
-import { recordAudit } from '../../audit/audit.store.ts';
-import { securityEvent } from '../../audit/security-events.ts';
-import type { AppContext } from '../../context.ts';
-import { decoyHash, hashPassword, verifyPassword } from '../../crypto/password.ts';
-import { ApiError, ValidationError } from '../../errors.ts';
-import { signinFailure, signinThrottle } from '../../identity/password-signin.ts';
-import { createSessionStore } from '../../identity/session.store.ts';
-import { unix } from '../../platform/clock.ts';
+import { recordAudit } from '../audit/audit.store.ts';
+import { securityEvent } from '../audit/security-events.ts';
+import type { AppContext } from '../context.ts';
+import { decoyHash, hashPassword, verifyPassword } from '../crypto/password.ts';
 import {
   acceptInvitation,
   createDeveloper,
@@ -15,8 +11,12 @@ import {
   getDeveloper,
   normaliseEmail,
   setDeveloperPassword,
-} from '../developer.store.ts';
-import { takeSignupAttempt } from '../signup-throttle.store.ts';
+} from '../developer/developer.store.ts';
+import { takeSignupAttempt } from '../developer/signup-throttle.store.ts';
+import { ApiError, ValidationError } from '../errors.ts';
+import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
+import { unix } from '../platform/clock.ts';
+import { createSessionStore } from '../web/session.store.ts';
 import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
 import { sendVerificationEmail } from './email-links.service.ts';
 

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ValidationError } from '../../errors.ts';
-import { signInSession, signOutSession } from '../../identity/session.middleware.ts';
-import { unix } from '../../platform/clock.ts';
-import { findInvitation } from '../developer.store.ts';
+import { findInvitation } from '../developer/developer.store.ts';
+import { ValidationError } from '../errors.ts';
+import { unix } from '../platform/clock.ts';
+import { signInSession, signOutSession } from '../web/session.middleware.ts';
 import {
   acceptInvite,
   changePassword,

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import { PasswordSigninForm } from '../../../identity/pages/signin-form.tsx';
+import { PasswordSigninForm } from '../../identity/pages/signin-form.tsx';
 import {
   CsrfField,
   ErrorSummary,

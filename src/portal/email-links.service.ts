@@ -1,17 +1,17 @@
-import { recordAudit } from '../../audit/audit.store.ts';
-import type { AppContext } from '../../context.ts';
-import { hashPassword } from '../../crypto/password.ts';
-import { sha256Hex } from '../../crypto/tokens.ts';
-import { ValidationError } from '../../errors.ts';
-import { createSessionStore } from '../../identity/session.store.ts';
+import { recordAudit } from '../audit/audit.store.ts';
+import type { AppContext } from '../context.ts';
+import { hashPassword } from '../crypto/password.ts';
+import { sha256Hex } from '../crypto/tokens.ts';
 import {
   type Developer,
   findDeveloper,
   findDeveloperByEmail,
   markEmailVerified,
   setDeveloperPassword,
-} from '../developer.store.ts';
-import { createEmailToken, emailTokenOwner, redeemEmailToken } from '../email-token.store.ts';
+} from '../developer/developer.store.ts';
+import { createEmailToken, emailTokenOwner, redeemEmailToken } from '../developer/email-token.store.ts';
+import { ValidationError } from '../errors.ts';
+import { createSessionStore } from '../web/session.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
 
 const VERIFY_TTL_SECONDS = 24 * 3600;

@@ -1,5 +1,5 @@
-import { ValidationError } from '../../errors.ts';
-import { normaliseEmail } from '../developer.store.ts';
+import { normaliseEmail } from '../developer/developer.store.ts';
+import { ValidationError } from '../errors.ts';
 
 export const MIN_PASSWORD = 12;
 export const MAX_PASSWORD = 1024;
