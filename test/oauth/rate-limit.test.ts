@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Hono } from 'hono';
+import { countSignupAttempt } from '../../src/developer/portal/account.service.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
@@ -275,6 +276,19 @@ requests = 100000
     deleteExpiredOAuthState(ctx, now + 599);
     expect(count()).toBe(1);
     deleteExpiredOAuthState(ctx, now + 600);
+    expect(count()).toBe(0);
+  });
+
+  test('the sign-up counters are cleaned up once their window (an hour) ended', async () => {
+    const { ctx } = await setup('');
+    countSignupAttempt(ctx, '192.0.2.21');
+    const count = () =>
+      ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM rate_limit_buckets').get()!.n;
+    expect(count()).toBe(1);
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    deleteExpiredOAuthState(ctx, now + 3599);
+    expect(count()).toBe(1);
+    deleteExpiredOAuthState(ctx, now + 3600);
     expect(count()).toBe(0);
   });
 });
