@@ -90,6 +90,14 @@ test('a consent that ended refuses the token, whatever the token says', async ()
   }
   ctx.db.sql.prepare("UPDATE consents SET status = 'active' WHERE id = ?").run(consentId);
   expect((await call('/v1/userinfo', bearer(accessToken))).res.status).toBe(200);
+  // Still marked active, but past its own expiry (the cleanup job has not run yet): ended all the same.
+  const now = unix(ctx.clock);
+  ctx.db.sql.prepare('UPDATE consents SET expires_at = ? WHERE id = ?').run(now, consentId);
+  await expectInvalid(bearer(accessToken));
+  const ended = await call('/v1/userinfo', bearer(accessToken));
+  expect(ended.body.error!.message).toBe('The consent behind this access token has ended.');
+  ctx.db.sql.prepare('UPDATE consents SET expires_at = ? WHERE id = ?').run(now + 1, consentId);
+  expect((await call('/v1/userinfo', bearer(accessToken))).res.status).toBe(200);
   // A disabled person's tokens stop too.
   createPersonStore(ctx.db).setStatus('psn_sandbox_ada', 'disabled', unix(ctx.clock));
   await expectInvalid(bearer(accessToken));
