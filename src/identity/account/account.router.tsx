@@ -12,7 +12,7 @@ import { pageRateLimit } from '../../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
 import { createPersonStore, type FlowPerson } from '../../persons/person.store.ts';
 import { unix } from '../../platform/clock.ts';
-import { errorResponse, logUnhandled } from '../error-response.tsx';
+import { errorResponse, identityErrorResponse } from '../error-response.tsx';
 import { readForm } from '../form.ts';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
@@ -168,19 +168,8 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.onError((err, c) => {
     if (err instanceof SignedOut) return c.redirect(base, 303);
-    const m = messagesFor();
-    let status = 500;
-    let message = m.errorInternal;
-    if (err instanceof NotFoundError) {
-      status = 404;
-      message = accountMessagesFor().notFound;
-    } else if (err instanceof ApiError && err.status < 500) {
-      status = err.status;
-      message = err.message;
-    } else {
-      logUnhandled(c, err);
-    }
-    return errorResponse(c, status, message);
+    if (err instanceof NotFoundError) return errorResponse(c, 404, accountMessagesFor().notFound);
+    return identityErrorResponse(c, err);
   });
   return app;
 }
