@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { webhooksRouter } from './api/webhooks.router.ts';
 import { registerSecurityEvents } from './audit/security-events.ts';
 import { capabilitiesRouter } from './capabilities/capabilities.router.ts';
 import type { AppContext } from './context.ts';
@@ -19,7 +20,6 @@ import { userinfoRouter } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, Routes } from './platform/listen.ts';
 import { portalPaths, portalRouter } from './portal/portal.router.tsx';
-import { webhooksRouter } from './webhooks/webhooks.router.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
 export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');

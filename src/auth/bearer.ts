@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
+import { markConsentUsed } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
@@ -7,6 +8,7 @@ import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
+import { accessTokenGrant } from './access-token.store.ts';
 
 /** What a valid access token lets its holder read, with the consent and application it belongs to. */
 export interface AccessGrant {
@@ -92,44 +94,6 @@ export async function presentedToken(c: Context): Promise<string | undefined> {
   return fromHeader ?? fromBody;
 }
 
-interface Row {
-  token_hash: string;
-  consent_id: string;
-  person_id: string;
-  scopes: string;
-  acr: string;
-  liveness_verified: number;
-  face_match_verified: number;
-  token_expires_at: number;
-  revoked_at: number | null;
-  consent_status: string;
-  consent_expires_at: number;
-  application_id: string;
-  environment_id: string;
-  environment: 'sandbox' | 'production';
-  document_types: string;
-  document_countries: string;
-  full_number_approved: number;
-  person_status: string;
-}
-
-// One indexed read per request: the token with its consent, person and application environment.
-// CAST(? AS TEXT), not a bare ?, for the reason in oauth/client.store.ts (a join re-prepared per run).
-const LOOKUP = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified, t.face_match_verified,
-    t.expires_at AS token_expires_at, t.revoked_at, c.status AS consent_status,
-    c.expires_at AS consent_expires_at, c.application_id, e.id AS environment_id, e.environment,
-    e.document_types, e.document_countries, a.full_number_approved, p.status AS person_status
-  FROM access_tokens t
-  JOIN consents c ON c.id = t.consent_id
-  JOIN application_environments e ON e.id = t.environment_id
-  JOIN applications a ON a.id = e.application_id
-  JOIN persons p ON p.id = t.person_id
-  WHERE t.id = CAST(? AS TEXT)`;
-
-// Written at most once per second per consent, so a busy token does not turn every read into a write.
-const MARK_USED = `UPDATE consents SET last_used_at = ?
-  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
-
 /**
  * The grant behind a token, checked at every use: the token is known, unexpired and not revoked, its
  * consent is active and not past its own expiry (so revocation, disconnection and consent expiry cut
@@ -139,13 +103,10 @@ const MARK_USED = `UPDATE consents SET last_used_at = ?
 export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
   const now = unix(ctx.clock);
   const id = locatedSecretId(token, ACCESS_TOKEN_PREFIX);
-  const row = id === undefined ? undefined : ctx.db.sql.prepare<Row>(LOOKUP).get(id);
-  if (!row || !matchesStoredHash(token, row.token_hash)) throw invalidToken();
-  if (row.revoked_at !== null || row.token_expires_at <= now) throw invalidToken();
-  if (row.consent_status !== 'active' || row.consent_expires_at <= now)
-    throw invalidToken('The consent behind this access token has ended.');
-  if (row.person_status !== 'active') throw invalidToken();
-  ctx.db.sql.prepare(MARK_USED).run(now, row.consent_id, now);
+  const row = id === undefined ? undefined : accessTokenGrant(ctx.db, id, now);
+  if (!row || !matchesStoredHash(token, row.token_hash) || !row.usable) throw invalidToken();
+  if (!row.consent_in_force) throw invalidToken('The consent behind this access token has ended.');
+  markConsentUsed(ctx.db, row.consent_id, now);
   return {
     consentId: row.consent_id,
     personId: row.person_id,

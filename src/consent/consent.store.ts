@@ -82,6 +82,15 @@ export function isConsentInForceFor(
   );
 }
 
+// Written at most once per second per consent, so a busy token does not turn every read into a write.
+const MARK_USED = `UPDATE consents SET last_used_at = ?
+  WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
+
+/** Records a use of the consent (by one of its access tokens) at `now`. */
+export function markConsentUsed(db: Db, consentId: string, now: number): void {
+  db.sql.prepare(MARK_USED).run(now, consentId, now);
+}
+
 /** Who holds a consent: the person, and for a sandbox persona the identity session too (`holder.ts`). */
 export interface ConsentHolder {
   personId: string;

@@ -26,10 +26,11 @@ async function run(job: Argon2Job): Promise<string | boolean> {
   try {
     return await pool.run(job);
   } catch (err) {
-    if (err instanceof PoolBusyError)
-      throw new ApiError('SERVICE_BUSY', 'The server is busy; try again shortly.', 503, undefined, {
-        'Retry-After': String(err.retryAfterSeconds),
-      });
+    if (err instanceof PoolBusyError) {
+      const s = err.retryAfterSeconds;
+      const message = `The server is busy; try again in ${s} ${s === 1 ? 'second' : 'seconds'}.`;
+      throw new ApiError('SERVICE_BUSY', message, 503, undefined, { 'Retry-After': String(s) });
+    }
     throw err;
   }
 }

@@ -5,6 +5,7 @@ import { timingSafeEqual } from '../crypto/tokens.ts';
 import { ApiError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import type { AppEnv } from './env.ts';
+import { probeWrite } from './rate-limit.store.ts';
 
 const isLoopback = (ip: string) => ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'loopback';
 
@@ -29,7 +30,7 @@ export function opsRouter(ctx: AppContext) {
   const databaseWritable = () => {
     const now = ctx.clock.now().getTime();
     if (!probed || now - probed.at >= 1000 || now < probed.at)
-      probed = { at: now, writable: probeWrite(ctx) };
+      probed = { at: now, writable: databaseTakesWrites(ctx) };
     return probed.writable;
   };
   app.get('/readyz', async (c) => {
@@ -63,19 +64,9 @@ export function opsRouter(ctx: AppContext) {
   return app;
 }
 
-function probeWrite(ctx: AppContext): boolean {
+function databaseTakesWrites(ctx: AppContext): boolean {
   try {
-    ctx.db.sql.transaction(() => {
-      ctx.db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
-      ctx.db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
-      ctx.db.sql.prepare('DELETE FROM _ready').run();
-    });
-    // A temp table proves little about the main file: write to it too.
-    ctx.db.sql
-      .prepare(
-        "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)",
-      )
-      .run();
+    probeWrite(ctx.db);
     return true;
   } catch {
     return false;

@@ -7,6 +7,7 @@ import { unix } from '../platform/clock.ts';
 import { addressKey } from './address-key.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
+import { countHits, deleteEndedBuckets } from './rate-limit.store.ts';
 
 /** Buckets counted in SQLite; `web` (the pages) is counted in memory, see countPage. */
 export type RateLimitBucket = 'oauth' | 'userinfo' | 'capabilities' | 'developer';
@@ -46,17 +47,6 @@ export function resolveLimit(config: RateLimitConfig, scope: RateLimitScope | un
   return { requests, window: Math.max(1, Math.ceil(windowMs / 1000)) };
 }
 
-// A window starts at the first request after the previous one ended, and the count restarts with it.
-// One statement counts every request of a group (see countRequest); RETURNING gives the new state
-// without a second query.
-const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, ?)
-  ON CONFLICT(key) DO UPDATE SET
-    count = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
-                 THEN rate_limit_buckets.count + excluded.count ELSE excluded.count END,
-    window_start = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
-                        THEN rate_limit_buckets.window_start ELSE excluded.window_start END
-  RETURNING count, window_start`;
-
 export interface Hit {
   limit: number;
   remaining: number;
@@ -68,9 +58,7 @@ export interface Hit {
 /** The bucket after counting `n` requests against `key` (one statement). */
 function count(ctx: AppContext, key: string, window: number, n: number) {
   const now = unix(ctx.clock);
-  const row = ctx.db.sql
-    .prepare<{ count: number; window_start: number }>(HIT)
-    .get(key, now, n, window, window)!;
+  const row = countHits(ctx.db, key, now, n, window);
   return { count: row.count, reset: Math.max(1, row.window_start + window - now) };
 }
 
@@ -260,9 +248,9 @@ export function deleteExpiredBuckets(ctx: AppContext, now: number): number {
       if (w !== undefined) windows.push(w);
     }
     const longest = Math.ceil(Math.max(...windows) / 1000);
-    removed += ctx.db.sql
-      .prepare('DELETE FROM rate_limit_buckets WHERE key >= ? AND key < ? AND window_start + ? <= ?')
-      .run(`${bucket}:`, `${bucket};`, longest, now).changes;
+    removed += deleteEndedBuckets(ctx.db, bucket, longest, now);
   }
-  return removed;
+  // The portal's sign-up limit (portal/account.service.ts) counts in the same table.
+  const signup = Math.floor(ctx.config.developer.signup_window / 1000);
+  return removed + deleteEndedBuckets(ctx.db, 'signup', signup, now);
 }

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Context } from 'hono';
+import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { SecurityHeadersEnv } from '../http/security-headers.ts';
 import { csrfToken, type SessionEnv } from '../web/session.middleware.ts';
@@ -28,6 +29,23 @@ export function errorResponse(c: C, status: number, message: string) {
     />,
     status as 400,
   );
+}
+
+/**
+ * The identity pages' answer to an error their router did not map itself: a refusal (4xx) shows its
+ * message, a busy server (the password hashing pool, crypto/password.ts) answers 503 with Retry-After,
+ * and anything else is logged and answered 500.
+ */
+export function identityErrorResponse(c: C, err: Error) {
+  const m = messagesFor();
+  const busy = err instanceof ApiError && err.code === 'SERVICE_BUSY';
+  if (err instanceof ApiError && (err.status < 500 || busy)) {
+    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    const message = busy ? m.errorBusy(Number(err.headers['Retry-After'] ?? 1)) : err.message;
+    return errorResponse(c, err.status, message);
+  }
+  logUnhandled(c, err);
+  return errorResponse(c, 500, m.errorInternal);
 }
 
 /** Logs an error no rule expected, before it is answered with a 500 that says nothing of it. */

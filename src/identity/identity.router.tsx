@@ -21,7 +21,7 @@ import {
 } from '../web/session.middleware.ts';
 import { trimTrailingSlash } from '../web/trailing-slash.middleware.ts';
 import { accountRouter } from './account/account.router.tsx';
-import { errorResponse, logUnhandled } from './error-response.tsx';
+import { errorResponse, identityErrorResponse } from './error-response.tsx';
 import { configuredFaceProvider } from './face/configured.ts';
 import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
@@ -285,11 +285,9 @@ export function identityRouter(ctx: AppContext) {
             : m.errorUnknownRequest;
       return errorResponse(c, err.status, message);
     }
-    if (err instanceof ApiError && err.status < 500) return errorResponse(c, err.status, err.message);
     // approve/reject refuse a request that ended meanwhile (a double submit, another tab).
     if (err instanceof NotFoundError) return errorResponse(c, 404, m.errorUnknownRequest);
-    logUnhandled(c, err);
-    return errorResponse(c, 500, m.errorInternal);
+    return identityErrorResponse(c, err);
   });
 
   app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));

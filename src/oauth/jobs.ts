@@ -1,8 +1,8 @@
+import { deleteExpiredAccessTokens } from '../auth/access-token.store.ts';
 import type { AppContext } from '../context.ts';
 import { deleteExpiredBuckets } from '../http/rate-limit.ts';
 import type { Job } from '../jobs.ts';
 import { unix } from '../platform/clock.ts';
-import { deleteExpiredAccessTokens } from './access-token.store.ts';
 import { createAuthorizationRequestStore } from './authorization-request.store.ts';
 import { createCodeStore } from './code.store.ts';
 

@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
 import type { SecurityEventFields } from '../audit/security-events.ts';
+import { insertAccessToken, revokeAccessTokenFromCode } from '../auth/access-token.store.ts';
 import { isConsentInForce } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
@@ -8,7 +9,6 @@ import { subjectFor } from '../keys/pairwise.ts';
 import { signIdToken } from '../oidc/id-token.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
-import { insertAccessToken, revokeAccessTokenFromCode } from './access-token.store.ts';
 import type { OAuthClient } from './client.store.ts';
 import { type CodeRow, createCodeStore } from './code.store.ts';
 import { verifyPkce } from './pkce.ts';

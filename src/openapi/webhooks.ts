@@ -1,12 +1,6 @@
 import { z } from 'zod';
+import { createBody, historyQuery, redeliverBody, rotateBody, updateBody } from '../api/webhooks.router.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
-import {
-  createBody,
-  historyQuery,
-  redeliverBody,
-  rotateBody,
-  updateBody,
-} from '../webhooks/webhooks.router.ts';
 import { apiError, internalError, rated, timestamp, tooManyRequests, validationFailed } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 

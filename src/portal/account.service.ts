@@ -12,8 +12,9 @@ import {
   normaliseEmail,
   setDeveloperPassword,
 } from '../developer/developer.store.ts';
-import { takeSignupAttempt } from '../developer/signup-throttle.store.ts';
 import { ApiError, ValidationError } from '../errors.ts';
+import { addressKey } from '../http/address-key.ts';
+import { countHits } from '../http/rate-limit.store.ts';
 import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
@@ -65,14 +66,16 @@ export async function developerSignIn(
 /** Too many sign-ups or reset requests from one client address (`[developer] signups_per_ip`). */
 export class SignupThrottled extends Error {}
 
-/** Counts a sign-up or password-reset request against the client address; throws when over the limit. */
+/**
+ * Counts a sign-up or password-reset request against the client address (`[developer] signups_per_ip`
+ * per `signup_window`, in the `signup` rate-limit bucket); throws when over the limit. Every attempt
+ * counts, refused ones included, so a refused client cannot keep probing.
+ */
 export function countSignupAttempt(ctx: AppContext, ip: string): void {
   const c = ctx.config.developer;
-  const allowed = takeSignupAttempt(ctx.db, ip, unix(ctx.clock), {
-    requests: c.signups_per_ip,
-    windowSeconds: Math.floor(c.signup_window / 1000),
-  });
-  if (!allowed) throw new SignupThrottled();
+  const window = Math.floor(c.signup_window / 1000);
+  const { count } = countHits(ctx.db, `signup:${addressKey(ip)}`, unix(ctx.clock), 1, window);
+  if (count > c.signups_per_ip) throw new SignupThrottled();
 }
 
 /**

@@ -26,14 +26,6 @@ const isStoreSide = (file: string) =>
   // The runtime adapters are the driver seam (transactions, pragmas, the checkpoint worker).
   file.startsWith('src/platform/');
 
-// These move into stores once the rate-limit work lands.
-const ALLOWED = new Set([
-  'src/http/rate-limit.ts',
-  'src/identity/signin-throttle.ts',
-  'src/http/ops.router.ts',
-  'src/oidc/bearer.ts',
-]);
-
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
@@ -53,14 +45,9 @@ function violations(text: string): string[] {
 describe('store boundary', () => {
   test('SQL appears only in *.store.ts files and src/db/', () => {
     const found = sources(join(root, 'src'))
-      .filter((f) => !isStoreSide(f) && !ALLOWED.has(f))
+      .filter((f) => !isStoreSide(f))
       .flatMap((f) => violations(readFileSync(join(root, f), 'utf8')).map((v) => `${f}:${v}`));
     expect(found).toEqual([]);
-  });
-
-  test('the allowlist names only files that still hold SQL', () => {
-    for (const f of ALLOWED)
-      expect({ f, n: violations(readFileSync(join(root, f), 'utf8')).length > 0 }).toEqual({ f, n: true });
   });
 
   test('each kind of SQL outside a store is caught', () => {

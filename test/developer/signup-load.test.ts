@@ -74,7 +74,7 @@ describe('sign-up under load', () => {
     const busy = answers.filter((r) => r.status === 503);
     expect(busy.length).toBeGreaterThan(0);
     expect(busy[0]!.headers.get('retry-after')).toBe('1');
-    expect(await busy[0]!.text()).toContain('busy');
+    expect(await busy[0]!.text()).toContain('The server is busy; try again in 1 second.');
     const created = s.ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM developers').get()!.n;
     expect(created).toBe(answers.filter((r) => r.status === 303).length);
   });

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
+import { countSignupAttempt } from '../../src/portal/account.service.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT, tokenRequest } from './fixtures.ts';
@@ -275,6 +276,19 @@ requests = 100000
     deleteExpiredOAuthState(ctx, now + 599);
     expect(count()).toBe(1);
     deleteExpiredOAuthState(ctx, now + 600);
+    expect(count()).toBe(0);
+  });
+
+  test('the sign-up counters are cleaned up once their window (an hour) ended', async () => {
+    const { ctx } = await setup('');
+    countSignupAttempt(ctx, '192.0.2.21');
+    const count = () =>
+      ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM rate_limit_buckets').get()!.n;
+    expect(count()).toBe(1);
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    deleteExpiredOAuthState(ctx, now + 3599);
+    expect(count()).toBe(1);
+    deleteExpiredOAuthState(ctx, now + 3600);
     expect(count()).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { z } from 'zod';
+import { createBody, historyQuery, rotateBody, updateBody } from '../../src/api/webhooks.router.ts';
 import { createApp } from '../../src/app.ts';
 import { countryCode, documentType } from '../../src/capabilities/capabilities.router.ts';
 import { API_ROUTES } from '../../src/openapi/document.ts';
 import { TokenRequest } from '../../src/openapi/oauth.ts';
-import { createBody, historyQuery, rotateBody, updateBody } from '../../src/webhooks/webhooks.router.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { basic, inProcess, mintCode, REDIRECT, tokenRequest } from '../oauth/fixtures.ts';

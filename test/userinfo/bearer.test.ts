@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { revokeAccessTokensOfConsent } from '../../src/oauth/access-token.store.ts';
+import { revokeAccessTokensOfConsent } from '../../src/auth/access-token.store.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
@@ -89,6 +89,14 @@ test('a consent that ended refuses the token, whatever the token says', async ()
     await expectInvalid(bearer(accessToken));
   }
   ctx.db.sql.prepare("UPDATE consents SET status = 'active' WHERE id = ?").run(consentId);
+  expect((await call('/v1/userinfo', bearer(accessToken))).res.status).toBe(200);
+  // Still marked active, but past its own expiry (the cleanup job has not run yet): ended all the same.
+  const now = unix(ctx.clock);
+  ctx.db.sql.prepare('UPDATE consents SET expires_at = ? WHERE id = ?').run(now, consentId);
+  await expectInvalid(bearer(accessToken));
+  const ended = await call('/v1/userinfo', bearer(accessToken));
+  expect(ended.body.error!.message).toBe('The consent behind this access token has ended.');
+  ctx.db.sql.prepare('UPDATE consents SET expires_at = ? WHERE id = ?').run(now + 1, consentId);
   expect((await call('/v1/userinfo', bearer(accessToken))).res.status).toBe(200);
   // A disabled person's tokens stop too.
   createPersonStore(ctx.db).setStatus('psn_sandbox_ada', 'disabled', unix(ctx.clock));

@@ -21,7 +21,7 @@ import {
   signInSession,
   signOutSession,
 } from '../../web/session.middleware.ts';
-import { errorResponse, logUnhandled } from '../error-response.tsx';
+import { errorResponse, identityErrorResponse } from '../error-response.tsx';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
@@ -168,19 +168,8 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.onError((err, c) => {
     if (err instanceof SignedOut) return c.redirect(base, 303);
-    const m = messagesFor();
-    let status = 500;
-    let message = m.errorInternal;
-    if (err instanceof NotFoundError) {
-      status = 404;
-      message = accountMessagesFor().notFound;
-    } else if (err instanceof ApiError && err.status < 500) {
-      status = err.status;
-      message = err.message;
-    } else {
-      logUnhandled(c, err);
-    }
-    return errorResponse(c, status, message);
+    if (err instanceof NotFoundError) return errorResponse(c, 404, accountMessagesFor().notFound);
+    return identityErrorResponse(c, err);
   });
   return app;
 }

@@ -14,6 +14,8 @@ export const en = {
   errorOtherSession:
     'This sign-in request was started in another browser session. For your safety it cannot continue here. Return to the application and start again.',
   errorInternal: 'An unexpected error occurred. Please try again later.',
+  errorBusy: (seconds: number) =>
+    `The server is busy. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
   errorSandboxDisabled: 'Sandbox sign-in is turned off on this server.',
 
   signinTitle: 'Sign in',

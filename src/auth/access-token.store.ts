@@ -1,3 +1,4 @@
+import { consentInForce } from '../consent/consent.store.ts';
 import type { Db } from '../db/open.ts';
 
 /** Module functions, not a store object: the token endpoint calls them on every exchange. */
@@ -23,6 +24,46 @@ const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
   WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
 const REVOKE_FOR_CONSENT =
   'UPDATE access_tokens SET revoked_at = ? WHERE consent_id = ? AND revoked_at IS NULL';
+
+/** A token's row with what its use needs from its consent, application environment and person. */
+export interface AccessTokenGrantRow {
+  token_hash: string;
+  consent_id: string;
+  person_id: string;
+  scopes: string;
+  acr: string;
+  liveness_verified: number;
+  face_match_verified: number;
+  application_id: string;
+  environment_id: string;
+  environment: 'sandbox' | 'production';
+  document_types: string;
+  document_countries: string;
+  full_number_approved: number;
+  /** 1 when the token is neither revoked nor expired and its person is active. */
+  usable: number;
+  /** 1 when its consent is in force. */
+  consent_in_force: number;
+}
+
+// One indexed read per use. The rules are computed, not filtered on, so a caller can say which one
+// failed, and only after it checked the hash. CAST(? AS TEXT), not a bare ?: see client.store.ts.
+const GRANT = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified,
+    t.face_match_verified, c.application_id, e.id AS environment_id, e.environment, e.document_types,
+    e.document_countries, a.full_number_approved,
+    t.revoked_at IS NULL AND t.expires_at > ? AND p.status = 'active' AS usable,
+    ${consentInForce('c')} AS consent_in_force
+  FROM access_tokens t
+  JOIN consents c ON c.id = t.consent_id
+  JOIN application_environments e ON e.id = t.environment_id
+  JOIN applications a ON a.id = e.application_id
+  JOIN persons p ON p.id = t.person_id
+  WHERE t.id = CAST(? AS TEXT)`;
+
+/** The token with id `id` and what its use at `now` needs (a module function: UserInfo is a hot path). */
+export function accessTokenGrant(db: Db, id: string, now: number): AccessTokenGrantRow | undefined {
+  return db.sql.prepare<AccessTokenGrantRow>(GRANT).get(now, now, id);
+}
 
 export function insertAccessToken(db: Db, t: NewAccessToken): void {
   db.sql

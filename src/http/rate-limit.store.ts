@@ -1,0 +1,50 @@
+import type { Db } from '../db/open.ts';
+
+/**
+ * The fixed-window request counters (`rate_limit_buckets`), keyed `<bucket>:<key>`: the API limits
+ * (rate-limit.ts) and the portal's sign-up limit. Module functions: the token endpoint counts on
+ * every exchange.
+ */
+
+// A window starts at the first request after the previous one ended, and the count restarts with it.
+// RETURNING gives the new state without a second query.
+const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, ?)
+  ON CONFLICT(key) DO UPDATE SET
+    count = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
+                 THEN rate_limit_buckets.count + excluded.count ELSE excluded.count END,
+    window_start = CASE WHEN rate_limit_buckets.window_start + ? > excluded.window_start
+                        THEN rate_limit_buckets.window_start ELSE excluded.window_start END
+  RETURNING count, window_start`;
+const DELETE_ENDED = 'DELETE FROM rate_limit_buckets WHERE key >= ? AND key < ? AND window_start + ? <= ?';
+// Never counted against: its key has no bucket prefix, so no limit reads it and no cleanup removes it.
+const PROBE = "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)";
+
+export interface BucketState {
+  count: number;
+  /** Unix seconds. */
+  window_start: number;
+}
+
+/** The bucket after counting `n` requests against `key` at `now` in windows of `window` seconds. */
+export function countHits(db: Db, key: string, now: number, n: number, window: number): BucketState {
+  return db.sql.prepare<BucketState>(HIT).get(key, now, n, window, window)!;
+}
+
+/** Deletes the buckets of `bucket` (keys `bucket:…`) whose window of `window` seconds ended by `now`. */
+export function deleteEndedBuckets(db: Db, bucket: string, window: number, now: number): number {
+  // ';' follows ':', so the range holds exactly the keys with the prefix (and uses the primary key).
+  return db.sql.prepare(DELETE_ENDED).run(`${bucket}:`, `${bucket};`, window, now).changes;
+}
+
+/**
+ * Throws unless the database takes writes: a temp table for the transaction machinery, and a row in
+ * the main file (a temp table proves little about it).
+ */
+export function probeWrite(db: Db): void {
+  db.sql.transaction(() => {
+    db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
+    db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
+    db.sql.prepare('DELETE FROM _ready').run();
+  });
+  db.sql.prepare(PROBE).run();
+}
