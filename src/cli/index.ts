@@ -4,13 +4,25 @@ import { ConfigError } from '../config/load.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import { ValidationError } from '../errors.ts';
-import { silentLogger } from '../log.ts';
+import { jsonLogger, type Logger, silentLogger } from '../log.ts';
 import { parseArgs } from '../platform/args.ts';
 import { proc } from '../platform/process.ts';
 import { VERSION } from '../version.ts';
 import { type CliContext, type Command, type OptionSpec, UsageError } from './command.ts';
 import { commands } from './commands.ts';
 import { explainSystemError } from './system-errors.ts';
+
+/**
+ * A command prints its own result; of the log it keeps the security events (a review approved or
+ * rejected, …), as JSON lines on stderr, so they reach the operator's log like the server's do.
+ */
+const securityLines = jsonLogger('info', (line) => proc.stderr(`${line}\n`));
+const cliLog: Logger = {
+  ...silentLogger,
+  info: (msg, fields) => {
+    if (msg === 'security event') securityLines.info(msg, fields);
+  },
+};
 
 const GLOBAL = {
   config: { type: 'string', description: 'the configuration file (default ./verity.toml)' },
@@ -197,7 +209,7 @@ function cliContext(configPath: string, json: boolean): CliContext {
             `the database needs migrations (${pending.join(', ')}): run "verity migrate" first`,
           );
       }
-      return createContext(cfg, { log: silentLogger, migrate: opts.migrate ?? false });
+      return createContext(cfg, { log: cliLog, migrate: opts.migrate ?? false });
     },
     print(human, value) {
       proc.stdout(json ? `${JSON.stringify(value)}\n` : human.endsWith('\n') ? human : `${human}\n`);

@@ -228,6 +228,10 @@ describe('verity apps', () => {
       '--json',
     );
     expect(rej.json).toMatchObject({ status: 'rejected', decisionReason: 'No privacy policy' });
+    // The decision is a security event on stderr, a JSON line like the server's (stdout stays the result).
+    const rejected = JSON.parse(rej.stderr.trim());
+    expect(rejected).toMatchObject({ level: 'info', msg: 'security event', event: 'review.rejected' });
+    expect(rejected.applicationId).toBe(app.applicationId);
     expect((await run('apps', 'show', app.applicationId, '--json')).json.environments.length).toBe(1);
 
     const ok = await run('apps', 'review', 'approve', app.applicationId, '--json');
@@ -236,6 +240,11 @@ describe('verity apps', () => {
     expect(ok.json).toMatchObject({ applicationId: app.applicationId, environment: 'production' });
     expect(ok.json.clientId).toMatch(/^cid_live_/);
     expect(ok.json.clientSecret).toMatch(/^cs_live_/);
+    expect(JSON.parse(ok.stderr.trim())).toMatchObject({
+      event: 'review.approved',
+      applicationId: app.applicationId,
+    });
+    expect(ok.stderr).not.toContain(ok.json.clientSecret);
     const show = await run('apps', 'show', app.applicationId, '--json');
     expect(show.json.environments.map((e: { environment: string }) => e.environment)).toEqual([
       'sandbox',
