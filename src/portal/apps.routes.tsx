@@ -12,7 +12,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import { base64url } from '../crypto/encoding.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
-import { requireVerified } from './account.service.ts';
+import { requireVerified } from './account.ts';
 import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import {
   AppFormPage,

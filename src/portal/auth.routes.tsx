@@ -12,14 +12,14 @@ import {
   developerSignIn,
   SignupThrottled,
   signUp,
-} from './account.service.ts';
+} from './account.ts';
 import {
   requestPasswordReset,
   resetLinkOwner,
   resetPassword,
   sendVerificationEmail,
   verifyEmail,
-} from './email-links.service.ts';
+} from './email-links.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import type { Messages } from './messages/index.ts';
 import {
