@@ -38,10 +38,10 @@ import {
   verifyFace,
 } from './flow.ts';
 import { type Messages, messagesFor } from './messages/index.ts';
-import { ConsentPage } from './pages/consent.tsx';
-import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
+import { ConsentPage } from './pages/consent.page.tsx';
+import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face-camera.page.tsx';
 import type { PageProps } from './pages/layout.tsx';
-import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
+import { PasswordSigninPage, PersonaPickerPage } from './pages/password-signin.page.tsx';
 import { passwordSignIn } from './password-signin.ts';
 import { PERSONAS, personaByKey } from './personas.ts';
 

@@ -21,7 +21,7 @@ import {
   AppsListPage,
   ReviewPage,
   SecretShownPage,
-} from './pages/apps.tsx';
+} from './pages/app-detail.page.tsx';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
 
 const multi = z

@@ -30,7 +30,7 @@ import {
   SigninPage,
   SignupPage,
   VerifyEmailPage,
-} from './pages/auth.tsx';
+} from './pages/signin.page.tsx';
 import type { FieldErrors } from './pages/layout.tsx';
 
 const signinForm = z.object({ email: z.string().max(320), password: z.string().max(4096) });

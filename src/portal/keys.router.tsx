@@ -6,7 +6,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.st
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireVerified } from './account.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { KeysPage } from './pages/keys.tsx';
+import { KeysPage } from './pages/keys.page.tsx';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 
 const MAX_LABEL = 100;

@@ -23,7 +23,7 @@ import {
   HistoryPageView,
   RotateWebhookPage,
   WebhookSecretPage,
-} from './pages/webhooks.tsx';
+} from './pages/webhooks.page.tsx';
 
 const endpointForm = z.object({
   url: z.string().max(10_000).default(''),

@@ -27,7 +27,7 @@ import { passwordSignIn } from '../password-signin.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
 import { accountOverview, setDocumentSharing } from './account.ts';
 import { accountMessagesFor } from './messages.ts';
-import { AccountPage, AccountSigninPage } from './pages.tsx';
+import { AccountPage, AccountSigninPage } from './account.page.tsx';
 
 type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
 type C = Context<Env>;
