@@ -22,6 +22,7 @@ import {
 } from './email-links.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import type { Messages } from './messages/index.ts';
+import type { FieldErrors } from './pages/layout.tsx';
 import {
   AccountPage,
   ForgotPasswordPage,
@@ -31,7 +32,6 @@ import {
   SignupPage,
   VerifyEmailPage,
 } from './pages/signin.page.tsx';
-import type { FieldErrors } from './pages/layout.tsx';
 
 const signinForm = z.object({ email: z.string().max(320), password: z.string().max(4096) });
 const passwordFields = { password: z.string().max(4096), confirm: z.string().max(4096) };
