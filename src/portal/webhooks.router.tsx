@@ -15,15 +15,11 @@ import {
 } from '../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
-import {
-  EndpointFormPage,
-  type EndpointFormValues,
-  EndpointsPage,
-  type HistoryFilters,
-  HistoryPageView,
-  RotateWebhookPage,
-  WebhookSecretPage,
-} from './pages/webhooks.page.tsx';
+import { EndpointFormPage, type EndpointFormValues } from './pages/webhook-form.page.tsx';
+import { type HistoryFilters, HistoryPageView } from './pages/webhook-history.page.tsx';
+import { RotateWebhookPage } from './pages/webhook-rotate.page.tsx';
+import { WebhookSecretPage } from './pages/webhook-secret.page.tsx';
+import { EndpointsPage } from './pages/webhooks.page.tsx';
 
 const endpointForm = z.object({
   url: z.string().max(10_000).default(''),
