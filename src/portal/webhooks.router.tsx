@@ -16,7 +16,7 @@ import {
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 import { EndpointFormPage, type EndpointFormValues } from './pages/webhook-form.page.tsx';
-import { type HistoryFilters, HistoryPageView } from './pages/webhook-history.page.tsx';
+import { type HistoryFilters, WebhookHistoryPage } from './pages/webhook-history.page.tsx';
 import { RotateWebhookPage } from './pages/webhook-rotate.page.tsx';
 import { WebhookSecretPage } from './pages/webhook-secret.page.tsx';
 import { EndpointsPage } from './pages/webhooks.page.tsx';
@@ -192,7 +192,7 @@ export function webhooksRoutes(p: Portal) {
       : undefined;
     const m = s.props.m;
     return c.html(
-      <HistoryPageView
+      <WebhookHistoryPage
         {...s.props}
         history={history}
         endpoints={listEndpoints(ctx, s.principal, s.a.applicationId)}

@@ -56,7 +56,7 @@ function AttemptRow(props: WebhookProps & { a: AttemptView; endpoints: EndpointV
   );
 }
 
-export function HistoryPageView(
+export function WebhookHistoryPage(
   props: WebhookProps & {
     history: HistoryPage;
     endpoints: EndpointView[];
