@@ -6,8 +6,10 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.st
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireVerified } from './account.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import { AlreadyShownPage } from './pages/already-shown.page.tsx';
+import { ConfirmPage } from './pages/confirm.page.tsx';
 import { KeysPage } from './pages/keys.page.tsx';
-import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
 
 const MAX_LABEL = 100;
 const keyForm = z.object({

@@ -14,7 +14,7 @@ import { consentsRoutes } from './consents.router.tsx';
 import { createPortal, type PC, type PortalEnv } from './env.ts';
 import { keysRoutes } from './keys.router.tsx';
 import { portalMessages } from './messages/index.ts';
-import { MessagePage } from './pages/layout.tsx';
+import { MessagePage } from './pages/message.page.tsx';
 import { webhooksRoutes } from './webhooks.router.tsx';
 
 export const DEVELOPER_COOKIE = '__Host-verity_dev';

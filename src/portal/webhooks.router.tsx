@@ -14,7 +14,9 @@ import {
   updateEndpoint,
 } from '../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import { AlreadyShownPage } from './pages/already-shown.page.tsx';
+import { ConfirmPage } from './pages/confirm.page.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
 import { EndpointFormPage, type EndpointFormValues } from './pages/webhook-form.page.tsx';
 import { type HistoryFilters, WebhookHistoryPage } from './pages/webhook-history.page.tsx';
 import { RotateWebhookPage } from './pages/webhook-rotate.page.tsx';
