@@ -57,7 +57,11 @@ describe('file roles', () => {
   test('page components live only in .page.tsx files', () => {
     const elsewhere = files
       .filter((f) => role(f) !== 'page')
-      .flatMap((f) => exportedValues(readFileSync(join(root, f), 'utf8')).filter(isPage).map((p) => `${f}: ${p}`));
+      .flatMap((f) =>
+        exportedValues(readFileSync(join(root, f), 'utf8'))
+          .filter(isPage)
+          .map((p) => `${f}: ${p}`),
+      );
     expect(elsewhere).toEqual([]);
   });
 });
