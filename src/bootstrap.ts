@@ -5,8 +5,8 @@ import { migrate } from './db/migrate.ts';
 import { openDb, optimize } from './db/open.ts';
 import { createEmailTransport } from './email/transport.ts';
 import { seedPersonas } from './identity/personas.ts';
-import { KeyService } from './keys/key.service.ts';
 import { bindKeyMaterial } from './keys/key-binding.ts';
+import { KeyService } from './keys/signing-keys.ts';
 import { jsonLogger, type Logger } from './log.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 

@@ -2,7 +2,7 @@ import type { Metrics } from './audit/metrics.ts';
 import type { Config } from './config/schema.ts';
 import type { Db } from './db/open.ts';
 import type { EmailTransport } from './email/transport.ts';
-import type { KeyService } from './keys/key.service.ts';
+import type { KeyService } from './keys/signing-keys.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './platform/clock.ts';
 

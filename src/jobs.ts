@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
+import { allJobs } from './all-jobs.ts';
 import type { AppContext } from './context.ts';
-import { allJobs } from './jobs.registry.ts';
 
 /** A scheduled job only calls a domain function with the current time; tests call that function directly. */
 export interface Job {

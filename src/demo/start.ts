@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { parseListen } from '../platform/listen.ts';
 import { runtime } from '../platform/runtime.ts';
 import { createVerityClient, sqliteTransactionStore } from '../sdk/index.ts';
-import { createDemoApp } from './demo.app.ts';
+import { createDemoApp } from './app.ts';
 import { createDemoStore, openDemoDatabase } from './demo.store.ts';
 import { type DemoRegistration, demoDatabasePath, ensureDemoRegistration } from './registration.ts';
 

@@ -250,7 +250,7 @@ export function deleteExpiredBuckets(ctx: AppContext, now: number): number {
     const longest = Math.ceil(Math.max(...windows) / 1000);
     removed += deleteEndedBuckets(ctx.db, bucket, longest, now);
   }
-  // The portal's sign-up limit (portal/account.service.ts) counts in the same table.
+  // The portal's sign-up limit (portal/account.ts) counts in the same table.
   const signup = Math.floor(ctx.config.developer.signup_window / 1000);
   return removed + deleteEndedBuckets(ctx.db, 'signup', signup, now);
 }

@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/env.ts';
 import type { SecurityHeadersEnv } from '../http/security-headers.ts';
 import { csrfToken, type SessionEnv } from '../web/session.middleware.ts';
 import { messagesFor } from './messages/index.ts';
-import { ErrorPage } from './pages/error.tsx';
+import { ErrorPage } from './pages/error.page.tsx';
 
 type C = Context<AppEnv & SessionEnv & SecurityHeadersEnv>;
 

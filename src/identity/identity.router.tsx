@@ -38,10 +38,13 @@ import {
   verifyFace,
 } from './flow.ts';
 import { type Messages, messagesFor } from './messages/index.ts';
-import { ConsentPage } from './pages/consent.tsx';
-import { CameraFacePage, FaceUnavailablePage, SandboxFacePage } from './pages/face.tsx';
+import { ConsentPage } from './pages/consent.page.tsx';
+import { CameraFacePage } from './pages/face-camera.page.tsx';
+import { SandboxFacePage } from './pages/face-sandbox.page.tsx';
+import { FaceUnavailablePage } from './pages/face-unavailable.page.tsx';
 import type { PageProps } from './pages/layout.tsx';
-import { PasswordSigninPage, PersonaPickerPage } from './pages/signin.tsx';
+import { PasswordSigninPage } from './pages/password-signin.page.tsx';
+import { PersonaPickerPage } from './pages/persona-picker.page.tsx';
 import { passwordSignIn } from './password-signin.ts';
 import { PERSONAS, personaByKey } from './personas.ts';
 

@@ -8,14 +8,14 @@ import { type SecurityHeadersEnv, securityHeaders } from '../http/security-heade
 import { logUnhandled } from '../identity/error-response.tsx';
 import { csrfProtection, sessionMiddleware } from '../web/session.middleware.ts';
 import { trimTrailingSlash } from '../web/trailing-slash.middleware.ts';
-import { appsRoutes } from './apps.routes.tsx';
-import { authRoutes } from './auth.routes.tsx';
-import { consentsRoutes } from './consents.routes.tsx';
+import { appsRoutes } from './apps.router.tsx';
+import { authRoutes } from './auth.router.tsx';
+import { consentsRoutes } from './consents.router.tsx';
 import { createPortal, type PC, type PortalEnv } from './env.ts';
-import { keysRoutes } from './keys.routes.tsx';
+import { keysRoutes } from './keys.router.tsx';
 import { portalMessages } from './messages/index.ts';
-import { MessagePage } from './pages/layout.tsx';
-import { webhooksRoutes } from './webhooks.routes.tsx';
+import { MessagePage } from './pages/message.page.tsx';
+import { webhooksRoutes } from './webhooks.router.tsx';
 
 export const DEVELOPER_COOKIE = '__Host-verity_dev';
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeyService } from '../../src/keys/key.service.ts';
 import { retireKey, rotateManually } from '../../src/keys/key-admin.ts';
 import { promote, publishNext, rotateDue } from '../../src/keys/rotation.ts';
+import { KeyService } from '../../src/keys/signing-keys.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 

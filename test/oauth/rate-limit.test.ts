@@ -4,7 +4,7 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
-import { countSignupAttempt } from '../../src/portal/account.service.ts';
+import { countSignupAttempt } from '../../src/portal/account.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT, tokenRequest } from './fixtures.ts';

@@ -25,9 +25,10 @@ import { errorResponse, identityErrorResponse } from '../error-response.tsx';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
+import { AccountPage } from './account.page.tsx';
 import { accountOverview, setDocumentSharing } from './account.ts';
+import { AccountSigninPage } from './account-signin.page.tsx';
 import { accountMessagesFor } from './messages.ts';
-import { AccountPage, AccountSigninPage } from './pages.tsx';
 
 type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
 type C = Context<Env>;

@@ -1,6 +1,14 @@
 /** @jsxImportSource hono/jsx */
 import type { Persona } from '../personas.ts';
-import { CsrfField } from './layout.tsx';
+import { CsrfField, type PageProps } from './layout.tsx';
+
+/** What the identity sign-in pages (password and personas) get from the router. */
+export interface SigninProps extends PageProps {
+  action: string;
+  applicationName: string;
+  error?: string;
+  email?: string;
+}
 
 /** The visible text of the email/password form; each page passes its own catalogue's words. */
 export interface SigninFormLabels {

@@ -12,17 +12,17 @@ import { securityEvent } from '../audit/security-events.ts';
 import { base64url } from '../crypto/encoding.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
-import { requireVerified } from './account.service.ts';
+import { requireVerified } from './account.ts';
 import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import {
-  AppFormPage,
-  type AppFormValues,
-  AppPage,
-  AppsListPage,
-  ReviewPage,
-  SecretShownPage,
-} from './pages/apps.tsx';
-import { AlreadyShownPage, ConfirmPage, type FieldErrors, GonePage } from './pages/layout.tsx';
+import { AlreadyShownPage } from './pages/already-shown.page.tsx';
+import { AppPage } from './pages/app-detail.page.tsx';
+import { AppFormPage, type AppFormValues } from './pages/app-form.page.tsx';
+import { AppsListPage } from './pages/app-list.page.tsx';
+import { ReviewPage } from './pages/app-review.page.tsx';
+import { SecretShownPage } from './pages/app-secret.page.tsx';
+import { ConfirmPage } from './pages/confirm.page.tsx';
+import { GonePage } from './pages/gone.page.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
 
 const multi = z
   .union([z.string(), z.array(z.string())])

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { revokeSandboxConsent, sandboxConsentsOf } from '../consent/lifecycle.ts';
 import { NotFoundError } from '../errors.ts';
 import type { PC, Portal, PortalEnv } from './env.ts';
-import { SandboxConsentsPage } from './pages/consents.tsx';
+import { SandboxConsentsPage } from './pages/consents.page.tsx';
 
 /**
  * The sandbox consents of one of the developer's applications: the personas are shared by every

@@ -19,7 +19,7 @@ import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
-import { sendVerificationEmail } from './email-links.service.ts';
+import { sendVerificationEmail } from './email-links.ts';
 
 /**
  * Developers are throttled by the identity experience's throttle and limits, in their own key space so a

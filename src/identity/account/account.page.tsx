@@ -1,15 +1,7 @@
 /** @jsxImportSource hono/jsx */
-import { CsrfField, Layout, type PageProps } from '../pages/layout.tsx';
-import { PasswordSigninForm, PersonaList } from '../pages/signin-form.tsx';
-import type { Persona } from '../personas.ts';
+import { CsrfField, Layout } from '../pages/layout.tsx';
 import type { AccountOverview } from './account.ts';
-import type { AccountMessages } from './messages.ts';
-
-interface AccountProps extends PageProps {
-  a: AccountMessages;
-  /** Absolute path of the account page, e.g. "/identity/account". */
-  base: string;
-}
+import type { AccountProps } from './account-props.ts';
 
 const ACCOUNT_CSS = `
 .apps,.docs{list-style:none;padding:0;margin:0;display:grid;gap:1rem}
@@ -37,40 +29,11 @@ const fmt = new Intl.DateTimeFormat('en-GB', {
   timeStyle: 'short',
   timeZone: 'UTC',
 });
+
 const When = ({ at }: { at: number }) => {
   const d = new Date(at * 1000);
   return <time datetime={d.toISOString()}>{`${fmt.format(d)} UTC`}</time>;
 };
-
-/** Sign-in to the account page: email and password, and on a sandbox-enabled server the personas. */
-export function AccountSigninPage(
-  props: AccountProps & { error?: string; email?: string; personas: readonly Persona[] },
-) {
-  const { m, a } = props;
-  return (
-    <Layout {...props} title={a.signinTitle}>
-      <h1>{a.signinTitle}</h1>
-      <p class="muted">{a.signinIntro}</p>
-      <PasswordSigninForm
-        labels={m}
-        action={`${props.base}/signin`}
-        csrf={props.csrf}
-        error={props.error}
-        email={props.email}
-      />
-      {props.personas.length ? (
-        <section aria-labelledby="sandbox-heading">
-          <h2 id="sandbox-heading">{a.sandboxHeading}</h2>
-          <p class="muted">{a.sandboxIntro}</p>
-          <form method="post" action={`${props.base}/signin/persona`}>
-            <CsrfField token={props.csrf} />
-            <PersonaList personas={props.personas} />
-          </form>
-        </section>
-      ) : null}
-    </Layout>
-  );
-}
 
 /** Connected applications with Revoke and Disconnect, and the documents with their sharing switches. */
 export function AccountPage(

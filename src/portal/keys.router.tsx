@@ -4,10 +4,12 @@ import { z } from 'zod';
 import { securityEvent } from '../audit/security-events.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { requireVerified } from './account.service.ts';
+import { requireVerified } from './account.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { KeysPage } from './pages/keys.tsx';
-import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
+import { AlreadyShownPage } from './pages/already-shown.page.tsx';
+import { ConfirmPage } from './pages/confirm.page.tsx';
+import { KeysPage } from './pages/keys.page.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
 
 const MAX_LABEL = 100;
 const keyForm = z.object({

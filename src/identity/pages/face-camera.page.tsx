@@ -1,29 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
-/** Sandbox: the tester chooses the scripted result. */
-export function SandboxFacePage(props: PageProps & { action: string }) {
-  const { m } = props;
-  return (
-    <Layout {...props} title={m.faceTitle}>
-      <h1>{m.faceTitle}</h1>
-      <p>{m.faceIntroSandbox}</p>
-      <form method="post" action={props.action}>
-        <CsrfField token={props.csrf} />
-        <button type="submit" name="outcome" value="pass">
-          {m.passFace}
-        </button>
-        <button type="submit" name="outcome" value="fail_liveness" class="secondary">
-          {m.failLiveness}
-        </button>
-        <button type="submit" name="outcome" value="fail_match" class="secondary">
-          {m.failMatch}
-        </button>
-      </form>
-    </Layout>
-  );
-}
-
 /** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */
 export function CameraFacePage(props: PageProps & { action: string }) {
   const { m } = props;
@@ -78,21 +55,6 @@ export function CameraFacePage(props: PageProps & { action: string }) {
         </button>
       </form>
       <script nonce={props.nonce} dangerouslySetInnerHTML={{ __html: script }} />
-    </Layout>
-  );
-}
-
-/** `[face] provider = "none"`: say so plainly; Continue ends the request with access_denied. */
-export function FaceUnavailablePage(props: PageProps & { action: string }) {
-  const { m } = props;
-  return (
-    <Layout {...props} title={m.faceUnavailableTitle}>
-      <h1>{m.faceUnavailableTitle}</h1>
-      <p role="alert">{m.faceUnavailable}</p>
-      <form method="post" action={props.action}>
-        <CsrfField token={props.csrf} />
-        <button type="submit">{m.continue}</button>
-      </form>
     </Layout>
   );
 }

@@ -1,33 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { Persona } from '../personas.ts';
-import { CsrfField, Layout, type PageProps } from './layout.tsx';
-import { PasswordSigninForm, PersonaList } from './signin-form.tsx';
-
-interface SigninProps extends PageProps {
-  action: string;
-  applicationName: string;
-  error?: string;
-  email?: string;
-}
-
-/** Production sign-in: email and password. */
-export function PasswordSigninPage(props: SigninProps) {
-  const { m } = props;
-  return (
-    <Layout {...props} title={m.signinTitle}>
-      <h1>{m.signinTitle}</h1>
-      <p class="muted">{m.signinTo(props.applicationName)}</p>
-      <PasswordSigninForm
-        labels={m}
-        action={props.action}
-        csrf={props.csrf}
-        error={props.error}
-        email={props.email}
-        focusFirstEmpty
-      />
-    </Layout>
-  );
-}
+import { CsrfField, Layout } from './layout.tsx';
+import { PersonaList, type SigninProps } from './signin-form.tsx';
 
 /** Sandbox sign-in: pick a persona, optionally forcing how the flow ends. */
 export function PersonaPickerPage(props: SigninProps & { personas: readonly Persona[] }) {

@@ -14,16 +14,14 @@ import {
   updateEndpoint,
 } from '../webhooks/endpoint.service.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
-import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
-import {
-  EndpointFormPage,
-  type EndpointFormValues,
-  EndpointsPage,
-  type HistoryFilters,
-  HistoryPageView,
-  RotateWebhookPage,
-  WebhookSecretPage,
-} from './pages/webhooks.tsx';
+import { AlreadyShownPage } from './pages/already-shown.page.tsx';
+import { ConfirmPage } from './pages/confirm.page.tsx';
+import type { FieldErrors } from './pages/layout.tsx';
+import { EndpointFormPage, type EndpointFormValues } from './pages/webhook-form.page.tsx';
+import { type HistoryFilters, WebhookHistoryPage } from './pages/webhook-history.page.tsx';
+import { RotateWebhookPage } from './pages/webhook-rotate.page.tsx';
+import { WebhookSecretPage } from './pages/webhook-secret.page.tsx';
+import { EndpointsPage } from './pages/webhooks.page.tsx';
 
 const endpointForm = z.object({
   url: z.string().max(10_000).default(''),
@@ -196,7 +194,7 @@ export function webhooksRoutes(p: Portal) {
       : undefined;
     const m = s.props.m;
     return c.html(
-      <HistoryPageView
+      <WebhookHistoryPage
         {...s.props}
         history={history}
         endpoints={listEndpoints(ctx, s.principal, s.a.applicationId)}

@@ -12,26 +12,24 @@ import {
   developerSignIn,
   SignupThrottled,
   signUp,
-} from './account.service.ts';
+} from './account.ts';
 import {
   requestPasswordReset,
   resetLinkOwner,
   resetPassword,
   sendVerificationEmail,
   verifyEmail,
-} from './email-links.service.ts';
+} from './email-links.ts';
 import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import type { Messages } from './messages/index.ts';
-import {
-  AccountPage,
-  ForgotPasswordPage,
-  InvitationPage,
-  ResetPasswordPage,
-  SigninPage,
-  SignupPage,
-  VerifyEmailPage,
-} from './pages/auth.tsx';
+import { AccountPage } from './pages/account.page.tsx';
+import { ForgotPasswordPage } from './pages/forgot-password.page.tsx';
+import { InvitationPage } from './pages/invitation.page.tsx';
 import type { FieldErrors } from './pages/layout.tsx';
+import { ResetPasswordPage } from './pages/reset-password.page.tsx';
+import { SigninPage } from './pages/signin.page.tsx';
+import { SignupPage } from './pages/signup.page.tsx';
+import { VerifyEmailPage } from './pages/verify-email.page.tsx';
 
 const signinForm = z.object({ email: z.string().max(320), password: z.string().max(4096) });
 const passwordFields = { password: z.string().max(4096), confirm: z.string().max(4096) };

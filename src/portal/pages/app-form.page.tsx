@@ -1,0 +1,153 @@
+/** @jsxImportSource hono/jsx */
+import type { Env } from '../env.ts';
+import {
+  CsrfField,
+  ErrorSummary,
+  FieldError,
+  type FieldErrors,
+  FormActions,
+  PortalLayout,
+  type PortalProps,
+  TextArea,
+  TextField,
+} from './layout.tsx';
+import { ScopePicker } from './scope-picker.tsx';
+
+const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence', 'residence_permit'];
+
+export interface AppFormValues {
+  name: string;
+  type: 'confidential' | 'public';
+  redirectUris: string;
+  scopes: string[];
+  documentTypes: string[];
+  documentCountries: string;
+  justification?: string;
+  fullNumberJustification?: string;
+}
+
+/** Create (sandbox) or edit (one environment) an application. */
+export function AppFormPage(
+  props: PortalProps & {
+    mode: 'create' | 'edit';
+    environment: Env;
+    action: string;
+    cancelHref: string;
+    values: AppFormValues;
+    errors?: FieldErrors;
+  },
+) {
+  const { m, values, errors } = props;
+  const title = props.mode === 'create' ? m.createAppTitle : m.editAppTitle(m.envNames[props.environment]!);
+  return (
+    <PortalLayout {...props} title={title} section="apps">
+      <section class="card">
+        <h1>{title}</h1>
+        <form method="post" action={props.action} novalidate>
+          <CsrfField token={props.csrf} />
+          <ErrorSummary m={m} errors={errors} />
+          <TextField
+            id="name"
+            label={m.appName}
+            hint={m.appNameHint}
+            value={values.name}
+            required
+            errors={errors}
+            maxlength={100}
+          />
+          {props.mode === 'create' ? (
+            <fieldset id="type" tabindex={-1}>
+              <legend>{m.appType}</legend>
+              <FieldError id="type" errors={errors} />
+              {(['confidential', 'public'] as const).map((t) => (
+                <div class="check">
+                  <input
+                    type="radio"
+                    id={`type-${t}`}
+                    name="type"
+                    value={t}
+                    checked={values.type === t}
+                    aria-describedby={`type-${t}-desc`}
+                  />
+                  <div>
+                    <label for={`type-${t}`}>
+                      <strong>{t === 'confidential' ? m.typeConfidential : m.typePublic}</strong>
+                    </label>
+                    <span class="hint block" id={`type-${t}-desc`}>
+                      {t === 'confidential' ? m.typeConfidentialHint : m.typePublicHint}
+                    </span>
+                  </div>
+                </div>
+              ))}
+            </fieldset>
+          ) : null}
+          <TextArea
+            id="redirect_uris"
+            label={m.redirectUris}
+            hint={m.redirectUrisHint}
+            value={values.redirectUris}
+            errors={errors}
+            required
+          />
+          <ScopePicker
+            m={m}
+            id="scopes"
+            legend={m.scopes}
+            hint={m.scopesHint}
+            environment={props.environment}
+            selected={values.scopes}
+            errors={errors}
+          />
+          <fieldset id="document_types" tabindex={-1}>
+            <legend>{m.documentPolicy}</legend>
+            <p class="hint">{m.documentTypes}</p>
+            <FieldError id="document_types" errors={errors} />
+            {DOCUMENT_TYPES.map((t) => (
+              <div class="check">
+                <input
+                  type="checkbox"
+                  id={`document_types-${t}`}
+                  name="document_types"
+                  value={t}
+                  checked={values.documentTypes.includes(t)}
+                />
+                <label for={`document_types-${t}`}>{m.documentTypeNames[t]}</label>
+              </div>
+            ))}
+            <TextField
+              id="document_countries"
+              label={m.documentCountries}
+              hint={m.documentCountriesHint}
+              value={values.documentCountries}
+              errors={errors}
+            />
+          </fieldset>
+          {props.environment === 'production' ? (
+            <>
+              <p>{m.productionEditIntro}</p>
+              <TextArea
+                id="justification"
+                label={`${m.justification} ${m.optional}`}
+                hint={m.justificationHint}
+                value={values.justification ?? ''}
+                errors={errors}
+              />
+              <TextArea
+                id="full_number_justification"
+                label={m.fullNumberJustification}
+                hint={m.fullNumberJustificationHint}
+                value={values.fullNumberJustification ?? ''}
+                errors={errors}
+              />
+            </>
+          ) : null}
+          <FormActions
+            m={m}
+            submit={props.mode === 'create' ? m.createApp : m.save}
+            cancelHref={props.cancelHref}
+          />
+        </form>
+      </section>
+    </PortalLayout>
+  );
+}
