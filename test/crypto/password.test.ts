@@ -23,7 +23,8 @@ describe('password hashing', () => {
   });
 
   test('jobs beyond the pool queue, and one that waits too long is refused with 503 and Retry-After', async () => {
-    await configurePasswordHashing({ size: 1, queueTimeoutMs: 2000 });
+    // A generous wait: on a loaded machine one hash can take seconds.
+    await configurePasswordHashing({ size: 1, queueTimeoutMs: 60_000 });
     const queued = await Promise.all([hashPassword('a'), hashPassword('b'), hashPassword('c')]);
     expect(new Set(queued).size).toBe(3);
 
