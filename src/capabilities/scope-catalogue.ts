@@ -1,3 +1,4 @@
+import type { Environment } from '../environment.ts';
 import { SCOPES, type Scope } from './scopes.ts';
 
 /**
@@ -8,7 +9,6 @@ import { SCOPES, type Scope } from './scopes.ts';
  */
 
 export type Sensitivity = 'basic' | 'sensitive' | 'restricted';
-export type Environment = 'sandbox' | 'production';
 
 export interface ScopeInfo {
   name: Scope;

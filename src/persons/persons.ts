@@ -1,14 +1,9 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
-import {
-  createPersonStore,
-  type DocumentRow,
-  type Environment,
-  type PersonRow,
-  type PersonStore,
-} from './person.store.ts';
+import { createPersonStore, type DocumentRow, type PersonRow, type PersonStore } from './person.store.ts';
 
 /** What an operator sees of a person: never the password hash, never a full document number. */
 export interface PersonSummary {

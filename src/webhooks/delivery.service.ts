@@ -1,6 +1,7 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { base64url, fromBase64url } from '../crypto/encoding.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import {
@@ -11,7 +12,7 @@ import {
 } from './delivery.store.ts';
 import { iso } from './endpoint.service.ts';
 import { createEndpointStore } from './endpoint.store.ts';
-import { type Environment, EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES } from './events.ts';
 import { requeueEvent } from './outbox.store.ts';
 
 export const ATTEMPT_STATUSES: AttemptStatus[] = ['delivered', 'retrying', 'failed'];

@@ -1,13 +1,14 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { randomId, randomToken } from '../crypto/tokens.ts';
+import type { Environment } from '../environment.ts';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
 import { resolveHost } from '../platform/outbound-http.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import { createEndpointStore, type WebhookEndpoint } from './endpoint.store.ts';
-import { type Environment, EVENT_TYPES, type EventType } from './events.ts';
+import { EVENT_TYPES, type EventType } from './events.ts';
 import { enqueueEvent } from './outbox.store.ts';
 import {
   addressProblem,

@@ -1,8 +1,9 @@
 import { timeOrderedUuid } from '../crypto/located-secret.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { type Clock, unix, unixOf } from '../platform/clock.ts';
-import type { Environment, EventData, EventEnvelope, EventType } from './events.ts';
+import type { EventData, EventEnvelope, EventType } from './events.ts';
 
 export interface EnqueueInput<T extends EventType> {
   type: T;
