@@ -1,4 +1,5 @@
 import { maskNumber } from '../persons/persons.ts';
+import { isoTime } from '../platform/clock.ts';
 // The response shapes are the SDK's published types (type-only, so the SDK stays free of server
 // code): what the API returns and what integrators are told it returns cannot drift apart.
 import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
@@ -9,8 +10,6 @@ export type { DocumentAccess } from './eligibility.ts';
 
 /** Allowed values of `proof.type`. */
 export const PROOF_TYPE = 'verity_attestation_ref';
-
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /**
  * The full number is released only in production, only with `document_number_full`, and only to an
@@ -31,7 +30,7 @@ export function summaryView(
   if (scopes.has('document_issuing_country')) out.issuingCountry = doc.issuingCountry;
   if (scopes.has('document_validity')) out.validityStatus = doc.validityStatus;
   if (scopes.has('document_verified')) out.verified = doc.verified;
-  if (scopes.has('document_verified_at') && doc.verifiedAt !== null) out.verifiedAt = iso(doc.verifiedAt);
+  if (scopes.has('document_verified_at') && doc.verifiedAt !== null) out.verifiedAt = isoTime(doc.verifiedAt);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { countryCode, documentType } from '../capabilities/capabilities.router.ts';
 import { ASSURANCE_LEVELS, CAPTURE_METHODS, DOCUMENT_TYPES } from '../capabilities/data/document-types.ts';
 import { ENVIRONMENTS } from '../environment.ts';
-import { apiError, internalError, rated, tooManyRequests } from './common.ts';
+import { apiError, internalError, rated, timestamp, tooManyRequests } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
 const CaptureMethod = z.enum(CAPTURE_METHODS);
@@ -55,7 +55,7 @@ export const CountryDocumentType = z.object({
       captureMethods: z.array(CaptureMethod),
       fields: z.array(z.string()).meta({ description: 'What a verification captures from this document.' }),
       assuranceLevel: z.enum(ASSURANCE_LEVELS),
-      updatedAt: z.iso.datetime(),
+      updatedAt: timestamp(),
     })
     .meta({ id: 'CountryDocumentCapability' }),
 });

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { base64url, fromBase64url } from '../crypto/encoding.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import { isoTime } from '../platform/clock.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import {
   type AttemptFilter,
@@ -10,7 +11,6 @@ import {
   createDeliveryStore,
   type DeliveryAttempt,
 } from './delivery.store.ts';
-import { iso } from './endpoint.service.ts';
 import { createEndpointStore } from './endpoint.store.ts';
 import { EVENT_TYPES } from './events.ts';
 import { requeueEvent } from './outbox.store.ts';
@@ -44,8 +44,8 @@ export const attemptView = (a: DeliveryAttempt): AttemptView => ({
   responseStatus: a.responseStatus,
   error: a.error,
   durationMs: a.durationMs,
-  attemptedAt: iso(a.attemptedAt),
-  nextAttemptAt: a.nextAttemptAt === null ? null : iso(a.nextAttemptAt),
+  attemptedAt: isoTime(a.attemptedAt),
+  nextAttemptAt: a.nextAttemptAt === null ? null : isoTime(a.nextAttemptAt),
 });
 
 export interface HistoryQuery {
