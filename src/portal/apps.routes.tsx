@@ -12,8 +12,9 @@ import { securityEvent } from '../audit/security-events.ts';
 import { base64url } from '../crypto/encoding.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
+import { many, readForm } from '../web/form.ts';
 import { requireVerified } from './account.service.ts';
-import { attempt, type Env, isEnv, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import { attempt, type Env, isEnv, type PC, type Portal, type PortalEnv } from './env.ts';
 import {
   AppFormPage,
   type AppFormValues,

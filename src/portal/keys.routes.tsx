@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { securityEvent } from '../audit/security-events.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import { readForm } from '../web/form.ts';
 import { requireVerified } from './account.service.ts';
-import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import type { PC, Portal, PortalEnv } from './env.ts';
 import { KeysPage } from './pages/keys.tsx';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 
