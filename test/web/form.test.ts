@@ -15,7 +15,13 @@ const post = (body: URLSearchParams | FormData) => app.request('/', { method: 'P
 
 describe('readForm', () => {
   test('a urlencoded body keeps every value of a repeated key', async () => {
-    const res = await post(new URLSearchParams([['name', 'a'], ['events', 'x'], ['events', 'y']]));
+    const res = await post(
+      new URLSearchParams([
+        ['name', 'a'],
+        ['events', 'x'],
+        ['events', 'y'],
+      ]),
+    );
     expect(await res.json()).toEqual({ name: 'a', events: ['x', 'y'] });
   });
 
@@ -28,7 +34,12 @@ describe('readForm', () => {
   });
 
   test('a single-value field sent twice is refused, not silently narrowed to one of its values', async () => {
-    const res = await post(new URLSearchParams([['name', 'a'], ['name', 'b']]));
+    const res = await post(
+      new URLSearchParams([
+        ['name', 'a'],
+        ['name', 'b'],
+      ]),
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ code: 'INVALID_REQUEST' });
   });
