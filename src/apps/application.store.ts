@@ -8,10 +8,10 @@ import {
   productionReviews,
   redirectUris,
 } from '../db/schema/applications.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from './credential-prefixes.ts';
-import type { Environment } from './scope-rules.ts';
 
 export type ApplicationType = 'confidential' | 'public';
 export type PkceMode = 'required' | 'public-only';

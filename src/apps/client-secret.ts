@@ -1,5 +1,6 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { ValidationError } from '../errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import {
@@ -9,7 +10,6 @@ import {
   newClientSecret,
   revokeSecrets,
 } from './application.store.ts';
-import type { Environment } from './scope-rules.ts';
 import { deleteSecretReveal } from './secret-reveal.store.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Environment } from './scope-rules.ts';
+import type { Environment } from '../environment.ts';
 
 /** DESIGN.md §4: the environment is visible in every credential so leaks are recognisable. */
 export const CLIENT_ID_PREFIX: Record<Environment, string> = {

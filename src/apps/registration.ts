@@ -3,6 +3,7 @@ import { RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import { findDeveloper } from '../developer/developer.store.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import {
@@ -30,7 +31,7 @@ import {
 import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
 import { checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
-import { checkScopes, type Environment } from './scope-rules.ts';
+import { checkScopes } from './scope-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 

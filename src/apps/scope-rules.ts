@@ -1,7 +1,6 @@
 import { isScope, RESTRICTED_SCOPES, SCOPES, type Scope } from '../capabilities/scopes.ts';
+import type { Environment } from '../environment.ts';
 import { ruleViolation } from './rule-error.ts';
-
-export type Environment = 'sandbox' | 'production';
 
 /** "openid  profile" or "openid,profile" → ["openid", "profile"]. */
 export function parseScopeList(text: string): string[] {

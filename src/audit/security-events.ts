@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.ts';
+import type { Environment } from '../environment.ts';
 import type { Counter, Metrics } from './metrics.ts';
 
 /** Every security event Verity logs, by its stable `event` name (docs/reference.md, "Security events"). */
@@ -37,7 +38,7 @@ export interface SecurityEventFields {
   developerId?: string;
   applicationId?: string;
   clientId?: string;
-  environment?: 'sandbox' | 'production';
+  environment?: Environment;
   consentId?: string;
   reviewId?: string;
   keyId?: string;

@@ -1,5 +1,6 @@
 import { consentInForce } from '../consent/consent.store.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 
 /** Module functions, not a store object: the token endpoint calls them on every exchange. */
 
@@ -36,7 +37,7 @@ export interface AccessTokenGrantRow {
   face_match_verified: number;
   application_id: string;
   environment_id: string;
-  environment: 'sandbox' | 'production';
+  environment: Environment;
   document_types: string;
   document_countries: string;
   full_number_approved: number;

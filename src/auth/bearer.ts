@@ -4,6 +4,7 @@ import { markConsentUsed } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
+import type { Environment } from '../environment.ts';
 import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
@@ -16,7 +17,7 @@ export interface AccessGrant {
   personId: string;
   applicationId: string;
   environmentId: string;
-  environment: 'sandbox' | 'production';
+  environment: Environment;
   scopes: ReadonlySet<string>;
   acr: string;
   /** This authorization's face assurance. */

@@ -1,5 +1,6 @@
 import countries from 'i18n-iso-countries';
 import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
+import { isoTime } from '../platform/clock.ts';
 import { COUNTRIES, type CountryEntry } from './data/countries.ts';
 import {
   type AssuranceLevel,
@@ -61,8 +62,6 @@ export function normalizeDocumentType(input: string): DocumentType | undefined {
 
 export const countryName = (code: string): string => countries.getName(code, 'en') ?? code;
 
-const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
-
 /** Pure: the same dataset and overrides always give the same catalogue. */
 export function buildCatalogue(
   overrides: readonly Override[],
@@ -86,7 +85,7 @@ export function buildCatalogue(
             captureMethods: [...doc.captureMethods],
             fields: [...BASE_FIELDS[type], ...(doc.extraFields ?? [])],
             assuranceLevel: doc.assuranceLevel ?? assuranceFor(doc.captureMethods),
-            updatedAt: override ? iso(override.updatedAt) : entry.updatedAt,
+            updatedAt: isoTime(override ? override.updatedAt : new Date(entry.updatedAt)),
           },
         ];
       }),

@@ -1,3 +1,4 @@
+import type { Environment } from '../environment.ts';
 import { SCOPES, type Scope } from './scopes.ts';
 
 /**
@@ -8,7 +9,17 @@ import { SCOPES, type Scope } from './scopes.ts';
  */
 
 export type Sensitivity = 'basic' | 'sensitive' | 'restricted';
-export type Environment = 'sandbox' | 'production';
+
+/** A documents-API field that a `document_*` scope releases (the others appear always). */
+export type DocumentField =
+  | 'documentType'
+  | 'issuingCountry'
+  | 'expiryDate'
+  | 'validityStatus'
+  | 'verified'
+  | 'verifiedAt'
+  | 'maskedDocumentNumber'
+  | 'documentNumber';
 
 export interface ScopeInfo {
   name: Scope;
@@ -19,7 +30,7 @@ export interface ScopeInfo {
   /** UserInfo claim names the scope releases (the `document_*` scopes share the `document` claim). */
   claims: readonly string[];
   /** Fields the scope adds to the documents API and to the `document` claim. */
-  documentFields: readonly string[];
+  documentFields: readonly DocumentField[];
   sensitivity: Sensitivity;
   /** Scopes that must be granted with this one for its documents-API fields to appear. */
   requires: readonly Scope[];
@@ -34,7 +45,7 @@ export const ALWAYS_DOCUMENT_FIELDS = ['documentReference', 'displayName'] as co
 type Entry = Omit<ScopeInfo, 'name' | 'documentFields' | 'requires' | 'environments'> &
   Partial<Pick<ScopeInfo, 'documentFields' | 'requires' | 'environments'>>;
 
-const documentScope = (field: string, consentText: string, what: string): Entry => ({
+const documentScope = (field: DocumentField, consentText: string, what: string): Entry => ({
   consentText,
   description: `${what} Adds \`${field}\` to the documents API (with \`identity_documents\`) and to the \`document\` claim in UserInfo.`,
   claims: ['document'],
@@ -243,8 +254,13 @@ export function claimsForScopes(scopes: Iterable<string>): string[] {
  * (the `document` claim) is the caller's rule.
  */
 export function documentFieldsForScopes(scopes: Iterable<string>): string[] {
+  return [...ALWAYS_DOCUMENT_FIELDS, ...scopedDocumentFields(scopes)];
+}
+
+/** The fields the granted `document_*` scopes release, in catalogue order. */
+export function scopedDocumentFields(scopes: Iterable<string>): DocumentField[] {
   const granted = new Set(scopes);
-  const out: string[] = [...ALWAYS_DOCUMENT_FIELDS];
+  const out: DocumentField[] = [];
   for (const s of SCOPE_CATALOGUE) if (granted.has(s.name)) out.push(...s.documentFields);
   return out;
 }

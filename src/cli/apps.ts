@@ -20,6 +20,7 @@ import {
 import { parseScopeList } from '../apps/scope-rules.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { Db } from '../db/open.ts';
+import { isoTime } from '../platform/clock.ts';
 import {
   type Command,
   list,
@@ -31,7 +32,6 @@ import {
   UsageError,
   withContext,
 } from './command.ts';
-import { iso } from './output.ts';
 
 const environmentJson = (e: EnvironmentView) => ({
   environment: e.environment,
@@ -41,7 +41,7 @@ const environmentJson = (e: EnvironmentView) => ({
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   activeSecrets: e.activeSecrets,
-  createdAt: iso(e.createdAt),
+  createdAt: isoTime(e.createdAt),
 });
 
 const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
@@ -58,8 +58,8 @@ const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   fullNumberJustification: r.fullNumberJustification,
   decisionReason: r.decisionReason,
   requestedBy: r.requestedBy,
-  createdAt: iso(r.createdAt),
-  decidedAt: iso(r.decidedAt),
+  createdAt: isoTime(r.createdAt),
+  decidedAt: isoTime(r.decidedAt),
 });
 
 /** The application without any secret: secrets are shown only when issued. */
@@ -71,8 +71,8 @@ const applicationJson = (a: ApplicationView) => ({
   pkce: a.pkce,
   plan: a.plan,
   fullNumberApproved: a.fullNumberApproved,
-  createdAt: iso(a.createdAt),
-  updatedAt: iso(a.updatedAt),
+  createdAt: isoTime(a.createdAt),
+  updatedAt: isoTime(a.updatedAt),
   environments: a.environments.map(environmentJson),
   latestReview: a.latestReview && reviewJson(a.latestReview),
 });
@@ -119,7 +119,7 @@ function applicationText(a: ApplicationView): string {
     lines.push('  production: not yet (after "verity apps review approve")');
   if (a.latestReview)
     lines.push(
-      `  review: ${a.latestReview.status} (${iso(a.latestReview.createdAt)})` +
+      `  review: ${a.latestReview.status} (${isoTime(a.latestReview.createdAt)})` +
         (a.latestReview.decisionReason ? `: ${a.latestReview.decisionReason}` : ''),
     );
   return lines.join('\n');
@@ -228,7 +228,7 @@ export const appsCommands: Command[] = [
             ownerDeveloperId: a.ownerDeveloperId,
             environments: a.environments.map((e) => ({ environment: e.environment, clientId: e.clientId })),
             reviewStatus: a.latestReview?.status ?? null,
-            createdAt: iso(a.createdAt),
+            createdAt: isoTime(a.createdAt),
           })),
         });
         return 0;
@@ -353,7 +353,7 @@ export const appsCommands: Command[] = [
         const human = reviews
           .map(
             ({ r, changes }) =>
-              `${r.reviewId}  ${r.applicationId}  ${r.status.padEnd(9)}  ${iso(r.createdAt)}  scopes: ${r.scopes.join(' ')}\n` +
+              `${r.reviewId}  ${r.applicationId}  ${r.status.padEnd(9)}  ${isoTime(r.createdAt)}  scopes: ${r.scopes.join(' ')}\n` +
               `    justification: ${r.justification || '-'}` +
               (r.fullNumberJustification ? `\n    document_number_full: ${r.fullNumberJustification}` : '') +
               (changes ? changesText(changes) : '') +

@@ -1,6 +1,6 @@
 import { listAudit } from '../audit/audit.store.ts';
+import { isoTime } from '../platform/clock.ts';
 import { type Command, str, UsageError, withContext } from './command.ts';
-import { iso } from './output.ts';
 
 export const auditCommands: Command[] = [
   {
@@ -27,7 +27,7 @@ export const auditCommands: Command[] = [
         before: number('before'),
       };
       return withContext(cli, async (ctx) => {
-        const entries = listAudit(ctx.db, query).map((e) => ({ ...e, at: iso(e.at) }));
+        const entries = listAudit(ctx.db, query).map((e) => ({ ...e, at: isoTime(e.at) }));
         const human = entries
           .map(
             (e) =>

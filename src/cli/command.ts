@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
+import { type Environment, isEnvironment } from '../environment.ts';
 
 export type OptionSpec = Record<
   string,
@@ -71,18 +72,16 @@ export async function withContext<T>(cli: CliContext, fn: (ctx: AppContext) => P
   }
 }
 
-export type EnvironmentFlag = 'sandbox' | 'production';
-
 /** `--env` when given, checked to be an environment. */
-export function environmentOption(args: ParsedArgs): EnvironmentFlag | undefined {
+export function environmentOption(args: ParsedArgs): Environment | undefined {
   const env = str(args, 'env');
-  if (env !== undefined && env !== 'sandbox' && env !== 'production')
+  if (env !== undefined && !isEnvironment(env))
     throw new UsageError(`--env must be "sandbox" or "production", not "${env}"`);
   return env;
 }
 
 /** `--env`, or `fallback` when absent; without a fallback it is required. */
-export function requiredEnvironment(args: ParsedArgs, fallback?: EnvironmentFlag): EnvironmentFlag {
+export function requiredEnvironment(args: ParsedArgs, fallback?: Environment): Environment {
   const env = environmentOption(args) ?? fallback;
   if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
   return env;

@@ -1,8 +1,8 @@
 import { type ConsentRecord, createConsentLifecycleStore } from '../consent/lifecycle.store.ts';
 import { revokeConsent } from '../consent/lifecycle.ts';
+import { isoTime } from '../platform/clock.ts';
 import type { Command } from './command.ts';
 import { positional, str, withContext } from './command.ts';
-import { iso } from './output.ts';
 
 /** The `--json` item of `consents list` (DESIGN.md §8), plus when it ends or ended and why. */
 const item = (c: ConsentRecord) => ({
@@ -13,10 +13,10 @@ const item = (c: ConsentRecord) => ({
   scopes: c.scopes,
   purpose: c.purpose,
   status: c.status,
-  grantedAt: iso(c.grantedAt),
-  expiresAt: iso(c.expiresAt),
-  lastUsedAt: c.lastUsedAt === null ? null : iso(c.lastUsedAt),
-  endedAt: c.endedAt === null ? null : iso(c.endedAt),
+  grantedAt: isoTime(c.grantedAt),
+  expiresAt: isoTime(c.expiresAt),
+  lastUsedAt: c.lastUsedAt === null ? null : isoTime(c.lastUsedAt),
+  endedAt: c.endedAt === null ? null : isoTime(c.endedAt),
   endReason: c.endReason,
 });
 
@@ -38,7 +38,7 @@ export const consentsCommands: Command[] = [
       );
       const rows = consents.map(
         (c) =>
-          `${c.id}  ${c.status.padEnd(7)}  ${c.environment.padEnd(10)}  ${c.applicationId}  ${c.personId}  ${iso(c.grantedAt)}  ${c.scopes.join(' ')}${c.endReason ? `  (${c.endReason})` : ''}`,
+          `${c.id}  ${c.status.padEnd(7)}  ${c.environment.padEnd(10)}  ${c.applicationId}  ${c.personId}  ${isoTime(c.grantedAt)}  ${c.scopes.join(' ')}${c.endReason ? `  (${c.endReason})` : ''}`,
       );
       cli.print(rows.length ? rows.join('\n') : 'no consents', { consents: consents.map(item) });
       return 0;

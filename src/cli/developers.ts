@@ -5,8 +5,8 @@ import {
   getDeveloper,
   listDevelopers,
 } from '../developer/developer.store.ts';
+import { isoTime } from '../platform/clock.ts';
 import { type Command, positional, required, requiredEnvironment, str, withContext } from './command.ts';
-import { iso } from './output.ts';
 
 export const developersCommands: Command[] = [
   {
@@ -38,13 +38,13 @@ export const developersCommands: Command[] = [
         const inv = await createInvitation(ctx.db, ctx.clock, { email, actor: 'cli' });
         const url = `${ctx.config.server.developer_url}/invitations/${inv.token}`;
         cli.print(
-          `Invitation for ${inv.email} (valid until ${iso(inv.expiresAt)}); send this link, it is shown only now:\n  ${url}`,
+          `Invitation for ${inv.email} (valid until ${isoTime(inv.expiresAt)}); send this link, it is shown only now:\n  ${url}`,
           {
             invitationId: inv.invitationId,
             email: inv.email,
             token: inv.token,
             url,
-            expiresAt: iso(inv.expiresAt),
+            expiresAt: isoTime(inv.expiresAt),
           },
         );
         return 0;
@@ -62,7 +62,7 @@ export const developersCommands: Command[] = [
           name: d.name,
           status: d.status,
           activated: d.hasPassword,
-          createdAt: iso(d.createdAt),
+          createdAt: isoTime(d.createdAt),
           activeKeys: listApiKeys(ctx.db, d.developerId).filter((k) => k.revokedAt === null).length,
         }));
         const human = devs
@@ -113,9 +113,9 @@ export const developersCommands: Command[] = [
           keyId: k.keyId,
           environment: k.environment,
           label: k.label,
-          createdAt: iso(k.createdAt),
-          lastUsedAt: iso(k.lastUsedAt),
-          revokedAt: iso(k.revokedAt),
+          createdAt: isoTime(k.createdAt),
+          lastUsedAt: isoTime(k.lastUsedAt),
+          revokedAt: isoTime(k.revokedAt),
         }));
         const human = keys
           .map(
@@ -136,7 +136,7 @@ export const developersCommands: Command[] = [
       const keyId = positional(args, 0, 'KEY_ID');
       return withContext(cli, async (ctx) => {
         const k = revokeApiKey(ctx.db, ctx.clock, keyId, { actor: 'cli' });
-        cli.print(`Revoked API key ${keyId}`, { keyId, revokedAt: iso(k.revokedAt) });
+        cli.print(`Revoked API key ${keyId}`, { keyId, revokedAt: isoTime(k.revokedAt) });
         return 0;
       });
     },

@@ -1,10 +1,10 @@
 import { openDb } from '../db/open.ts';
 import { keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
 import { bindingMessage, keyMaterialOnDisk, verifyKeyBinding } from '../keys/key-binding.ts';
+import { isoTime } from '../platform/clock.ts';
 import { files } from '../platform/files.ts';
 import { proc } from '../platform/process.ts';
 import { type Command, positional, withContext } from './command.ts';
-import { iso } from './output.ts';
 
 export const keysCommands: Command[] = [
   {
@@ -42,10 +42,10 @@ export const keysCommands: Command[] = [
         const keys = ctx.keys.store.list().map((r) => ({
           kid: r.kid,
           state: r.state,
-          createdAt: iso(r.created_at),
-          activatedAt: iso(r.activated_at),
-          retiredAt: iso(r.retired_at),
-          removeAfter: iso(r.remove_after),
+          createdAt: isoTime(r.created_at),
+          activatedAt: isoTime(r.activated_at),
+          retiredAt: isoTime(r.retired_at),
+          removeAfter: isoTime(r.remove_after),
         }));
         const human = keys
           .map(
@@ -75,13 +75,13 @@ export const keysCommands: Command[] = [
         const r = await rotateManually(ctx, { immediate: args.values.now === true });
         const human = r.promoted
           ? `active key is now ${r.active}; next key ${r.next} published`
-          : `active key unchanged (${r.active}); next key ${r.next} can be promoted from ${iso(r.promotableAt)} (run again then, or use --now)`;
+          : `active key unchanged (${r.active}); next key ${r.next} can be promoted from ${isoTime(r.promotableAt)} (run again then, or use --now)`;
         cli.print(human, {
           active: r.active,
           next: r.next,
           retired: r.retired,
           promoted: r.promoted,
-          promotableAt: iso(r.promotableAt),
+          promotableAt: isoTime(r.promotableAt),
         });
         return 0;
       });
@@ -103,12 +103,12 @@ export const keysCommands: Command[] = [
         const human =
           (r.state === 'removed'
             ? `key ${kid} removed from the JWKS`
-            : `key ${kid} retired; published until ${iso(r.removeAfter)}`) +
+            : `key ${kid} retired; published until ${isoTime(r.removeAfter)}`) +
           (r.promoted ? `\nactive key is now ${r.promoted}` : '');
         cli.print(human, {
           kid,
           state: r.state,
-          removeAfter: iso(r.removeAfter),
+          removeAfter: isoTime(r.removeAfter),
           active: set.active,
           next: set.next,
           retired: set.retired,

@@ -2,8 +2,9 @@ import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { subjectFor } from '../keys/pairwise.ts';
-import { type Clock, unix } from '../platform/clock.ts';
+import { type Clock, isoTime, unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import { type Consent, type ConsentKey, createConsentStore } from './consent.store.ts';
 
@@ -19,7 +20,7 @@ export function markConsentUsed(db: Db, clock: Clock, consentId: string): void {
 
 export interface GrantInput extends ConsentKey {
   applicationId: string;
-  environment: 'sandbox' | 'production';
+  environment: Environment;
 }
 
 /**
@@ -59,7 +60,7 @@ export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<
         sub,
         scopes: consent.scopes,
         purpose: consent.purpose,
-        at: new Date(now * 1000).toISOString(),
+        at: isoTime(now),
       },
     });
   });

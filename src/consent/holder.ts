@@ -1,3 +1,4 @@
+import type { Environment } from '../environment.ts';
 import type { ConsentHolder } from './consent.store.ts';
 import type { ConsentRecord } from './lifecycle.store.ts';
 
@@ -8,7 +9,7 @@ import type { ConsentRecord } from './lifecycle.store.ts';
  * (the application's developer revokes them in the portal). Fails closed without a session.
  */
 export function consentHolder(
-  person: { id: string; environment: 'sandbox' | 'production' },
+  person: { id: string; environment: Environment },
   sessionIdHash: string | undefined,
 ): ConsentHolder {
   if (person.environment === 'production') return { personId: person.id, sessionIdHash: null };

@@ -1,5 +1,5 @@
-import type { Environment } from '../apps/scope-rules.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import {
   type Consent,
   type ConsentEndReason,

@@ -3,7 +3,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../keys/pairwise.ts';
-import { unix } from '../platform/clock.ts';
+import { isoTime, unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { ConsentEndReason, ConsentHolder } from './consent.store.ts';
 import { type ConsentRecord, createConsentLifecycleStore } from './lifecycle.store.ts';
@@ -60,7 +60,7 @@ async function endConsents(
             sub,
             scopes: c.scopes,
             purpose: c.purpose,
-            at: new Date(now * 1000).toISOString(),
+            at: isoTime(now),
             reason,
           },
         });

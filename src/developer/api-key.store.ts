@@ -3,13 +3,12 @@ import { randomId, randomToken, sha256Hex, timingSafeEqual } from '../crypto/tok
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { developerApiKeys } from '../db/schema/developers.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 
-export type KeyEnvironment = 'sandbox' | 'production';
-
 /** DESIGN.md §4: the environment is visible in the key so a leaked key is recognisable. */
-export const API_KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'dk_test_', production: 'dk_live_' };
+export const API_KEY_PREFIX: Record<Environment, string> = { sandbox: 'dk_test_', production: 'dk_live_' };
 
 /** Active keys a developer may hold per environment: the API limit is per developer, not per key. */
 export const MAX_ACTIVE_KEYS = 10;
@@ -17,7 +16,7 @@ export const MAX_ACTIVE_KEYS = 10;
 export interface ApiKeySummary {
   keyId: string;
   developerId: string;
-  environment: KeyEnvironment;
+  environment: Environment;
   label: string;
   createdAt: number;
   lastUsedAt: number | null;
@@ -27,7 +26,7 @@ export interface ApiKeySummary {
 export interface AuthenticatedKey {
   keyId: string;
   developerId: string;
-  environment: KeyEnvironment;
+  environment: Environment;
 }
 
 type KeyRow = SqlRow<typeof developerApiKeys>;
@@ -50,7 +49,7 @@ export async function createApiKey(
   db: Db,
   clock: Clock,
   developerId: string,
-  environment: KeyEnvironment,
+  environment: Environment,
   opts: { label?: string; actor?: AuditActor } = {},
 ): Promise<{ keyId: string; key: string }> {
   if (environment !== 'sandbox' && environment !== 'production')
@@ -132,7 +131,7 @@ export async function authenticateApiKey(
   clock: Clock,
   presentedKey: string,
 ): Promise<AuthenticatedKey | undefined> {
-  const environment = (Object.keys(API_KEY_PREFIX) as KeyEnvironment[]).find((env) =>
+  const environment = (Object.keys(API_KEY_PREFIX) as Environment[]).find((env) =>
     presentedKey.startsWith(API_KEY_PREFIX[env]),
   );
   // Hash before any early return so timing does not tell a malformed key from an unknown one.

@@ -1,8 +1,9 @@
+import type { Environment } from '../environment.ts';
 import type { SharedDocument } from './document.store.ts';
 
 /** The application environment a document would be shown to, and its document policy. */
 export interface DocumentAccess {
-  environment: 'sandbox' | 'production';
+  environment: Environment;
   /** Allowed document types; empty allows none. */
   documentTypes: readonly string[];
   /** Allowed issuing countries (ISO 3166-1 alpha-2); empty allows none. */

@@ -1,4 +1,6 @@
+import { type DocumentField, scopedDocumentFields } from '../capabilities/scope-catalogue.ts';
 import { maskNumber } from '../persons/persons.ts';
+import { isoTime } from '../platform/clock.ts';
 // The response shapes are the SDK's published types (type-only, so the SDK stays free of server
 // code): what the API returns and what integrators are told it returns cannot drift apart.
 import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
@@ -10,8 +12,6 @@ export type { DocumentAccess } from './eligibility.ts';
 /** Allowed values of `proof.type`. */
 export const PROOF_TYPE = 'verity_attestation_ref';
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-
 /**
  * The full number is released only in production, only with `document_number_full`, and only to an
  * application an operator approved for it (the flag is re-checked here, not just at authorize, so
@@ -20,29 +20,67 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 export const fullNumberAllowed = (scopes: ReadonlySet<string>, access: DocumentAccess): boolean =>
   scopes.has('document_number_full') && access.environment === 'production' && access.fullNumberApproved;
 
+interface FieldSource {
+  doc: SharedDocument;
+  scopes: ReadonlySet<string>;
+  access?: DocumentAccess;
+}
+
+/**
+ * How each field a `document_*` scope releases is read from a document. Which fields a grant shows is the
+ * scope catalogue's to say (the same table `/v1/capabilities/scopes` is built from); undefined leaves the
+ * field out.
+ */
+const SUMMARY_FIELDS = {
+  documentType: ({ doc }: FieldSource) => doc.documentType,
+  issuingCountry: ({ doc }: FieldSource) => doc.issuingCountry,
+  validityStatus: ({ doc }: FieldSource) => doc.validityStatus,
+  verified: ({ doc }: FieldSource) => doc.verified,
+  verifiedAt: ({ doc }: FieldSource) => (doc.verifiedAt === null ? undefined : isoTime(doc.verifiedAt)),
+};
+
+/** The detail-only fields: expiry date and the number, masked (last 3 characters kept) or full. */
+const DETAIL_FIELDS = {
+  expiryDate: ({ doc }: FieldSource) => doc.expiryDate,
+  maskedDocumentNumber: ({ doc }: FieldSource) => maskNumber(doc.documentNumber),
+  documentNumber: ({ doc, scopes, access }: FieldSource) =>
+    access && fullNumberAllowed(scopes, access) ? doc.documentNumber : undefined,
+};
+
+// Every field the catalogue can release has a reader (the compiler checks it).
+const READERS: Record<DocumentField, (src: FieldSource) => string | boolean | undefined> = {
+  ...SUMMARY_FIELDS,
+  ...DETAIL_FIELDS,
+};
+
+function releasedFields(
+  fields: Readonly<Record<string, unknown>>,
+  src: FieldSource,
+): Partial<Record<DocumentField, string | boolean>> {
+  const out: Partial<Record<DocumentField, string | boolean>> = {};
+  for (const field of scopedDocumentFields(src.scopes)) {
+    if (!(field in fields)) continue;
+    const value = READERS[field](src);
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
 /** The summary fields (DESIGN.md §5 "Document fields per scope"): reference and name always, the rest per scope. */
 export function summaryView(
   doc: SharedDocument,
   reference: string,
   scopes: ReadonlySet<string>,
 ): IdentityDocumentSummary {
-  const out: IdentityDocumentSummary = { documentReference: reference, displayName: doc.displayName };
-  if (scopes.has('document_type')) out.documentType = doc.documentType;
-  if (scopes.has('document_issuing_country')) out.issuingCountry = doc.issuingCountry;
-  if (scopes.has('document_validity')) out.validityStatus = doc.validityStatus;
-  if (scopes.has('document_verified')) out.verified = doc.verified;
-  if (scopes.has('document_verified_at') && doc.verifiedAt !== null) out.verifiedAt = iso(doc.verifiedAt);
-  return out;
+  return {
+    documentReference: reference,
+    displayName: doc.displayName,
+    ...(releasedFields(SUMMARY_FIELDS, { doc, scopes }) as Partial<IdentityDocumentSummary>),
+  };
 }
 
-/** The detail-only fields: expiry date and the number, masked (last 3 characters kept) or full. */
-function detailFields(doc: SharedDocument, scopes: ReadonlySet<string>, access: DocumentAccess) {
-  const out: { expiryDate?: string; maskedDocumentNumber?: string; documentNumber?: string } = {};
-  if (scopes.has('document_expiry_date')) out.expiryDate = doc.expiryDate;
-  if (scopes.has('document_number_masked')) out.maskedDocumentNumber = maskNumber(doc.documentNumber);
-  if (fullNumberAllowed(scopes, access)) out.documentNumber = doc.documentNumber;
-  return out;
-}
+const detailFields = (doc: SharedDocument, scopes: ReadonlySet<string>, access: DocumentAccess) =>
+  releasedFields(DETAIL_FIELDS, { doc, scopes, access }) as Partial<IdentityDocument>;
 
 export function detailView(
   doc: SharedDocument,

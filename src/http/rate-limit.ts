@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { parseDuration } from '../config/duration.ts';
 import type { RateLimitConfig } from '../config/schema.ts';
 import type { AppContext } from '../context.ts';
+import type { Environment } from '../environment.ts';
 import { ApiError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
 import { addressKey } from './address-key.ts';
@@ -13,7 +14,7 @@ import { countHits, deleteEndedBuckets } from './rate-limit.store.ts';
 export type RateLimitBucket = 'oauth' | 'userinfo' | 'capabilities' | 'developer';
 
 export interface RateLimitScope {
-  environment?: 'sandbox' | 'production';
+  environment?: Environment;
   plan?: string;
 }
 

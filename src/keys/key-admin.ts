@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { unix } from '../platform/clock.ts';
+import { isoTime, unix } from '../platform/clock.ts';
 import { promotableAt, promote, publishNext } from './rotation.ts';
 
 export interface KeySetSummary {
@@ -85,7 +85,7 @@ export async function retireKey(
       if (!next || now < promotableAt(ctx, next)) {
         throw new ValidationError(
           next
-            ? `the active key can be retired only after its successor ${next.kid} has been published for publish_ahead (from ${new Date(promotableAt(ctx, next) * 1000).toISOString()}); for a compromised key run "verity keys rotate --now" first`
+            ? `the active key can be retired only after its successor ${next.kid} has been published for publish_ahead (from ${isoTime(promotableAt(ctx, next))}); for a compromised key run "verity keys rotate --now" first`
             : 'the active key can be retired only when a successor has been published: run "verity keys rotate" (or "verity keys rotate --now" for a compromised key)',
         );
       }

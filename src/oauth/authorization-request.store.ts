@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { authorizationRequests } from '../db/schema/oauth.ts';
+import type { Environment } from '../environment.ts';
 
 export type RequestStatus = 'pending' | 'authenticated' | 'face_passed' | 'completed' | 'denied' | 'failed';
 
@@ -14,7 +15,7 @@ export interface JoinedRequestRow extends AuthorizationRequestRow {
   application_id: string;
   application_name: string;
   application_type: 'confidential' | 'public';
-  environment: 'sandbox' | 'production';
+  environment: Environment;
   client_id: string;
 }
 

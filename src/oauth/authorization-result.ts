@@ -1,9 +1,10 @@
 import type { ApplicationType } from '../apps/application.store.ts';
-import type { Environment } from '../apps/scope-rules.ts';
+
 import { securityEvent } from '../audit/security-events.ts';
 import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { mintLocatedSecret } from '../crypto/located-secret.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';

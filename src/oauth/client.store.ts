@@ -1,11 +1,12 @@
 import type { ApplicationType, PkceMode } from '../apps/application.store.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from '../apps/credential-prefixes.ts';
-import type { Environment } from '../apps/scope-rules.ts';
+
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
+import type { Environment } from '../environment.ts';
 
 /** An application environment as the OAuth endpoints see it: one client. */
 export interface OAuthClient {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { countryCode, documentType } from '../capabilities/capabilities.router.ts';
 import { ASSURANCE_LEVELS, CAPTURE_METHODS, DOCUMENT_TYPES } from '../capabilities/data/document-types.ts';
-import { apiError, internalError, rated, tooManyRequests } from './common.ts';
+import { ENVIRONMENTS } from '../environment.ts';
+import { apiError, internalError, rated, timestamp, tooManyRequests } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
 const CaptureMethod = z.enum(CAPTURE_METHODS);
@@ -16,7 +17,7 @@ export const ScopeList = z.object({
           claims: z.array(z.string()).meta({ description: 'UserInfo claims the scope releases.' }),
           sensitivity: z.enum(['basic', 'sensitive', 'restricted']),
           requires: z.array(z.string()).meta({ description: 'Scopes that must be granted beside it.' }),
-          environments: z.array(z.enum(['sandbox', 'production'])),
+          environments: z.array(z.enum(ENVIRONMENTS)),
         })
         .meta({ id: 'ScopeCapability' }),
     ),
@@ -54,7 +55,7 @@ export const CountryDocumentType = z.object({
       captureMethods: z.array(CaptureMethod),
       fields: z.array(z.string()).meta({ description: 'What a verification captures from this document.' }),
       assuranceLevel: z.enum(ASSURANCE_LEVELS),
-      updatedAt: z.iso.datetime(),
+      updatedAt: timestamp(),
     })
     .meta({ id: 'CountryDocumentCapability' }),
 });

@@ -72,4 +72,4 @@ export const validationFailed: ResponseSpec = apiError(
 );
 
 /** ISO 8601 timestamps as the API writes them (`2026-06-01T12:00:00.000Z`). */
-export const timestamp = () => z.iso.datetime();
+export const timestamp = () => z.iso.datetime({ precision: 3 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOCUMENT_TYPES } from '../capabilities/data/document-types.ts';
-import { apiError, internalError, rated, tooManyRequests } from './common.ts';
+import { apiError, internalError, rated, timestamp, tooManyRequests } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
 /**
@@ -21,7 +21,7 @@ export const DocumentSummaryFields = {
     .optional()
     .meta({ description: 'With `document_validity`.' }),
   verified: z.boolean().optional().meta({ description: 'With `document_verified`.' }),
-  verifiedAt: z.iso.datetime().optional().meta({ description: 'With `document_verified_at`.' }),
+  verifiedAt: timestamp().optional().meta({ description: 'With `document_verified_at`.' }),
 };
 
 export const DocumentSummary = z.object(DocumentSummaryFields).meta({ id: 'IdentityDocumentSummary' });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createBody, historyQuery, redeliverBody, rotateBody, updateBody } from '../api/webhooks.router.ts';
+import { ENVIRONMENTS } from '../environment.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
 import { apiError, internalError, rated, timestamp, tooManyRequests, validationFailed } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
-const Environment = z.enum(['sandbox', 'production']);
+const Environment = z.enum(ENVIRONMENTS);
 
 export const WebhookEndpoint = z
   .object({

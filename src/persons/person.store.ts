@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/open.ts';
 import { identityDocuments, personEmails, personPhones, persons } from '../db/schema/persons.ts';
+import type { Environment } from '../environment.ts';
 
 export type PersonRow = typeof persons.$inferSelect;
 export type PersonInsert = typeof persons.$inferInsert;
@@ -8,7 +9,6 @@ export type EmailRow = typeof personEmails.$inferSelect;
 export type PhoneRow = typeof personPhones.$inferSelect;
 export type DocumentRow = typeof identityDocuments.$inferSelect;
 export type DocumentInsert = typeof identityDocuments.$inferInsert;
-export type Environment = PersonRow['environment'];
 
 /** What the identity experience (sign-in and the flow) needs to know about a person. */
 export type FlowPerson = Pick<

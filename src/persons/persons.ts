@@ -1,14 +1,9 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
-import { type Clock, unix } from '../platform/clock.ts';
-import {
-  createPersonStore,
-  type DocumentRow,
-  type Environment,
-  type PersonRow,
-  type PersonStore,
-} from './person.store.ts';
+import { type Clock, isoTime, unix } from '../platform/clock.ts';
+import { createPersonStore, type DocumentRow, type PersonRow, type PersonStore } from './person.store.ts';
 
 /** What an operator sees of a person: never the password hash, never a full document number. */
 export interface PersonSummary {
@@ -64,9 +59,6 @@ export interface DocumentSummary {
   attestationId: string;
 }
 
-const iso = (seconds: number | null): string | null =>
-  seconds === null ? null : new Date(seconds * 1000).toISOString();
-
 /** Only the last three characters stay readable; enough to tell documents apart in a terminal. */
 export const maskNumber = (n: string): string =>
   n.length <= 3 ? '*'.repeat(n.length) : '*'.repeat(n.length - 3) + n.slice(-3);
@@ -115,7 +107,7 @@ export function getPerson(db: Db, ref: { personId: string } | { externalId: stri
       expiryDate: d.expiryDate,
       validityStatus: d.validityStatus,
       verified: d.verified,
-      verifiedAt: iso(d.verifiedAt),
+      verifiedAt: isoTime(d.verifiedAt),
       shareEnabled: d.shareEnabled,
       primary: d.primary,
       status: d.status,
@@ -166,7 +158,7 @@ function base(p: PersonRow) {
     name: p.name,
     assuranceLevel: p.assuranceLevel,
     identityVerified: p.identityVerified,
-    createdAt: iso(p.createdAt)!,
-    updatedAt: iso(p.updatedAt)!,
+    createdAt: isoTime(p.createdAt),
+    updatedAt: isoTime(p.updatedAt),
   };
 }

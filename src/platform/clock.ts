@@ -27,3 +27,14 @@ export function fixedClock(start: Date | number = Date.UTC(2026, 0, 1)): FixedCl
 export const unixOf = (at: Date): number => Math.floor(at.getTime() / 1000);
 
 export const unix = (clock: Clock): number => unixOf(clock.now());
+
+/**
+ * The one format every API response, webhook payload and CLI `--json` line gives a time in: ISO 8601 UTC
+ * with milliseconds. A number is unix seconds, as stored.
+ */
+export function isoTime(at: number | Date): string;
+export function isoTime(at: number | Date | null): string | null;
+export function isoTime(at: number | Date | null): string | null {
+  if (at === null) return null;
+  return (typeof at === 'number' ? new Date(at * 1000) : at).toISOString();
+}

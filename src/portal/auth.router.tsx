@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { findInvitation } from '../developer/developer.store.ts';
 import { ValidationError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
+import { readForm } from '../web/form.ts';
 import { signInSession, signOutSession } from '../web/session.middleware.ts';
 import {
   acceptInvite,
@@ -20,7 +21,7 @@ import {
   sendVerificationEmail,
   verifyEmail,
 } from './email-links.ts';
-import { type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import type { PC, Portal, PortalEnv } from './env.ts';
 import type { Messages } from './messages/index.ts';
 import { AccountPage } from './pages/account.page.tsx';
 import { ForgotPasswordPage } from './pages/forgot-password.page.tsx';

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
 import { type ApplicationView, findApplication } from '../apps/application.store.ts';
 import type { AppContext } from '../context.ts';
 import { type Developer, findDeveloper } from '../developer/developer.store.ts';
-import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { SecurityHeadersEnv } from '../http/security-headers.ts';
 import { csrfToken, type SessionEnv } from '../web/session.middleware.ts';
@@ -65,18 +64,6 @@ export function createPortal(ctx: AppContext, base: string): Portal {
     take: (c, slot) => takeResult(ctx, c.get('session').idHash, slot),
   };
 }
-
-/** The form body, validated; a malformed form (not a rule broken by a value) is a 400. */
-export async function readForm<T extends z.ZodType>(c: PC, schema: T): Promise<z.output<T>> {
-  const body = await c.req.parseBody({ all: true });
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ApiError('INVALID_REQUEST', portalMessages().errorForm, 400);
-  return parsed.data;
-}
-
-/** A form field that may come once or several times (checkbox groups), as an array. */
-export const many = (v: unknown): string[] =>
-  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === 'string');
 
 /** Field errors of a domain ValidationError, keyed by form field id through `fieldOf(path)`. */
 export function fieldErrors(

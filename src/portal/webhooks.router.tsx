@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
+import { many, readForm } from '../web/form.ts';
 import type { DeveloperPrincipal } from '../webhooks/access.ts';
 import { deliveryHistory, redeliverEvent } from '../webhooks/delivery.service.ts';
 import {
@@ -13,7 +14,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../webhooks/endpoint.service.ts';
-import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
+import { attempt, type Env, type PC, type Portal, type PortalEnv } from './env.ts';
 import { AlreadyShownPage } from './pages/already-shown.page.tsx';
 import { ConfirmPage } from './pages/confirm.page.tsx';
 import type { FieldErrors } from './pages/layout.tsx';

@@ -5,6 +5,7 @@ import { randomToken, timingSafeEqual } from '../crypto/tokens.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { unix } from '../platform/clock.ts';
+import { formFields } from './form.ts';
 import {
   anonymousCsrfValid,
   anonymousSession,
@@ -194,8 +195,7 @@ export function csrfProtection(allowedOrigins: string[]): MiddlewareHandler<Env>
     const type = c.req.header('content-type') ?? '';
     let sent = '';
     if (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) {
-      const body = await c.req.parseBody();
-      const v = body[CSRF_FIELD];
+      const v = (await formFields(c))[CSRF_FIELD];
       sent = typeof v === 'string' ? v : '';
     }
     if (!sent || !(await csrfValid(c, sent))) throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);

@@ -1,7 +1,7 @@
 import { ownsApplicationIn } from '../apps/application.store.ts';
 import type { Db } from '../db/open.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
-import type { Environment } from './events.ts';
 
 /** Who is acting through the developer API (or the portal): a developer, in one environment. */
 export interface DeveloperPrincipal {

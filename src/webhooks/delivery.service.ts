@@ -1,7 +1,9 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { base64url, fromBase64url } from '../crypto/encoding.ts';
+import type { Environment } from '../environment.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import { isoTime } from '../platform/clock.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import {
   type AttemptFilter,
@@ -9,9 +11,8 @@ import {
   createDeliveryStore,
   type DeliveryAttempt,
 } from './delivery.store.ts';
-import { iso } from './endpoint.service.ts';
 import { createEndpointStore } from './endpoint.store.ts';
-import { type Environment, EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES } from './events.ts';
 import { requeueEvent } from './outbox.store.ts';
 
 export const ATTEMPT_STATUSES: AttemptStatus[] = ['delivered', 'retrying', 'failed'];
@@ -43,8 +44,8 @@ export const attemptView = (a: DeliveryAttempt): AttemptView => ({
   responseStatus: a.responseStatus,
   error: a.error,
   durationMs: a.durationMs,
-  attemptedAt: iso(a.attemptedAt),
-  nextAttemptAt: a.nextAttemptAt === null ? null : iso(a.nextAttemptAt),
+  attemptedAt: isoTime(a.attemptedAt),
+  nextAttemptAt: a.nextAttemptAt === null ? null : isoTime(a.nextAttemptAt),
 });
 
 export interface HistoryQuery {

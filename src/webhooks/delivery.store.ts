@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { webhookAttempts } from '../db/schema/webhooks.ts';
-import type { Environment, EventType } from './events.ts';
+import type { Environment } from '../environment.ts';
+import type { EventType } from './events.ts';
 
 /** A delivery the dispatcher holds a lease on, with what it needs to make the attempt. */
 export interface ClaimedDelivery {

@@ -1,13 +1,14 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { randomId, randomToken } from '../crypto/tokens.ts';
+import type { Environment } from '../environment.ts';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
-import { unix } from '../platform/clock.ts';
+import { isoTime, unix } from '../platform/clock.ts';
 import { resolveHost } from '../platform/outbound-http.ts';
 import { assertApplicationAccess, type DeveloperPrincipal } from './access.ts';
 import { createEndpointStore, type WebhookEndpoint } from './endpoint.store.ts';
-import { type Environment, EVENT_TYPES, type EventType } from './events.ts';
+import { EVENT_TYPES, type EventType } from './events.ts';
 import { enqueueEvent } from './outbox.store.ts';
 import {
   addressProblem,
@@ -38,8 +39,6 @@ export interface EndpointView {
   updatedAt: string;
 }
 
-export const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
-
 export function endpointView(e: WebhookEndpoint): EndpointView {
   return {
     id: e.id,
@@ -49,8 +48,8 @@ export function endpointView(e: WebhookEndpoint): EndpointView {
     description: e.description,
     enabled: e.enabled,
     status: e.enabled ? 'enabled' : 'disabled',
-    createdAt: iso(e.createdAt),
-    updatedAt: iso(e.updatedAt),
+    createdAt: isoTime(e.createdAt),
+    updatedAt: isoTime(e.updatedAt),
   };
 }
 
@@ -327,7 +326,7 @@ export async function rotateSecret(
       details: { applicationId, expireCurrentInSeconds: overlap },
     });
   });
-  return { id: endpointId, secret, previousSecretExpiresAt: iso(now + overlap) };
+  return { id: endpointId, secret, previousSecretExpiresAt: isoTime(now + overlap) };
 }
 
 /** Queues a `webhook.test` event for this endpoint only. */

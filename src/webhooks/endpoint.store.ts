@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { webhookEndpoints, webhookSecrets } from '../db/schema/webhooks.ts';
-import type { Environment, EventType } from './events.ts';
+import type { Environment } from '../environment.ts';
+import type { EventType } from './events.ts';
 
 export interface WebhookEndpoint {
   id: string;

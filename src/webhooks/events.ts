@@ -1,3 +1,4 @@
+import type { Environment } from '../environment.ts';
 export const EVENT_TYPES = [
   'oauth.authorization.completed',
   'claim_access.completed',
@@ -6,7 +7,6 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export type Environment = 'sandbox' | 'production';
 
 export type ConsentEndReason =
   | 'revoked_by_person'

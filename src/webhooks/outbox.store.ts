@@ -1,8 +1,9 @@
 import { timeOrderedUuid } from '../crypto/located-secret.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
-import { type Clock, unix, unixOf } from '../platform/clock.ts';
-import type { Environment, EventData, EventEnvelope, EventType } from './events.ts';
+import type { Environment } from '../environment.ts';
+import { type Clock, isoTime, unix, unixOf } from '../platform/clock.ts';
+import type { EventData, EventEnvelope, EventType } from './events.ts';
 
 export interface EnqueueInput<T extends EventType> {
   type: T;
@@ -29,7 +30,7 @@ export function enqueueEvent<T extends EventType>(
     // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
     id: timeOrderedUuid(now),
     type: input.type,
-    createdAt: now.toISOString(),
+    createdAt: isoTime(now),
     data: input.data,
   };
   db.sql

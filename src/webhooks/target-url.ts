@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { Environment } from './events.ts';
+import type { Environment } from '../environment.ts';
 
 /**
  * Which webhook targets Verity will call (DESIGN.md §5 "Webhook targets"). A webhook URL is chosen by a

@@ -86,7 +86,7 @@ describe('capability discovery (read-only)', () => {
           'expiryDate',
         ]),
         assuranceLevel: 'high',
-        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       },
     });
   });

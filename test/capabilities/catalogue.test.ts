@@ -32,7 +32,8 @@ describe('embedded dataset', () => {
         for (const m of d.captureMethods) expect(CAPTURE_METHODS).toContain(m);
         expect(d.fields).toEqual(expect.arrayContaining([...BASE_FIELDS[d.documentType]]));
         expect(['low', 'substantial', 'high']).toContain(d.assuranceLevel);
-        expect(Number.isNaN(Date.parse(d.updatedAt))).toBe(false);
+        // The one API timestamp format: ISO 8601 UTC with milliseconds, for dataset dates too.
+        expect(new Date(d.updatedAt).toISOString()).toBe(d.updatedAt);
       }
     }
   });
@@ -74,7 +75,7 @@ describe('overrides', () => {
     ]);
     const de = cat.country('DE')!.documents.find((d) => d.documentType === 'passport')!;
     expect(de.available).toBe(false);
-    expect(de.updatedAt).toBe('2026-06-01T12:00:00Z');
+    expect(de.updatedAt).toBe('2026-06-01T12:00:00.000Z');
     const gb = cat.country('GB')!.documents.find((d) => d.documentType === 'residence_permit')!;
     expect(gb.available).toBe(true);
   });

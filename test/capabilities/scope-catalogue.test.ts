@@ -71,7 +71,7 @@ describe('scope catalogue', () => {
     for (const s of SCOPE_CATALOGUE) {
       if (s.name.startsWith('document_')) {
         expect(s.claims).toEqual(['document']);
-        expect(s.documentFields).toEqual([DOCUMENT_FIELDS[s.name]!]);
+        expect(s.documentFields as readonly string[]).toEqual([DOCUMENT_FIELDS[s.name]!]);
       } else {
         expect(s.claims).toEqual(CLAIMS[s.name]!);
         expect(s.documentFields).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixedClock, systemClock, unix } from '../../src/platform/clock.ts';
+import { fixedClock, isoTime, systemClock, unix } from '../../src/platform/clock.ts';
 import { files } from '../../src/platform/files.ts';
 import { parseListen } from '../../src/platform/listen.ts';
 import { runtime } from '../../src/platform/runtime.ts';
@@ -16,6 +16,12 @@ describe('clock', () => {
     expect(clock.now().toISOString()).toBe('2026-01-01T00:01:30.500Z');
     clock.set(new Date('2027-03-04T05:06:07Z'));
     expect(clock.now().toISOString()).toBe('2027-03-04T05:06:07.000Z');
+  });
+
+  test('isoTime writes unix seconds and dates as ISO 8601 UTC with milliseconds; null stays null', () => {
+    expect(isoTime(Date.UTC(2026, 5, 1, 12) / 1000)).toBe('2026-06-01T12:00:00.000Z');
+    expect(isoTime(new Date('2026-04-14T00:00:00Z'))).toBe('2026-04-14T00:00:00.000Z');
+    expect(isoTime(null)).toBeNull();
   });
 
   test('unix() is whole seconds, rounded down', () => {

@@ -4,13 +4,14 @@ import type { ConsentRecord } from '../../consent/lifecycle.store.ts';
 import { createConsentLifecycleStore } from '../../consent/lifecycle.store.ts';
 import type { AppContext } from '../../context.ts';
 import { createDocumentStore, type SharedDocument } from '../../documents/document.store.ts';
+import type { Environment } from '../../environment.ts';
 import { NotFoundError } from '../../errors.ts';
 import { unix } from '../../platform/clock.ts';
 
 export interface ConnectedApplication {
   applicationId: string;
   name: string;
-  environment: 'sandbox' | 'production';
+  environment: Environment;
   consents: ConsentRecord[];
 }
 

@@ -28,7 +28,6 @@ export const en = {
   errorInternal: 'An unexpected error occurred. Please try again later.',
   errorRequestId: 'Request ID',
   errorCsrf: 'This form has expired or was not sent from this site. Go back, reload the page and try again.',
-  errorForm: 'The form was incomplete or malformed.',
 
   // Accounts
   signinTitle: 'Sign in to the developer portal',
