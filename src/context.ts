@@ -20,9 +20,14 @@ export interface AppContext {
   signals: Signals;
 }
 
+/** What each signal carries: `webhooks`, the number of deliveries just queued. */
+interface SignalPayloads {
+  webhooks: number;
+}
+
 export class Signals {
-  private listeners = new Map<string, Set<() => void>>();
-  on(name: string, fn: () => void): () => void {
+  private listeners = new Map<keyof SignalPayloads, Set<(n: number) => void>>();
+  on<K extends keyof SignalPayloads>(name: K, fn: (payload: SignalPayloads[K]) => void): () => void {
     let set = this.listeners.get(name);
     if (!set) {
       set = new Set();
@@ -31,7 +36,7 @@ export class Signals {
     set.add(fn);
     return () => set.delete(fn);
   }
-  emit(name: string): void {
-    for (const fn of this.listeners.get(name) ?? []) fn();
+  emit<K extends keyof SignalPayloads>(name: K, payload: SignalPayloads[K]): void {
+    for (const fn of this.listeners.get(name) ?? []) fn(payload);
   }
 }

@@ -73,7 +73,7 @@ try {
   const batches = Math.ceil(events / perEvent);
   ctx.db.sql.transaction(() => {
     for (let i = 0; i < batches; i++)
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId,
         environment: 'sandbox',

@@ -7,7 +7,6 @@ import { VERSION } from '../version.ts';
 import { type AttemptStatus, type ClaimedDelivery, createDeliveryStore } from './delivery.store.ts';
 import { createEndpointStore } from './endpoint.store.ts';
 import { webhookMetrics } from './metrics.ts';
-import { onEnqueued } from './outbox.store.ts';
 import { MAX_ATTEMPTS, nextDelay, parseRetryAfter } from './schedule.ts';
 import { signatureHeader } from './sign.ts';
 import {
@@ -313,19 +312,18 @@ export function dispatchDue(ctx: AppContext): Promise<AttemptOutcome[]> {
 }
 
 /**
- * The serving process's dispatcher: woken at once when this process queues deliveries (or anything
- * emits the `webhooks` signal), and by the scheduled job for retries and for events queued by other
+ * The serving process's dispatcher: woken at once when this process commits queued deliveries (the
+ * outbox's `webhooks` signal), and by the scheduled job for retries and for events queued by other
  * processes such as the CLI.
  */
 export function startDispatcher(ctx: AppContext): Dispatcher {
   const d = dispatcherFor(ctx);
   if (!started.has(ctx)) {
     started.add(ctx);
-    onEnqueued(ctx.db, (n) => {
+    ctx.signals.on('webhooks', (n) => {
       d.countQueued(n);
       d.wake();
     });
-    ctx.signals.on('webhooks', () => d.wake());
   }
   return d;
 }

@@ -33,7 +33,7 @@ describe('webhook delivery', () => {
     const o = await owner(ctx);
     const ep = await sandboxEndpoint(ctx, o, rx.url);
     const envelope = ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'sandbox',
@@ -85,7 +85,7 @@ describe('webhook delivery', () => {
     await sandboxEndpoint(ctx, o, `${rx.url}?e=granted`, ['consent.granted']);
     await sandboxEndpoint(ctx, o, `${rx.url}?e=revoked`, ['consent.revoked']);
     ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'sandbox',

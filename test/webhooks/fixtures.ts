@@ -133,13 +133,13 @@ export function enqueueConsentEvent(
   };
   return ctx.db.sql.transaction(() =>
     type === 'consent.granted'
-      ? enqueueEvent(ctx.db, ctx.clock, {
+      ? enqueueEvent(ctx, {
           type,
           applicationId: o.applicationId,
           environment: 'sandbox',
           data,
         })
-      : enqueueEvent(ctx.db, ctx.clock, {
+      : enqueueEvent(ctx, {
           type,
           applicationId: o.applicationId,
           environment: 'sandbox',

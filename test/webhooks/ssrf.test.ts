@@ -174,7 +174,7 @@ describe('webhook targets', () => {
       });
     }
     const ev = ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'production',
