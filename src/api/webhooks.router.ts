@@ -15,7 +15,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks/endpoint.service.ts';
+} from '../webhooks/endpoints.ts';
 
 export const createBody = z.object({
   url: z.string(),

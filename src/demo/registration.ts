@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
 import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
-import { createEndpoint } from '../webhooks/endpoint.service.ts';
+import { createEndpoint } from '../webhooks/endpoints.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
 import { type DemoLock, openDemoLock } from './demo.store.ts';
 

@@ -12,7 +12,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks/endpoint.service.ts';
+} from '../webhooks/endpoints.ts';
 import { attempt, type Env, many, type PC, type Portal, type PortalEnv, readForm } from './env.ts';
 import { AlreadyShownPage, ConfirmPage, type FieldErrors } from './pages/layout.tsx';
 import {

@@ -9,8 +9,8 @@ import {
   createDeliveryStore,
   type DeliveryAttempt,
 } from './delivery.store.ts';
-import { iso } from './endpoint.service.ts';
 import { createEndpointStore } from './endpoint.store.ts';
+import { iso } from './endpoints.ts';
 import { type Environment, EVENT_TYPES } from './events.ts';
 import { requeueEvent } from './outbox.store.ts';
 

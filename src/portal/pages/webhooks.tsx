@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ApplicationView } from '../../apps/application.store.ts';
 import type { AttemptView, HistoryPage } from '../../webhooks/delivery.service.ts';
-import type { EndpointView } from '../../webhooks/endpoint.service.ts';
+import type { EndpointView } from '../../webhooks/endpoints.ts';
 import { EVENT_TYPES } from '../../webhooks/events.ts';
 import type { Env } from '../env.ts';
 import {
