@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import type { DeveloperPrincipal } from '../webhooks/access.ts';
-import { deliveryHistory, redeliverEvent } from '../webhooks/delivery.service.ts';
+import { deliveryHistory, redeliverEvent } from '../webhooks/deliveries.ts';
 import {
   createEndpoint,
   deleteEndpoint,

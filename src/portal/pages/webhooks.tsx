@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { ApplicationView } from '../../apps/application.store.ts';
-import type { AttemptView, HistoryPage } from '../../webhooks/delivery.service.ts';
+import type { AttemptView, HistoryPage } from '../../webhooks/deliveries.ts';
 import type { EndpointView } from '../../webhooks/endpoints.ts';
 import { EVENT_TYPES } from '../../webhooks/events.ts';
 import type { Env } from '../env.ts';
