@@ -117,12 +117,12 @@ async function register(ctx: AppContext, demoUrl: string): Promise<DemoRegistrat
   const path = registrationPath(ctx);
   const redirectUri = `${demoUrl}/callback`;
   let reg = await read(path);
-  const client = reg && findClient(ctx.db, reg.clientId);
+  const client = reg && findClient(ctx, reg.clientId);
   if (
     !reg ||
     !client ||
     client.applicationId !== reg.applicationId ||
-    !redirectUrisOf(ctx.db, client.environmentId).includes(redirectUri)
+    !redirectUrisOf(ctx, client.environmentId).includes(redirectUri)
   ) {
     const developerId =
       findDeveloperByEmail(ctx.db, DEMO_DEVELOPER_EMAIL)?.developerId ??

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.ts';
+import { type AppContext, slot } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
@@ -294,16 +294,13 @@ export function leaseSeconds(leaseMs: number, timeoutMs: number): number {
   return Math.ceil(Math.max(leaseMs, timeoutMs + 2000) / 1000);
 }
 
-const dispatchers = new WeakMap<AppContext, Dispatcher>();
-const started = new WeakSet<AppContext>();
+/** The context's dispatcher, and whether it listens for the outbox's wake-ups yet. */
+const DISPATCHER = slot(() => ({ dispatcher: undefined as Dispatcher | undefined, started: false }));
 
 export function dispatcherFor(ctx: AppContext): Dispatcher {
-  let d = dispatchers.get(ctx);
-  if (!d) {
-    d = new Dispatcher(ctx);
-    dispatchers.set(ctx, d);
-  }
-  return d;
+  const state = ctx.caches.get(DISPATCHER);
+  state.dispatcher ??= new Dispatcher(ctx);
+  return state.dispatcher;
 }
 
 /** Everything due now, attempted and recorded; what the scheduled job does and what tests call. */
@@ -318,8 +315,9 @@ export function dispatchDue(ctx: AppContext): Promise<AttemptOutcome[]> {
  */
 export function startDispatcher(ctx: AppContext): Dispatcher {
   const d = dispatcherFor(ctx);
-  if (!started.has(ctx)) {
-    started.add(ctx);
+  const state = ctx.caches.get(DISPATCHER);
+  if (!state.started) {
+    state.started = true;
     ctx.signals.on('webhooks', (n) => {
       d.countQueued(n);
       d.wake();
