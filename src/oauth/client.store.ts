@@ -4,6 +4,7 @@ import type { Environment } from '../apps/scope-rules.ts';
 import { type AppContext, slot } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
+import { cacheVersions } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
@@ -51,11 +52,10 @@ const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
 
 // Every token request reads its client and secrets, and every authorize request its client and
 // redirect URIs; they change rarely. So they are kept per context (ctx.caches) and dropped whenever
-// client_registry_version moves: triggers on every table read here bump it, whoever the writer (see
-// migrations/0001). That check is one read of the database, made once per request (a request takes
+// their cache version moves: triggers on every table read here bump it, whoever the writer (see
+// migrations/0003). That check is one read of the database, made once per request (a request takes
 // one `clientRegistry` and sees the clients as they were when it did). Inside a transaction the cache
 // is bypassed, since what the transaction sees may yet be rolled back.
-const VERSION = 'SELECT version FROM client_registry_version';
 // Only clients that exist are kept; past this many (a registry larger than any expected), it restarts.
 const MAX_ENTRIES = 10_000;
 
@@ -75,7 +75,7 @@ type RegistryContext = Pick<AppContext, 'db' | 'caches'>;
 
 function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   if (db.sql.inTransaction) return undefined;
-  const version = db.sql.prepare<{ version: number }>(VERSION).get()?.version ?? -1;
+  const version = cacheVersions(db).clients;
   const held = caches.get(CLIENTS);
   let c = held.current;
   if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {

@@ -61,7 +61,8 @@ const authorize = () =>
   );
 
 const version = (db: Db) =>
-  db.sql.prepare<{ version: number }>('SELECT version FROM client_registry_version').get()!.version;
+  db.sql.prepare<{ version: number }>("SELECT version FROM cache_versions WHERE name = 'clients'").get()!
+    .version;
 
 describe('a change made by another process is seen by the next request', () => {
   test('a revoked client secret is refused at once', async () => {
@@ -104,7 +105,7 @@ describe('a change made by another process is seen by the next request', () => {
   });
 });
 
-describe('client_registry_version', () => {
+describe('the clients cache version', () => {
   test('moves on every insert, update and delete of every table a client is read from', () => {
     const changes: [string, () => void][] = [
       [
