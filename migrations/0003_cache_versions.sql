@@ -5,7 +5,7 @@
 CREATE TABLE `cache_versions` (
 	`name` text PRIMARY KEY NOT NULL,
 	`version` integer NOT NULL
-) STRICT;
+) STRICT, WITHOUT ROWID;
 --> statement-breakpoint
 INSERT INTO `cache_versions` (`name`, `version`) SELECT 'clients', `version` FROM `client_registry_version`;
 --> statement-breakpoint

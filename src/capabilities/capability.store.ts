@@ -1,4 +1,4 @@
-import { cacheVersions } from '../db/cache-versions.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import type { Override } from './catalogue.ts';
 
@@ -34,6 +34,6 @@ export function createCapabilityStore(db: Db): CapabilityStore {
         )
         .run(o.country, o.documentType, o.available ? 1 : 0, o.updatedAt);
     },
-    version: () => cacheVersions(db).capabilities,
+    version: () => cacheVersion(db, 'capabilities'),
   };
 }

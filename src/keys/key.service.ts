@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import type { Config } from '../config/schema.ts';
-import { cacheVersions } from '../db/cache-versions.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
@@ -63,7 +63,7 @@ export class KeyService {
   }
 
   private async refresh(): Promise<void> {
-    const version = cacheVersions(this.db).signing_keys;
+    const version = cacheVersion(this.db, 'signing_keys');
     if (this.jwks?.version === version) return;
     const rows = this.store.list();
     const keys: JWK[] = [];

@@ -4,7 +4,7 @@ import type { Environment } from '../apps/scope-rules.ts';
 import { type AppContext, slot } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
-import { cacheVersions } from '../db/cache-versions.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
@@ -75,7 +75,7 @@ type RegistryContext = Pick<AppContext, 'db' | 'caches'>;
 
 function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   if (db.sql.inTransaction) return undefined;
-  const version = cacheVersions(db).clients;
+  const version = cacheVersion(db, 'clients');
   const held = caches.get(CLIENTS);
   let c = held.current;
   if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {

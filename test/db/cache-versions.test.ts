@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { liveCapabilities } from '../../src/capabilities/availability.ts';
-import { cacheVersions } from '../../src/db/cache-versions.ts';
+import { cacheVersion } from '../../src/db/cache-versions.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import type { SqliteDriver } from '../../src/platform/sqlite.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -23,13 +23,13 @@ describe('cache versions', () => {
     await setup();
     const bodies = liveCapabilities(ctx.db);
     const before = JSON.stringify(bodies());
-    const v = cacheVersions(ctx.db).capabilities;
+    const v = cacheVersion(ctx.db, 'capabilities');
     other
       .prepare(
         "INSERT INTO capability_overrides (country, document_type, available, updated_at) VALUES ('DE', 'passport', 0, 1)",
       )
       .run();
-    expect(cacheVersions(ctx.db).capabilities).toBe(v + 1);
+    expect(cacheVersion(ctx.db, 'capabilities')).toBe(v + 1);
     expect(JSON.stringify(bodies())).not.toBe(before);
   });
 
