@@ -39,6 +39,6 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const keys = new KeyService(db, config, clock, log);
   await keys.ensureActive();
   const email = createEmailTransport(config.email, log);
-  const [signals, caches] = [new Signals(), new Caches()];
-  return { config, db, clock, log, metrics: new Metrics(), keys, email, signals, caches };
+  const signals = new Signals();
+  return { config, db, clock, log, metrics: new Metrics(), keys, email, signals, caches: new Caches() };
 }
