@@ -1,6 +1,6 @@
 import { Metrics } from './audit/metrics.ts';
 import type { Config } from './config/schema.ts';
-import { type AppContext, Signals } from './context.ts';
+import { type AppContext, Caches, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb, optimize } from './db/open.ts';
 import { createEmailTransport } from './email/transport.ts';
@@ -39,5 +39,6 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const keys = new KeyService(db, config, clock, log);
   await keys.ensureActive();
   const email = createEmailTransport(config.email, log);
-  return { config, db, clock, log, metrics: new Metrics(), keys, email, signals: new Signals() };
+  const signals = new Signals();
+  return { config, db, clock, log, metrics: new Metrics(), keys, email, signals, caches: new Caches() };
 }

@@ -18,11 +18,38 @@ export interface AppContext {
   email: EmailTransport;
   /** In-process signals, e.g. waking the webhook dispatcher after an event is committed. */
   signals: Signals;
+  /** Per-process state (caches of database rows, counters, the dispatcher): a new context starts empty. */
+  caches: Caches;
+}
+
+/** A named piece of per-process state and how to make it; declared once, as a module constant. */
+export interface Slot<T> {
+  readonly create: () => T;
+}
+
+export const slot = <T>(create: () => T): Slot<T> => ({ create });
+
+/** The state of each slot for one context, made on first use. */
+export class Caches {
+  private readonly values = new Map<Slot<unknown>, unknown>();
+  get<T>(s: Slot<T>): T {
+    let v = this.values.get(s) as T | undefined;
+    if (v === undefined) {
+      v = s.create();
+      this.values.set(s, v);
+    }
+    return v;
+  }
+}
+
+/** What each signal carries: `webhooks`, the number of deliveries just queued. */
+interface SignalPayloads {
+  webhooks: number;
 }
 
 export class Signals {
-  private listeners = new Map<string, Set<() => void>>();
-  on(name: string, fn: () => void): () => void {
+  private listeners = new Map<keyof SignalPayloads, Set<(n: number) => void>>();
+  on<K extends keyof SignalPayloads>(name: K, fn: (payload: SignalPayloads[K]) => void): () => void {
     let set = this.listeners.get(name);
     if (!set) {
       set = new Set();
@@ -31,7 +58,7 @@ export class Signals {
     set.add(fn);
     return () => set.delete(fn);
   }
-  emit(name: string): void {
-    for (const fn of this.listeners.get(name) ?? []) fn();
+  emit<K extends keyof SignalPayloads>(name: K, payload: SignalPayloads[K]): void {
+    for (const fn of this.listeners.get(name) ?? []) fn(payload);
   }
 }

@@ -16,7 +16,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
 import { silentLogger } from '../../src/log.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 
 const { values } = parseArgs({
@@ -73,7 +73,7 @@ try {
   const batches = Math.ceil(events / perEvent);
   ctx.db.sql.transaction(() => {
     for (let i = 0; i < batches; i++)
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId,
         environment: 'sandbox',

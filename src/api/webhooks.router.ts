@@ -6,7 +6,7 @@ import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
-import { deliveryHistory, redeliverEvent } from '../webhooks/delivery.service.ts';
+import { deliveryHistory, redeliverEvent } from '../webhooks/deliveries.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -15,7 +15,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks/endpoint.service.ts';
+} from '../webhooks/endpoints.ts';
 
 export const createBody = z.object({
   url: z.string(),

@@ -53,6 +53,7 @@ const requestScope = new AsyncLocalStorage<string>();
 /** Runs `fn` as part of the request `id`: security events emitted under it carry that request id. */
 export const withRequestId = <T>(id: string, fn: () => T): T => requestScope.run(id, fn);
 
+// Keyed by the context's own Metrics (a new context, a new registry): the registration, not state.
 const counters = new WeakMap<Metrics, Counter>();
 function counterOf(metrics: Metrics): Counter {
   let counter = counters.get(metrics);

@@ -19,25 +19,19 @@ export function loadCatalogue(db: Db): Catalogue {
 }
 
 /**
- * The public bodies, rebuilt only when the overrides changed. Each call costs one pragma read; after a
- * write anywhere in the database it also re-reads the (small) override table and rebuilds only if the
- * overrides differ. An operator's change is therefore served on the very next request.
+ * The public bodies, rebuilt only when the overrides changed. Each call costs one read of the
+ * capabilities cache version, which any write to the overrides moves (an operator's change, from any
+ * process, is therefore served on the very next request).
  */
 export function liveCapabilities(db: Db): () => CapabilityBodies {
   const store = createCapabilityStore(db);
-  let version: string | undefined;
-  let fingerprint: string | undefined;
+  let version: number | undefined;
   let bodies: CapabilityBodies | undefined;
   return () => {
     const v = store.version();
     if (v !== version || !bodies) {
       version = v;
-      const overrides = store.listOverrides();
-      const f = JSON.stringify(overrides);
-      if (f !== fingerprint || !bodies) {
-        fingerprint = f;
-        bodies = capabilityBodies(buildCatalogue(overrides));
-      }
+      bodies = capabilityBodies(buildCatalogue(store.listOverrides()));
     }
     return bodies;
   };

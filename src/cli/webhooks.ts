@@ -1,4 +1,4 @@
-import { listAllAttempts, redeliverAsOperator } from '../webhooks/delivery.service.ts';
+import { listAllAttempts, redeliverAsOperator } from '../webhooks/deliveries.ts';
 import { type Command, environmentOption, positional, str, UsageError, withContext } from './command.ts';
 
 export const webhooksCommands: Command[] = [

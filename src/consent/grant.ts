@@ -49,7 +49,7 @@ export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<
   const store = createConsentStore(ctx.db);
   ctx.db.sql.transaction(() => {
     store.insert(consent);
-    enqueueEvent(ctx.db, ctx.clock, {
+    enqueueEvent(ctx, {
       type: 'consent.granted',
       applicationId: input.applicationId,
       environment: input.environment,

@@ -49,7 +49,7 @@ async function endConsents(
         }
         // Its access tokens are revoked by a trigger (migrations/0002_consent_end_revokes_tokens.sql).
         if (!store.end(c.id, status, reason, now)) continue;
-        enqueueEvent(ctx.db, ctx.clock, {
+        enqueueEvent(ctx, {
           type: 'consent.revoked',
           applicationId: c.applicationId,
           environment: c.environment,

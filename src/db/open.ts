@@ -2,6 +2,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { files } from '../platform/files.ts';
 import { runtime } from '../platform/runtime.ts';
 import type { SqliteDriver } from '../platform/sqlite.ts';
+import { CommitHooks } from './after-commit.ts';
 import * as schema from './schema/index.ts';
 import { createWriteBatch, type WriteBatch } from './write-batch.ts';
 
@@ -17,6 +18,11 @@ export interface Db {
   path: string;
   /** Group-committed writes for hot paths (see write-batch.ts). */
   batch: WriteBatch;
+  /**
+   * Runs fn once the enclosing `sql.transaction()` or batch unit commits, never after a rollback
+   * (at once outside both). For effects outside the database; fn must not throw.
+   */
+  afterCommit(fn: () => void): void;
   close(): void;
 }
 
@@ -26,13 +32,41 @@ export async function openDb(path: string): Promise<Db> {
     // It holds password hashes and personal data; SQLite gives its -wal and -shm files the same mode.
     await files.ensurePrivateFile(path);
   }
-  const sql = await runtime.openSqlite(path);
+  const driver = await runtime.openSqlite(path);
+  const hooks = new CommitHooks();
+  const sql = withCommitHooks(driver, hooks);
   sql.exec('PRAGMA journal_mode = WAL');
   sql.exec('PRAGMA synchronous = NORMAL');
   sql.exec('PRAGMA foreign_keys = ON');
   sql.exec('PRAGMA busy_timeout = 5000');
   const orm = (await sql.drizzle(schema)) as Orm;
-  return { sql, orm, path, batch: createWriteBatch(sql), close: () => sql.close() };
+  return {
+    sql,
+    orm,
+    path,
+    batch: createWriteBatch(driver, hooks),
+    afterCommit: (fn) => hooks.add(fn),
+    close: () => sql.close(),
+  };
+}
+
+/** The driver, with `transaction()` running its callbacks after the outermost COMMIT. */
+function withCommitHooks(driver: SqliteDriver, hooks: CommitHooks): SqliteDriver {
+  return {
+    exec: (statement) => driver.exec(statement),
+    prepare: (statement) => driver.prepare(statement),
+    transaction(fn) {
+      const { value, hooks: committed } = hooks.collect(() => driver.transaction(fn));
+      hooks.settle(committed);
+      return value;
+    },
+    get inTransaction() {
+      return driver.inTransaction;
+    },
+    drizzle: (s) => driver.drizzle(s),
+    backup: (file) => driver.backup(file),
+    close: () => driver.close(),
+  };
 }
 
 /** Table statistics let SQLite plan small joins as index lookups rather than scans. */

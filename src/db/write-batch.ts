@@ -1,5 +1,6 @@
 import { nextTurn } from '../platform/next-turn.ts';
 import type { SqliteDriver } from '../platform/sqlite.ts';
+import { CommitHooks } from './after-commit.ts';
 
 /**
  * Group commit. Every unit of work queued during one turn of the event loop runs, in order, inside a
@@ -14,7 +15,8 @@ import type { SqliteDriver } from '../platform/sqlite.ts';
  * Units run first without savepoints (two statements per unit saved on the token endpoint). Only if
  * one throws is the transaction rolled back and the batch run again with a savepoint around each
  * unit, so a unit may run twice: it must have no effect outside the database that a second run
- * would repeat.
+ * would repeat. Such effects go to `afterCommit` (see after-commit.ts): only the committed run's
+ * callbacks are kept, and they run once, after COMMIT, before the units' promises resolve.
  */
 export type WriteBatch = <T>(unit: () => T) => Promise<T>;
 
@@ -24,9 +26,9 @@ interface Queued {
   reject(error: unknown): void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome = { ok: true; value: unknown; hooks: (() => void)[] } | { ok: false; error: unknown };
 
-export function createWriteBatch(sql: SqliteDriver): WriteBatch {
+export function createWriteBatch(sql: SqliteDriver, commitHooks = new CommitHooks()): WriteBatch {
   let queue: Queued[] = [];
   const run = (statement: string) => sql.prepare(statement).run();
 
@@ -35,7 +37,7 @@ export function createWriteBatch(sql: SqliteDriver): WriteBatch {
     const outcomes: Outcome[] = [];
     for (const q of units) {
       try {
-        outcomes.push({ ok: true, value: q.unit() });
+        outcomes.push({ ok: true, ...commitHooks.collect(q.unit) });
       } catch {
         return undefined;
       }
@@ -47,9 +49,9 @@ export function createWriteBatch(sql: SqliteDriver): WriteBatch {
     return units.map((q) => {
       run('SAVEPOINT batch_unit');
       try {
-        const value = q.unit();
+        const done = commitHooks.collect(q.unit);
         run('RELEASE batch_unit');
-        return { ok: true, value };
+        return { ok: true, ...done };
       } catch (error) {
         run('ROLLBACK TO batch_unit');
         run('RELEASE batch_unit');
@@ -84,6 +86,7 @@ export function createWriteBatch(sql: SqliteDriver): WriteBatch {
       for (const q of units) q.reject(e);
       return;
     }
+    for (const o of outcomes!) if (o.ok) commitHooks.settle(o.hooks);
     units.forEach((q, i) => {
       const o = outcomes![i]!;
       if (o.ok) q.resolve(o.value);

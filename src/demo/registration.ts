@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { createDeveloper, findDeveloperByEmail } from '../developer/developer.store.ts';
 import { findClient, redirectUrisOf } from '../oauth/client.store.ts';
 import { files } from '../platform/files.ts';
-import { createEndpoint } from '../webhooks/endpoint.service.ts';
+import { createEndpoint } from '../webhooks/endpoints.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
 import { type DemoLock, openDemoLock } from './demo.store.ts';
 
@@ -117,12 +117,12 @@ async function register(ctx: AppContext, demoUrl: string): Promise<DemoRegistrat
   const path = registrationPath(ctx);
   const redirectUri = `${demoUrl}/callback`;
   let reg = await read(path);
-  const client = reg && findClient(ctx.db, reg.clientId);
+  const client = reg && findClient(ctx, reg.clientId);
   if (
     !reg ||
     !client ||
     client.applicationId !== reg.applicationId ||
-    !redirectUrisOf(ctx.db, client.environmentId).includes(redirectUri)
+    !redirectUrisOf(ctx, client.environmentId).includes(redirectUri)
   ) {
     const developerId =
       findDeveloperByEmail(ctx.db, DEMO_DEVELOPER_EMAIL)?.developerId ??

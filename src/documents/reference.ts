@@ -10,6 +10,7 @@ import type { SharedDocument } from './document.store.ts';
  * and nothing new has to be kept on disk. Like pairwise subjects, they are stable across restarts and
  * signing-key rotations.
  */
+// Keyed by the context's own Config and derived from the unchanging instance secret: a memo, not state.
 const derived = new WeakMap<object, Promise<{ reference: Uint8Array; proof: Uint8Array }>>();
 
 function keys(ctx: Pick<AppContext, 'config'>) {

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { parseDuration } from '../config/duration.ts';
 import type { RateLimitConfig } from '../config/schema.ts';
-import type { AppContext } from '../context.ts';
+import { type AppContext, slot } from '../context.ts';
 import type { Environment } from '../environment.ts';
 import { ApiError } from '../errors.ts';
 import { unix } from '../platform/clock.ts';
@@ -70,7 +70,8 @@ interface Group {
   counted: Promise<{ count: number; reset: number }>;
 }
 
-const open = new WeakMap<object, Map<string, Group>>();
+/** Groups still open in this turn, by window and bucket key. */
+const OPEN_GROUPS = slot(() => new Map<string, Group>());
 
 /**
  * Counts one request of `bucket` against `key`, in the group commit of the turn. The requests of one
@@ -87,11 +88,7 @@ export function countRequest(
   const limit = resolveLimit(ctx.config.rate_limits[bucket], scope);
   const id = `${bucket}:${key}`;
   const groupId = `${limit.window} ${id}`;
-  let groups = open.get(ctx.db);
-  if (!groups) {
-    groups = new Map();
-    open.set(ctx.db, groups);
-  }
+  const groups = ctx.caches.get(OPEN_GROUPS);
   const group = groups.get(groupId) ?? openGroup(ctx, groups, groupId, id, limit.window);
   const i = group.n++;
   // By the time it is counted the group is closed: n is its final size.
@@ -182,7 +179,7 @@ interface PageWindow {
   count: number;
 }
 
-const pageWindows = new WeakMap<object, { windows: Map<string, PageWindow>; sweptAt: number }>();
+const PAGE_WINDOWS = slot(() => ({ windows: new Map<string, PageWindow>(), sweptAt: 0 }));
 
 /**
  * Counts a page view against `key` in this process's memory, not in SQLite: a page view must write
@@ -195,11 +192,7 @@ export function countPage(ctx: AppContext, key: string): Hit {
   const config = ctx.config.rate_limits.web;
   const window = Math.max(1, Math.ceil(config.window / 1000));
   const now = unix(ctx.clock);
-  let state = pageWindows.get(ctx.db);
-  if (!state) {
-    state = { windows: new Map(), sweptAt: now };
-    pageWindows.set(ctx.db, state);
-  }
+  const state = ctx.caches.get(PAGE_WINDOWS);
   if (now - state.sweptAt >= window) {
     for (const [k, w] of state.windows) if (w.start + window <= now) state.windows.delete(k);
     state.sweptAt = now;

@@ -38,6 +38,7 @@ export async function instanceSecret(
 }
 
 export type SealedPurpose = 'webhook secrets' | 'client secrets' | 'portal results';
+// Keyed by the context's own Config; the key file never changes once written, so this memo stays.
 const boxes = new WeakMap<Config, Map<SealedPurpose, SecretBox>>();
 
 /**

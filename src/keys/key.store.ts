@@ -42,13 +42,6 @@ export function createKeyStore(db: Db) {
     delete(kid: string) {
       db.sql.prepare('DELETE FROM signing_keys WHERE kid = ?').run(kid);
     },
-    /** Changes whenever any key changes state; cheap enough to poll. */
-    fingerprint: () =>
-      db.sql
-        .prepare<{ f: string | null }>(
-          "SELECT group_concat(kid || ':' || state, ',') AS f FROM (SELECT kid, state FROM signing_keys ORDER BY kid)",
-        )
-        .get()?.f ?? '',
   };
 }
 export type KeyStore = ReturnType<typeof createKeyStore>;

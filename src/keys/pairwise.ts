@@ -15,6 +15,7 @@ export async function pairwiseSubject(
   return hmacSha256Base64url(secret, `${applicationId}:${personId}`);
 }
 
+// Keyed by the context's own Config; the secret file never changes once written, so this memo stays.
 const secrets = new WeakMap<object, Promise<string>>();
 
 /** The instance's pairwise secret, loaded once per configuration. */

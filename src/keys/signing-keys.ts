@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import type { Config } from '../config/schema.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
@@ -12,20 +13,16 @@ export interface SigningKey {
   key: RsaPrivateKey;
 }
 
-// Another process (the CLI) may rotate keys; a running server notices within this long. Measured on
-// a monotonic timer, not the injected clock: a fixed test clock must not freeze the recheck.
-const REFRESH_MS = 2_000;
-
 /**
  * The signing keys as the server uses them: the active private key for ID tokens, and a precomputed
- * JWKS body. Both are cached and refreshed when the key set in the database changes.
+ * JWKS body. Both are cached and reloaded when the signing_keys cache version moves, which any
+ * writer's change to the key set does (another process's rotation included): one read per use.
  */
 export class KeyService {
   readonly store: KeyStore;
   readonly files: KeyFiles;
   private signing?: SigningKey;
-  private jwks?: { body: string; fingerprint: string };
-  private checkedAt = 0;
+  private jwks?: { body: string; version: number };
   /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
   private publicByKid = new Map<string, JWK>();
 
@@ -63,15 +60,11 @@ export class KeyService {
   invalidate(): void {
     this.signing = undefined;
     this.jwks = undefined;
-    this.checkedAt = 0;
   }
 
   private async refresh(): Promise<void> {
-    const t = performance.now();
-    if (this.jwks && t - this.checkedAt < REFRESH_MS) return;
-    this.checkedAt = t;
-    const fingerprint = this.store.fingerprint();
-    if (this.jwks?.fingerprint === fingerprint) return;
+    const version = cacheVersion(this.db, 'signing_keys');
+    if (this.jwks?.version === version) return;
     const rows = this.store.list();
     const keys: JWK[] = [];
     for (const row of rows) {
@@ -105,13 +98,11 @@ export class KeyService {
         : active
           ? this.signing
           : undefined;
-    this.jwks = { body: JSON.stringify({ keys }), fingerprint };
+    this.jwks = { body: JSON.stringify({ keys }), version };
   }
 
   async signingKey(): Promise<SigningKey> {
-    // Checked on every signature, not only every REFRESH_MS: a key another process retired or removed
-    // must not sign one more token. One indexed lookup.
-    if (this.signing && this.store.active()?.kid !== this.signing.kid) this.invalidate();
+    // Checked on every signature: a key another process retired or removed must not sign one more token.
     await this.refresh();
     if (!this.signing) throw new Error('no active signing key');
     return this.signing;

@@ -131,7 +131,7 @@ function enqueueCompleted(
   row: JoinedRequestRow,
   outcome: Omit<EventData['claim_access.completed'], 'applicationId' | 'environment'>,
 ): void {
-  enqueueEvent(ctx.db, ctx.clock, {
+  enqueueEvent(ctx, {
     type: 'claim_access.completed',
     applicationId: row.application_id,
     environment: row.environment,

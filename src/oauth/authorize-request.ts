@@ -39,7 +39,7 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
   if (params.getAll('client_id').length > 1) throw page('The client_id parameter is repeated.');
   const clientId = single(params, 'client_id');
   if (clientId === undefined) throw page('The client_id parameter is missing.');
-  const clients = clientRegistry(ctx.db);
+  const clients = clientRegistry(ctx);
   const client = clients.client(clientId);
   if (!client) throw new AuthorizeError('invalid_client', 'The client_id is not a known application.');
 

@@ -64,7 +64,7 @@ export function readClientCredentials(
 export function authenticateClient(
   ctx: AppContext,
   creds: ClientCredentials,
-  clients = clientRegistry(ctx.db),
+  clients = clientRegistry(ctx),
   client = clients.client(creds.clientId),
 ): OAuthClient {
   if (!client) throw invalidClient();

@@ -1,8 +1,9 @@
 import type { ApplicationType, PkceMode } from '../apps/application.store.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from '../apps/credential-prefixes.ts';
-
+import { type AppContext, slot } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
@@ -50,12 +51,11 @@ const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
 // Every token request reads its client and secrets, and every authorize request its client and
-// redirect URIs; they change rarely. So they are kept per database handle and dropped whenever
-// client_registry_version moves: triggers on every table read here bump it, whoever the writer (see
-// migrations/0001). That check is one read of the database, made once per request (a request takes
+// redirect URIs; they change rarely. So they are kept per context (ctx.caches) and dropped whenever
+// their cache version moves: triggers on every table read here bump it, whoever the writer (see
+// migrations/0003). That check is one read of the database, made once per request (a request takes
 // one `clientRegistry` and sees the clients as they were when it did). Inside a transaction the cache
 // is bypassed, since what the transaction sees may yet be rolled back.
-const VERSION = 'SELECT version FROM client_registry_version';
 // Only clients that exist are kept; past this many (a registry larger than any expected), it restarts.
 const MAX_ENTRIES = 10_000;
 
@@ -68,15 +68,19 @@ interface Cache {
   redirectUris: Map<string, readonly string[]>;
 }
 
-const caches = new WeakMap<Db, Cache>();
+const CLIENTS = slot((): { current?: Cache } => ({}));
 
-function currentCache(db: Db): Cache | undefined {
+/** What the registry needs: the database, and the context's caches to keep clients in. */
+type RegistryContext = Pick<AppContext, 'db' | 'caches'>;
+
+function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   if (db.sql.inTransaction) return undefined;
-  const version = db.sql.prepare<{ version: number }>(VERSION).get()?.version ?? -1;
-  let c = caches.get(db);
+  const version = cacheVersion(db, 'clients');
+  const held = caches.get(CLIENTS);
+  let c = held.current;
   if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {
     c = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
-    caches.set(db, c);
+    held.current = c;
   }
   return c;
 }
@@ -112,8 +116,9 @@ export interface ClientRegistry {
 }
 
 /** The registered clients as of now; take one per request. */
-export function clientRegistry(db: Db): ClientRegistry {
-  const cache = currentCache(db);
+export function clientRegistry(ctx: RegistryContext): ClientRegistry {
+  const { db } = ctx;
+  const cache = currentCache(ctx);
   return {
     client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
     redirectUris: (environmentId) =>
@@ -142,17 +147,17 @@ export function clientRegistry(db: Db): ClientRegistry {
   };
 }
 
-export const findClient = (db: Db, clientId: string) => clientRegistry(db).client(clientId);
+export const findClient = (ctx: RegistryContext, clientId: string) => clientRegistry(ctx).client(clientId);
 
-export const redirectUrisOf = (db: Db, environmentId: string) =>
-  clientRegistry(db).redirectUris(environmentId);
+export const redirectUrisOf = (ctx: RegistryContext, environmentId: string) =>
+  clientRegistry(ctx).redirectUris(environmentId);
 
 export const verifyClientSecret = (
-  db: Db,
+  ctx: RegistryContext,
   client: Pick<OAuthClient, 'environmentId' | 'environment'>,
   secret: string,
   now: number,
-) => clientRegistry(db).secretMatches(client, secret, now);
+) => clientRegistry(ctx).secretMatches(client, secret, now);
 
 function loadClient(db: Db, clientId: string): OAuthClient | undefined {
   const row = db.sql.prepare<ClientRow>(CLIENT).get(clientId);

@@ -67,7 +67,7 @@ async function exchange(
   headers: Record<string, string>,
   event: SecurityEventFields,
 ): Promise<object> {
-  const clients = clientRegistry(ctx.db);
+  const clients = clientRegistry(ctx);
   let body: Record<string, string> | undefined;
   let authenticated: OAuthClient | undefined;
   let bodyError: unknown;

@@ -118,7 +118,7 @@ export async function exchangeCode(
       created_at: now,
       expires_at: now + ttl,
     });
-    enqueueEvent(ctx.db, ctx.clock, {
+    enqueueEvent(ctx, {
       type: 'oauth.authorization.completed',
       applicationId: client.applicationId,
       environment: client.environment,

@@ -19,7 +19,7 @@ export function atHash(accessTokenHash: string): string {
   return base64url(fromHex(accessTokenHash.slice(0, 32)));
 }
 
-// The encoded protected header depends only on the key.
+// The encoded protected header depends only on the kid: a memo of constants, shared by every context.
 const headers = new Map<string, string>();
 function encodedHeader(kid: string): string {
   let h = headers.get(kid);

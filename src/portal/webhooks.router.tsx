@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import { many, readForm } from '../web/form.ts';
 import type { DeveloperPrincipal } from '../webhooks/access.ts';
-import { deliveryHistory, redeliverEvent } from '../webhooks/delivery.service.ts';
+import { deliveryHistory, redeliverEvent } from '../webhooks/deliveries.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -13,7 +13,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
-} from '../webhooks/endpoint.service.ts';
+} from '../webhooks/endpoints.ts';
 import { attempt, type Env, type PC, type Portal, type PortalEnv } from './env.ts';
 import { AlreadyShownPage } from './pages/already-shown.page.tsx';
 import { ConfirmPage } from './pages/confirm.page.tsx';

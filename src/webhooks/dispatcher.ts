@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.ts';
+import { type AppContext, slot } from '../context.ts';
 import { randomId } from '../crypto/tokens.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
@@ -7,7 +7,6 @@ import { VERSION } from '../version.ts';
 import { type AttemptStatus, type ClaimedDelivery, createDeliveryStore } from './delivery.store.ts';
 import { createEndpointStore } from './endpoint.store.ts';
 import { webhookMetrics } from './metrics.ts';
-import { onEnqueued } from './outbox.store.ts';
 import { MAX_ATTEMPTS, nextDelay, parseRetryAfter } from './schedule.ts';
 import { signatureHeader } from './sign.ts';
 import {
@@ -295,16 +294,13 @@ export function leaseSeconds(leaseMs: number, timeoutMs: number): number {
   return Math.ceil(Math.max(leaseMs, timeoutMs + 2000) / 1000);
 }
 
-const dispatchers = new WeakMap<AppContext, Dispatcher>();
-const started = new WeakSet<AppContext>();
+/** The context's dispatcher, and whether it listens for the outbox's wake-ups yet. */
+const DISPATCHER = slot(() => ({ dispatcher: undefined as Dispatcher | undefined, started: false }));
 
 export function dispatcherFor(ctx: AppContext): Dispatcher {
-  let d = dispatchers.get(ctx);
-  if (!d) {
-    d = new Dispatcher(ctx);
-    dispatchers.set(ctx, d);
-  }
-  return d;
+  const state = ctx.caches.get(DISPATCHER);
+  state.dispatcher ??= new Dispatcher(ctx);
+  return state.dispatcher;
 }
 
 /** Everything due now, attempted and recorded; what the scheduled job does and what tests call. */
@@ -313,19 +309,19 @@ export function dispatchDue(ctx: AppContext): Promise<AttemptOutcome[]> {
 }
 
 /**
- * The serving process's dispatcher: woken at once when this process queues deliveries (or anything
- * emits the `webhooks` signal), and by the scheduled job for retries and for events queued by other
+ * The serving process's dispatcher: woken at once when this process commits queued deliveries (the
+ * outbox's `webhooks` signal), and by the scheduled job for retries and for events queued by other
  * processes such as the CLI.
  */
 export function startDispatcher(ctx: AppContext): Dispatcher {
   const d = dispatcherFor(ctx);
-  if (!started.has(ctx)) {
-    started.add(ctx);
-    onEnqueued(ctx.db, (n) => {
+  const state = ctx.caches.get(DISPATCHER);
+  if (!state.started) {
+    state.started = true;
+    ctx.signals.on('webhooks', (n) => {
       d.countQueued(n);
       d.wake();
     });
-    ctx.signals.on('webhooks', () => d.wake());
   }
   return d;
 }

@@ -1,8 +1,8 @@
 import type { Job } from '../jobs.ts';
 import { unix } from '../platform/clock.ts';
-import { pruneWebhookHistory } from './delivery.service.ts';
+import { pruneWebhookHistory } from './deliveries.ts';
 import { startDispatcher } from './dispatcher.ts';
-import { deleteExpiredSecrets } from './endpoint.service.ts';
+import { deleteExpiredSecrets } from './endpoints.ts';
 
 export const webhooksJobs: Job[] = [
   {

@@ -1,8 +1,8 @@
+import type { AppContext } from '../context.ts';
 import { timeOrderedUuid } from '../crypto/located-secret.ts';
 import { randomId } from '../crypto/tokens.ts';
-import type { Db } from '../db/open.ts';
 import type { Environment } from '../environment.ts';
-import { type Clock, isoTime, unix, unixOf } from '../platform/clock.ts';
+import { isoTime, unix, unixOf } from '../platform/clock.ts';
 import type { EventData, EventEnvelope, EventType } from './events.ts';
 
 export interface EnqueueInput<T extends EventType> {
@@ -14,17 +14,20 @@ export interface EnqueueInput<T extends EventType> {
   endpointId?: string;
 }
 
+/** What queuing needs: the database, the time, and the signal that wakes this process's dispatcher. */
+export type OutboxContext = Pick<AppContext, 'db' | 'clock' | 'signals'>;
+
 /**
  * Writes an event and one delivery row per subscribed endpoint. Call it inside the transaction of the
  * change that causes the event, so both commit or neither does. The body is serialised once here and
  * sent byte-for-byte on every attempt.
  */
 export function enqueueEvent<T extends EventType>(
-  db: Db,
-  clock: Clock,
+  ctx: OutboxContext,
   input: EnqueueInput<T>,
 ): EventEnvelope<T> {
-  const now = clock.now();
+  const { db } = ctx;
+  const now = ctx.clock.now();
   const t = unixOf(now);
   const envelope: EventEnvelope<T> = {
     // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
@@ -53,7 +56,7 @@ export function enqueueEvent<T extends EventType>(
      VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
   );
   for (const e of endpoints) insert.run(randomId('dlv_'), envelope.id, e.id, t, t, t);
-  notifyEnqueued(db, endpoints.length);
+  notifyEnqueued(ctx, endpoints.length);
   return envelope;
 }
 
@@ -62,8 +65,9 @@ export function enqueueEvent<T extends EventType>(
  * whose delivery of the event is still pending and not in flight is simply made due now instead of
  * getting a second row. Returns the delivery ids.
  */
-export function requeueEvent(db: Db, clock: Clock, eventId: string, endpointIds: string[]): string[] {
-  const t = unix(clock);
+export function requeueEvent(ctx: OutboxContext, eventId: string, endpointIds: string[]): string[] {
+  const { db } = ctx;
+  const t = unix(ctx.clock);
   const ids: string[] = [];
   for (const endpointId of endpointIds) {
     const pending = db.sql
@@ -90,33 +94,14 @@ export function requeueEvent(db: Db, clock: Clock, eventId: string, endpointIds:
       .run(id, eventId, endpointId, t, t, t);
     ids.push(id);
   }
-  notifyEnqueued(db, ids.length);
+  notifyEnqueued(ctx, ids.length);
   return ids;
 }
 
-type EnqueueListener = (deliveries: number) => void;
-const listeners = new WeakMap<Db, Set<EnqueueListener>>();
-
 /**
- * Called after deliveries are queued on this database handle, so the dispatcher of this process can
- * start at once instead of waiting for its next scheduled run. Listeners run on a later task: the
- * enqueueing transaction is synchronous, so by then it has committed (or rolled back, in which case
- * the dispatcher finds nothing new).
+ * Wakes this process's dispatcher once the deliveries are committed: never for a transaction that
+ * rolls back, and once for a batch unit even when the batch is replayed.
  */
-export function onEnqueued(db: Db, fn: EnqueueListener): () => void {
-  let set = listeners.get(db);
-  if (!set) {
-    set = new Set();
-    listeners.set(db, set);
-  }
-  set.add(fn);
-  return () => set.delete(fn);
-}
-
-function notifyEnqueued(db: Db, deliveries: number): void {
-  const set = listeners.get(db);
-  if (!set?.size || deliveries === 0) return;
-  setTimeout(() => {
-    for (const fn of set) fn(deliveries);
-  }, 0);
+function notifyEnqueued(ctx: OutboxContext, deliveries: number): void {
+  if (deliveries > 0) ctx.db.afterCommit(() => ctx.signals.emit('webhooks', deliveries));
 }

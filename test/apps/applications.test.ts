@@ -25,7 +25,7 @@ afterEach(() => ctx.cleanup());
 
 /** The client as the OAuth endpoints see it, with its environment's redirect URIs and document policy. */
 function findClientByClientId(clientId: string) {
-  const client = findClient(ctx.db, clientId);
+  const client = findClient(ctx, clientId);
   if (!client) return undefined;
   const env = getApplication(ctx.db, client.applicationId).environments.find(
     (e) => e.environment === client.environment,
@@ -36,7 +36,7 @@ function findClientByClientId(clientId: string) {
 
 /** Whether the secret authenticates the client with this ID, as the token endpoint checks it. */
 const secretWorks = (clientId: string, secret: string) =>
-  verifyClientSecret(ctx.db, findClient(ctx.db, clientId)!, secret, unix(ctx.clock));
+  verifyClientSecret(ctx, findClient(ctx, clientId)!, secret, unix(ctx.clock));
 
 const base: CreateApplicationInput = {
   name: 'Shop',

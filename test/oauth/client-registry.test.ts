@@ -61,7 +61,8 @@ const authorize = () =>
   );
 
 const version = (db: Db) =>
-  db.sql.prepare<{ version: number }>('SELECT version FROM client_registry_version').get()!.version;
+  db.sql.prepare<{ version: number }>("SELECT version FROM cache_versions WHERE name = 'clients'").get()!
+    .version;
 
 describe('a change made by another process is seen by the next request', () => {
   test('a revoked client secret is refused at once', async () => {
@@ -91,20 +92,20 @@ describe('a change made by another process is seen by the next request', () => {
   });
 
   test('a deleted application (its environments go with it) is an unknown client', async () => {
-    expect(findClient(ctx.db, app.clientId)?.applicationId).toBe(app.applicationId);
+    expect(findClient(ctx, app.clientId)?.applicationId).toBe(app.applicationId);
     other.sql.prepare('DELETE FROM applications WHERE id = ?').run(app.applicationId);
-    expect(findClient(ctx.db, app.clientId)).toBeUndefined();
+    expect(findClient(ctx, app.clientId)).toBeUndefined();
     expect((await authorize()).status).toBe(400);
   });
 
   test('a changed application is read again', async () => {
-    expect(findClient(ctx.db, app.clientId)?.pkce).toBe('required');
+    expect(findClient(ctx, app.clientId)?.pkce).toBe('required');
     other.sql.prepare("UPDATE applications SET pkce = 'public-only' WHERE id = ?").run(app.applicationId);
-    expect(findClient(ctx.db, app.clientId)?.pkce).toBe('public-only');
+    expect(findClient(ctx, app.clientId)?.pkce).toBe('public-only');
   });
 });
 
-describe('client_registry_version', () => {
+describe('the clients cache version', () => {
   test('moves on every insert, update and delete of every table a client is read from', () => {
     const changes: [string, () => void][] = [
       [
@@ -168,26 +169,26 @@ describe('client_registry_version', () => {
   });
 
   test('what a transaction read and then rolled back is never served afterwards', () => {
-    const original = [...redirectUrisOf(ctx.db, app.environmentId)];
+    const original = [...redirectUrisOf(ctx, app.environmentId)];
     expect(() =>
       ctx.db.sql.transaction(() => {
         ctx.db.sql
           .prepare('UPDATE redirect_uris SET uri = ? WHERE environment_id = ?')
           .run('https://evil.example/', app.environmentId);
-        expect(redirectUrisOf(ctx.db, app.environmentId)).toEqual(['https://evil.example/']);
+        expect(redirectUrisOf(ctx, app.environmentId)).toEqual(['https://evil.example/']);
         throw new Error('rolled back');
       }),
     ).toThrow('rolled back');
     // Another commit brings the version to the number the rolled-back transaction had seen.
     other.sql.exec(`UPDATE applications SET name = 'Other' WHERE id = '${app.applicationId}'`);
-    expect(redirectUrisOf(ctx.db, app.environmentId)).toEqual(original);
+    expect(redirectUrisOf(ctx, app.environmentId)).toEqual(original);
   });
 
   test('the secret check still compares against current secrets only', () => {
     const now = unix(ctx.clock);
-    const client = findClient(ctx.db, app.clientId)!;
-    expect(verifyClientSecret(ctx.db, client, app.clientSecret!, now)).toBe(true);
-    expect(verifyClientSecret(ctx.db, client, `${app.clientSecret!}x`, now)).toBe(false);
+    const client = findClient(ctx, app.clientId)!;
+    expect(verifyClientSecret(ctx, client, app.clientSecret!, now)).toBe(true);
+    expect(verifyClientSecret(ctx, client, `${app.clientSecret!}x`, now)).toBe(false);
     expect(Object.isFrozen(client) && Object.isFrozen(client.scopes)).toBe(true);
   });
 });

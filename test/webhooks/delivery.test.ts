@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
 import { unix } from '../../src/platform/clock.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { sendTestEvent } from '../../src/webhooks/endpoint.service.ts';
+import { sendTestEvent } from '../../src/webhooks/endpoints.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { LOCALHOST_OK, owner, type Receiver, receiver, sandboxEndpoint, verify } from './fixtures.ts';
@@ -33,7 +33,7 @@ describe('webhook delivery', () => {
     const o = await owner(ctx);
     const ep = await sandboxEndpoint(ctx, o, rx.url);
     const envelope = ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'sandbox',
@@ -85,7 +85,7 @@ describe('webhook delivery', () => {
     await sandboxEndpoint(ctx, o, `${rx.url}?e=granted`, ['consent.granted']);
     await sandboxEndpoint(ctx, o, `${rx.url}?e=revoked`, ['consent.revoked']);
     ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'sandbox',

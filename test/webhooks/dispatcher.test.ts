@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { unix } from '../../src/platform/clock.ts';
-import { pruneWebhookHistory } from '../../src/webhooks/delivery.service.ts';
+import { pruneWebhookHistory } from '../../src/webhooks/deliveries.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';

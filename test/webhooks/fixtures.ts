@@ -4,7 +4,7 @@ import type { AppContext } from '../../src/context.ts';
 import { createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
 import type { DeveloperPrincipal } from '../../src/webhooks/access.ts';
-import { createEndpoint } from '../../src/webhooks/endpoint.service.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import type { EventEnvelope, EventType } from '../../src/webhooks/events.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
@@ -133,13 +133,13 @@ export function enqueueConsentEvent(
   };
   return ctx.db.sql.transaction(() =>
     type === 'consent.granted'
-      ? enqueueEvent(ctx.db, ctx.clock, {
+      ? enqueueEvent(ctx, {
           type,
           applicationId: o.applicationId,
           environment: 'sandbox',
           data,
         })
-      : enqueueEvent(ctx.db, ctx.clock, {
+      : enqueueEvent(ctx, {
           type,
           applicationId: o.applicationId,
           environment: 'sandbox',

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { jsonLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
+import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { unix } from '../../src/platform/clock.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { rotateSecret, sendTestEvent } from '../../src/webhooks/endpoint.service.ts';
+import { rotateSecret, sendTestEvent } from '../../src/webhooks/endpoints.ts';
 import { parseSignatureHeader } from '../../src/webhooks/verify.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { LOCALHOST_OK, owner, type Receiver, receiver, sandboxEndpoint, verify } from './fixtures.ts';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import type { AppContext } from '../../src/context.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
+import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import {

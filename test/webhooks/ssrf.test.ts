@@ -3,7 +3,7 @@ import { randomId } from '../../src/crypto/tokens.ts';
 import { sealedSecrets } from '../../src/keys/instance-secrets.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { listAllAttempts } from '../../src/webhooks/delivery.service.ts';
+import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { createEndpointStore } from '../../src/webhooks/endpoint.store.ts';
 import { enqueueEvent } from '../../src/webhooks/outbox.store.ts';
@@ -174,7 +174,7 @@ describe('webhook targets', () => {
       });
     }
     const ev = ctx.db.sql.transaction(() =>
-      enqueueEvent(ctx.db, ctx.clock, {
+      enqueueEvent(ctx, {
         type: 'consent.granted',
         applicationId: o.applicationId,
         environment: 'production',

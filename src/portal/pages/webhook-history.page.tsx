@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import type { AttemptView, HistoryPage } from '../../webhooks/delivery.service.ts';
-import type { EndpointView } from '../../webhooks/endpoint.service.ts';
+import type { AttemptView, HistoryPage } from '../../webhooks/deliveries.ts';
+import type { EndpointView } from '../../webhooks/endpoints.ts';
 import { EVENT_TYPES } from '../../webhooks/events.ts';
 import {
   CsrfField,

@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-import type { EndpointView } from '../../webhooks/endpoint.service.ts';
+import type { EndpointView } from '../../webhooks/endpoints.ts';
 import { CsrfField, Notice, PortalLayout } from './layout.tsx';
 import { Heading, hooksBase, type WebhookProps } from './webhook-parts.tsx';
 

@@ -150,7 +150,7 @@ function redeliver(
 ): RedeliveryResult {
   const endpoints = createEndpointStore(ctx.db);
   const deliveries = createDeliveryStore(ctx.db);
-  const result = ctx.db.sql.transaction(() => {
+  return ctx.db.sql.transaction(() => {
     let targets: string[];
     if (endpointId !== undefined) {
       if (!endpoints.findIn(event.applicationId, event.environment, endpointId))
@@ -163,7 +163,7 @@ function redeliver(
           { path: 'endpointId', message: 'name the endpoint to deliver the event to' },
         ]);
     }
-    const ids = requeueEvent(ctx.db, ctx.clock, event.id, targets);
+    const ids = requeueEvent(ctx, event.id, targets);
     recordAudit(ctx.db, ctx.clock, {
       actor,
       action: 'webhook_event.redeliver',
@@ -172,8 +172,6 @@ function redeliver(
     });
     return { eventId: event.id, deliveries: ids.map((id, i) => ({ id, endpointId: targets[i]! })) };
   });
-  ctx.signals.emit('webhooks');
-  return result;
 }
 
 export function redeliverEvent(

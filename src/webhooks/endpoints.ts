@@ -340,7 +340,7 @@ export function sendTestEvent(
   if (!endpoint.enabled)
     throw new ApiError('ENDPOINT_DISABLED', 'The endpoint is disabled; enable it to send a test event.', 409);
   const envelope = ctx.db.sql.transaction(() =>
-    enqueueEvent(ctx.db, ctx.clock, {
+    enqueueEvent(ctx, {
       type: 'webhook.test',
       applicationId,
       environment: endpoint.environment,
@@ -348,7 +348,6 @@ export function sendTestEvent(
       data: { endpointId },
     }),
   );
-  ctx.signals.emit('webhooks');
   return { eventId: envelope.id };
 }
 

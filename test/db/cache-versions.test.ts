@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { liveCapabilities } from '../../src/capabilities/availability.ts';
+import { cacheVersion } from '../../src/db/cache-versions.ts';
+import { runtime } from '../../src/platform/runtime.ts';
+import type { SqliteDriver } from '../../src/platform/sqlite.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+let other: SqliteDriver;
+afterEach(() => {
+  other?.close();
+  ctx?.cleanup();
+});
+
+/** A context, and a second connection to its database standing for another process (the CLI). */
+async function setup() {
+  ctx = await testContext();
+  other = await runtime.openSqlite(ctx.db.path);
+}
+
+describe('cache versions', () => {
+  test("another process's change to the overrides is served on the very next read", async () => {
+    await setup();
+    const bodies = liveCapabilities(ctx.db);
+    const before = JSON.stringify(bodies());
+    const v = cacheVersion(ctx.db, 'capabilities');
+    other
+      .prepare(
+        "INSERT INTO capability_overrides (country, document_type, available, updated_at) VALUES ('DE', 'passport', 0, 1)",
+      )
+      .run();
+    expect(cacheVersion(ctx.db, 'capabilities')).toBe(v + 1);
+    expect(JSON.stringify(bodies())).not.toBe(before);
+  });
+
+  test('a signing key retired by another process signs no further token, without waiting', async () => {
+    await setup();
+    const { kid } = await ctx.keys.signingKey();
+    other.prepare("UPDATE signing_keys SET state = 'retired' WHERE kid = ?").run(kid);
+    await expect(ctx.keys.signingKey()).rejects.toThrow('no active signing key');
+    expect(await ctx.keys.jwksBody()).toContain(kid);
+  });
+});
