@@ -10,24 +10,28 @@
  *                          package does not ship: it is downloaded once into Deno's cache, or taken from
  *                          DENORT_BIN. Without either (a machine offline) this artifact is skipped with
  *                          a message, and the build still succeeds.
+ *   dist/verity-sdk-V.tgz  the relying-party SDK as the npm package @verity/sdk (see scripts/pack-sdk.ts).
  *
  * Each build leaves out the other runtime's SQLite driver. The driver modules are imported dynamically by
  * src/platform/{bun,node,deno}.ts, and an external dynamic import stays dynamic, so the missing
  * driver is never loaded. Bundling drizzle's bun-sqlite adapter into the Node build would hoist its
  * `import "bun:sqlite"` to the top of the file, which Node refuses to load.
  *
- * Usage: bun scripts/build.ts [--binary-only | --node-only | --deno-only] [--out DIR]   (DIR defaults to dist)
+ * Usage: bun scripts/build.ts [--binary-only | --node-only | --deno-only | --sdk-only] [--out DIR]
+ * (DIR defaults to dist)
  */
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { BunPlugin } from 'bun';
+import { packSdk } from './pack-sdk.ts';
 
 const root = join(import.meta.dir, '..');
 const args = process.argv.slice(2);
-const only = args.find((a) => /^--(binary|node|deno)-only$/.test(a));
+const only = args.find((a) => /^--(binary|node|deno|sdk)-only$/.test(a));
 const wantBinary = !only || only === '--binary-only';
 const wantNode = !only || only === '--node-only';
 const wantDeno = !only || only === '--deno-only';
+const wantSdk = !only || only === '--sdk-only';
 const outIndex = args.indexOf('--out');
 const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
 
@@ -154,4 +158,10 @@ if (wantDeno) {
     console.error(`build: ${relative(root, outfile)} failed`);
     process.exit(1);
   }
+}
+
+if (wantSdk) {
+  const started = performance.now();
+  const tarball = await packSdk(out);
+  console.log(`build: ${relative(root, tarball)} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 }

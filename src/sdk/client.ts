@@ -90,7 +90,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
   }
 
   async function keys(): Promise<JwksCache> {
-    jwks ??= createJwksCache({ jwksUri: (await discovery()).jwks_uri, fetch: fetchFn, clock });
+    jwks ??= createJwksCache({ jwksUri: (await discovery()).jwks_uri, fetch: fetchFn });
     return jwks;
   }
 

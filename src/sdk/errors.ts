@@ -68,13 +68,18 @@ export class IdTokenError extends VerityError {
   }
 }
 
-/** The token endpoint's `{ error, error_description }`, or a Bearer challenge on UserInfo/documents. */
+/**
+ * The token endpoint's `{ error, error_description }`, or a Bearer challenge on UserInfo/documents
+ * (`invalid_token` when the token expired or the consent was revoked, `insufficient_scope`).
+ */
 export class OAuthResponseError extends VerityError {
   constructor(
     code: string,
     readonly description: string | undefined,
     readonly status: number,
     readonly wwwAuthenticate?: string,
+    /** Verity's request id, when the body carried one (quote it when asking the operator). */
+    readonly requestId?: string,
   ) {
     super(code, description ? `${code}: ${description}` : code);
   }

@@ -26,11 +26,24 @@ function parseBearerChallenge(header: string): { error?: string; description?: s
   return { ...(error ? { error } : {}), ...(description ? { description } : {}) };
 }
 
+/** The `{ error: { code, message, requestId } }` shape of Verity's API, when the body has it. */
+function apiErrorOf(body: Record<string, unknown> | undefined) {
+  const e = body?.error;
+  if (!e || typeof e !== 'object') return undefined;
+  const { code, message, requestId } = e as Record<string, unknown>;
+  if (typeof code !== 'string') return undefined;
+  return {
+    code,
+    message: typeof message === 'string' ? message : code,
+    ...(typeof requestId === 'string' ? { requestId } : {}),
+  };
+}
+
 /**
  * Reads a JSON success body, or throws the typed error the interface's error shapes describe:
- * 429 → RateLimitError (with Retry-After); `{ error, error_description }` → OAuthResponseError;
- * `{ error: { code, message, requestId } }` → ApiResponseError; a bare Bearer challenge →
- * OAuthResponseError; anything else → UnexpectedResponseError.
+ * 429 → RateLimitError (with Retry-After); `{ error, error_description }` or a Bearer challenge →
+ * OAuthResponseError; `{ error: { code, message, requestId } }` → ApiResponseError; anything else →
+ * UnexpectedResponseError.
  */
 export async function readJson<T>(res: Response, now: Date): Promise<T> {
   if (res.ok) {
@@ -49,20 +62,22 @@ export async function readJson<T>(res: Response, now: Date): Promise<T> {
       res.status,
       challenge,
     );
-  if (body?.error && typeof body.error === 'object') {
-    const e = body.error as Record<string, unknown>;
-    if (typeof e.code === 'string')
-      throw new ApiResponseError(
-        e.code,
-        typeof e.message === 'string' ? e.message : e.code,
+  const api = apiErrorOf(body);
+  // A Bearer challenge makes it the protected resource's OAuth error (RFC 6750 §3: `invalid_token`,
+  // `insufficient_scope`), whatever shape the body has.
+  if (challenge && /^Bearer\b/i.test(challenge)) {
+    const c = parseBearerChallenge(challenge);
+    const code = c.error ?? api?.code;
+    if (code)
+      throw new OAuthResponseError(
+        code,
+        c.description ?? api?.message,
         res.status,
-        typeof e.requestId === 'string' ? e.requestId : undefined,
+        challenge,
+        api?.requestId,
       );
   }
-  if (challenge) {
-    const c = parseBearerChallenge(challenge);
-    if (c.error) throw new OAuthResponseError(c.error, c.description, res.status, challenge);
-  }
+  if (api) throw new ApiResponseError(api.code, api.message, res.status, api.requestId);
   throw new UnexpectedResponseError(
     `unexpected HTTP ${res.status} from ${res.url || 'the server'}`,
     res.status,

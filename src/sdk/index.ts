@@ -1,7 +1,7 @@
 /**
  * Verity's relying-party SDK for a Node, Bun, Deno or edge backend (web standards only). Start with
  * `createVerityClient`; the standalone functions are what it is built from, for other shapes of app.
- * The browser side is `verity/sdk/browser` (src/sdk/browser/), bundled for the page.
+ * The browser side is `@verity/sdk/browser` (src/sdk/browser/), bundled for the page.
  */
 
 export { type VerifyWebhookInput, type VerifyWebhookResult, verifyWebhook } from '../webhooks/verify.ts';
@@ -40,7 +40,7 @@ export {
   type ValidateIdTokenOptions,
   validateIdToken,
 } from './id-token.ts';
-export { cacheMaxAge, createJwksCache, type JwksCache, type JwksCacheOptions } from './jwks.ts';
+export { createJwksCache, type JwksCache, type JwksCacheOptions } from './jwks.ts';
 export { getDocument, listDocuments, type ResourceParams, userinfo } from './resources.ts';
 export {
   basicCredentials,

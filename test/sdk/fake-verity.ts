@@ -28,7 +28,6 @@ export interface FakeVerity {
   requests: Recorded[];
   /** Keys published in the JWKS (edit to rotate). */
   published: FakeKey[];
-  jwksCacheControl: string | null;
   /** Fields added to the discovery document. */
   discovery: Record<string, unknown>;
   /** Overrides the token endpoint's answer. */
@@ -44,7 +43,6 @@ export async function startFakeVerity(): Promise<FakeVerity> {
     url: '',
     requests: [],
     published: [],
-    jwksCacheControl: 'public, max-age=300',
     discovery: {},
     token: () =>
       Response.json({ error: 'invalid_grant', error_description: 'not configured' }, { status: 400 }),
@@ -75,11 +73,11 @@ export async function startFakeVerity(): Promise<FakeVerity> {
             jwks_uri: `${fake.url}/.well-known/jwks.json`,
             ...fake.discovery,
           });
-        case '/.well-known/jwks.json': {
-          const headers: Record<string, string> = {};
-          if (fake.jwksCacheControl) headers['cache-control'] = fake.jwksCacheControl;
-          return Response.json({ keys: fake.published.map((k) => k.jwk) }, { headers });
-        }
+        case '/.well-known/jwks.json':
+          return Response.json(
+            { keys: fake.published.map((k) => k.jwk) },
+            { headers: { 'cache-control': 'public, max-age=300' } },
+          );
         case '/v1/oauth/token':
           return fake.token(rec);
         case '/v1/userinfo':

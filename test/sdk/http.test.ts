@@ -106,17 +106,31 @@ describe('userinfo and documents', () => {
     expect('identity_verified' in info).toBe(false);
   });
 
-  test('invalid_token from the Bearer challenge, insufficient_scope, and IDENTITY_DOCUMENT_NOT_FOUND come back typed', async () => {
-    fake.userinfo = () =>
-      new Response(null, {
-        status: 401,
-        headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="consent revoked"' },
-      });
+  // The bodies and challenges are the real server's (src/auth/bearer.ts through src/http/errors.ts).
+  const bearerError = (code: string, status: number) =>
+    Response.json(
+      { error: { code, message: `the server says ${code}`, requestId: 'req_9' } },
+      { status, headers: { 'www-authenticate': `Bearer error="${code}"` } },
+    );
+
+  test('an expired or revoked token is an OAuthResponseError invalid_token, as the docs promise', async () => {
+    fake.userinfo = () => bearerError('invalid_token', 401);
     const revoked = await userinfo(p()).catch((e) => e);
     expect(revoked).toBeInstanceOf(OAuthResponseError);
+    expect(revoked).not.toBeInstanceOf(ApiResponseError);
     expect(revoked.code).toBe('invalid_token');
+    expect(revoked.description).toBe('the server says invalid_token');
     expect(revoked.status).toBe(401);
+    expect(revoked.requestId).toBe('req_9');
+    expect(revoked.wwwAuthenticate).toBe('Bearer error="invalid_token"');
 
+    fake.documents = () => bearerError('invalid_token', 401);
+    expect(await getDocument({ ...p(), documentReference: 'r1' }).catch((e) => e)).toBeInstanceOf(
+      OAuthResponseError,
+    );
+  });
+
+  test('a missing scope is an OAuthResponseError insufficient_scope; a missing document an ApiResponseError', async () => {
     fake.documents = (_req, ref) =>
       ref
         ? Response.json(
@@ -125,11 +139,9 @@ describe('userinfo and documents', () => {
             },
             { status: 404 },
           )
-        : Response.json(
-            { error: 'insufficient_scope', error_description: 'needs identity_documents' },
-            { status: 403 },
-          );
+        : bearerError('insufficient_scope', 403);
     const scope = await listDocuments(p()).catch((e) => e);
+    expect(scope).toBeInstanceOf(OAuthResponseError);
     expect(scope.code).toBe('insufficient_scope');
     expect(scope.status).toBe(403);
     const missing = await getDocument({ ...p(), documentReference: 'ref/1' }).catch((e) => e);
@@ -137,6 +149,18 @@ describe('userinfo and documents', () => {
     expect(missing.code).toBe('IDENTITY_DOCUMENT_NOT_FOUND');
     expect(missing.requestId).toBe('req_1');
     expect(fake.requests.at(-1)!.path).toBe('/v1/userinfo/identity-documents/ref%2F1');
+  });
+
+  test('a bare Bearer challenge without a body is an OAuthResponseError too', async () => {
+    fake.userinfo = () =>
+      new Response(null, {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="consent revoked"' },
+      });
+    const revoked = await userinfo(p()).catch((e) => e);
+    expect(revoked).toBeInstanceOf(OAuthResponseError);
+    expect(revoked.code).toBe('invalid_token');
+    expect(revoked.description).toBe('consent revoked');
   });
 
   test('lists and reads documents', async () => {
