@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
+import { runtime } from '../platform/runtime.ts';
 import { startServer } from '../server.ts';
 import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
@@ -14,6 +15,8 @@ export const serveCommands: Command[] = [
       const server = await startServer(config);
       server.ctx.log.info('listening', {
         version: VERSION,
+        runtime: runtime.name,
+        rs256: runtime.rs256Provider,
         listen: config.server.listen,
         base_url: config.server.base_url,
         identity_url: config.server.identity_url,

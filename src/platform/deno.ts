@@ -48,6 +48,7 @@ export const denoRuntime: Runtime = {
   spawnWorker: spawnWebWorker,
   parentPort: webParentPort,
   ...nodeCrypto,
+  rs256Provider: 'node:crypto',
   importRsaPrivateJwk,
   signRs256,
 };

@@ -56,6 +56,7 @@ export const nodeRuntime: Runtime = {
     return { post: (m) => port.postMessage(m), onMessage: (fn) => port.on('message', fn) };
   },
   ...nodeCrypto,
+  rs256Provider: 'node:crypto',
   importRsaPrivateJwk,
   signRs256,
 };

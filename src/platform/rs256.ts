@@ -17,3 +17,17 @@ export function importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey {
 export function signRs256(key: RsaPrivateKey, input: string): string {
   return sign('sha256', Buffer.from(input), key).toString('base64url');
 }
+
+export interface Rs256Signer {
+  /** Which implementation signs: reported at start-up. */
+  provider: 'libcrypto' | 'node:crypto';
+  importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey;
+  signRs256(key: RsaPrivateKey, input: string): string;
+}
+
+/** The native signer when one loaded, else node:crypto. */
+export function rs256Signer(native?: Omit<Rs256Signer, 'provider'>): Rs256Signer {
+  return native
+    ? { provider: 'libcrypto', ...native }
+    : { provider: 'node:crypto', importRsaPrivateJwk, signRs256 };
+}
