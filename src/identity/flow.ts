@@ -185,6 +185,15 @@ export function applyForcedOutcome(
   return undefined;
 }
 
+/**
+ * "Cancel and return to <application>", offered at every step: the request ends as a denial, at most
+ * once (a second cancel, or one after the request ended, finds it no longer open).
+ */
+export function cancel(ctx: AppContext, req: AuthorizationRequest): Next {
+  const m = messagesFor(req.uiLocales);
+  return reject(ctx, req, 'access_denied', m.descCancelled, 'denied', 'cancelled_by_person');
+}
+
 /** The request's person, who must be the session's signed-in person, at the expected step. */
 export function personAtStep(
   ctx: AppContext,

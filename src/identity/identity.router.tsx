@@ -27,6 +27,7 @@ import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
   applyForcedOutcome,
   boundRequest,
+  cancel,
   checkSandboxAllowed,
   decideConsent,
   FlowError,
@@ -122,6 +123,7 @@ export function identityRouter(ctx: AppContext) {
     csrf: csrfToken(c),
     display: req?.display ?? 'page',
     sandbox: req?.environment === 'sandbox',
+    cancel: req && { action: path(req.id, '/cancel'), applicationName: req.applicationName },
   });
 
   /** Loads the request for this session and lets its pages' forms end at the client's callback. */
@@ -275,6 +277,11 @@ export function identityRouter(ctx: AppContext) {
     if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
     const f = await readForm(c, consentForm);
     return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
+  });
+
+  app.post('/authorize/:id/cancel', (c) => {
+    const req = load(c);
+    return go(c, req.id, cancel(ctx, req));
   });
 
   app.onError((err, c) => {

@@ -5,6 +5,7 @@ export const en = {
   skipToContent: 'Skip to content',
   sandboxBadge: 'Sandbox',
   continue: 'Continue',
+  cancelAndReturn: (app: string) => `Cancel and return to ${app}`,
 
   errorTitle: 'Something went wrong',
   errorRequestId: 'Request ID',
@@ -65,6 +66,7 @@ export const en = {
 
   // Reasons sent back to the application (error_description).
   descDenied: 'The person denied the request.',
+  descCancelled: 'The person cancelled the request.',
   descFailLiveness: 'Face assurance failed: the liveness check did not pass.',
   descFailMatch: 'Face assurance failed: the face did not match the account.',
   descFaceUnavailable: 'Face assurance is not configured on this server.',

@@ -12,6 +12,8 @@ export interface PageProps {
   csrf: string;
   display: 'page' | 'popup';
   sandbox: boolean;
+  /** On every step of an open request: ends it at the application's callback with access_denied. */
+  cancel?: { action: string; applicationName: string };
 }
 
 /** The one layout of the identity experience. */
@@ -28,6 +30,14 @@ export function Layout(props: PageProps & { title: string; children?: Child }) {
       display={props.display}
     >
       {props.children}
+      {props.cancel ? (
+        <form method="post" action={props.cancel.action} class="cancel">
+          <CsrfField token={props.csrf} />
+          <button type="submit" class="link">
+            {m.cancelAndReturn(props.cancel.applicationName)}
+          </button>
+        </form>
+      ) : null}
     </PersonFrame>
   );
 }
