@@ -31,6 +31,7 @@ import {
   checkSandboxAllowed,
   decideConsent,
   FlowError,
+  faceRetry,
   faceUnavailable,
   type Next,
   personAtStep,
@@ -223,7 +224,7 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
       return go(c, req.id, resume(ctx, req, c.get('session')));
-    const p = { ...props(c, req), action: path(req.id, '/face') };
+    const p = { ...props(c, req), action: path(req.id, '/face'), retry: faceRetry(ctx, req) };
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))
       return c.html(<FaceUnavailablePage {...p} action={path(req.id, '/face/unavailable')} />);

@@ -50,6 +50,9 @@ export const en = {
   faceCapturing: 'Hold still…',
   faceCameraError: 'The camera could not be started. Check the browser permission and try again.',
   faceNoScript: 'The face check needs JavaScript and a camera.',
+  faceRetryLiveness: 'The face check did not pass: the liveness check failed.',
+  faceRetryMatch: 'The face check did not pass: your face did not match your account.',
+  faceAttemptsLeft: (n: number) => `Try again: ${n} ${n === 1 ? 'attempt' : 'attempts'} left.`,
   faceUnavailableTitle: 'Face assurance is not available',
   faceUnavailable:
     'This server is not configured for face assurance, so the sign-in cannot be completed. Select Continue to return to the application.',
