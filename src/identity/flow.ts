@@ -134,11 +134,13 @@ function faceCheckFailed(
 }
 
 /** The face step after failed checks: why the last one failed and how many tries are left. */
-export function faceRetry(
-  ctx: AppContext,
-  req: AuthorizationRequest,
-): { reason: FaceFailure; attemptsLeft: number } | undefined {
-  if (req.faceFailures === 0 || !req.lastFaceFailure) return undefined;
+export interface FaceRetry {
+  reason: FaceFailure;
+  attemptsLeft: number;
+}
+
+export function faceRetry(ctx: AppContext, req: AuthorizationRequest): FaceRetry | undefined {
+  if (!req.lastFaceFailure) return undefined;
   return { reason: req.lastFaceFailure, attemptsLeft: ctx.config.face.attempts - req.faceFailures };
 }
 

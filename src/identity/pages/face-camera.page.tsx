@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { type FaceRetry, FaceRetryAlert } from './face-retry.tsx';
+import type { FaceRetry } from '../flow.ts';
+import { FaceRetryAlert } from './face-retry.tsx';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */

@@ -1,12 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import type { FaceFailure } from '../../oauth/authorization-request.store.ts';
+import type { FaceRetry } from '../flow.ts';
 import type { Messages } from '../messages/index.ts';
-
-/** The face step after failed checks (`flow.ts` faceRetry). */
-export interface FaceRetry {
-  reason: FaceFailure;
-  attemptsLeft: number;
-}
 
 /** Why the last face check failed and how many tries are left, announced when the step is shown again. */
 export function FaceRetryAlert({ m, retry }: { m: Messages; retry?: FaceRetry }) {

@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
-import { type FaceRetry, FaceRetryAlert } from './face-retry.tsx';
+import type { FaceRetry } from '../flow.ts';
+import { FaceRetryAlert } from './face-retry.tsx';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Sandbox: the tester chooses the scripted result. */
