@@ -170,6 +170,7 @@ describe('production face assurance', () => {
     expect(res.status).toBe(200);
     expect(html).toContain('Face assurance is not available');
     expect(html).toMatch(/<button type="submit">Continue<\/button>/);
+    expect(html).toContain('>Cancel and return to Acme Shop</button>');
     const { csrf } = await open(f.browser, `${path}/face`);
     const q = callbackParams(await f.browser.post(`${path}/face/unavailable`, { csrf_token: csrf }));
     expect(q.error).toBe('access_denied');
@@ -190,6 +191,7 @@ describe('production face assurance', () => {
     const page = await open(f.browser, `${path}/face`);
     expect(page.html).toContain('Start face check');
     expect(page.html).toMatch(/<script nonce="[^"]+">/);
+    expect(page.html).toContain('>Cancel and return to Acme Shop</button>');
     const res = await postFrames(path, [FRAME, FRAME]);
     expect(location(res)).toBe(`${path}/consent`);
     expect(svc.seen).toHaveLength(1);
