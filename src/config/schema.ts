@@ -155,6 +155,8 @@ export const faceSchema = z
     http_url: z.string().default(''),
     http_token: z.string().default(''),
     timeout: duration('10s'),
+    /** Face checks a person may fail in one authorization before it ends with access_denied. */
+    attempts: z.number().int().min(1).max(10).default(3),
   })
   .superRefine((face, ctx) => {
     if (face.provider === 'http' && !URL.canParse(face.http_url)) {

@@ -159,6 +159,35 @@ export function createConsentStore(db: Db) {
       return row && toConsent(row);
     },
 
+    /**
+     * Renews the newest consent `findActive` would find: new grant time and expiry, same id. Run in
+     * the transaction that would otherwise insert, so of two concurrent grants the second renews the
+     * first's row (writes are serialized: every transaction begins IMMEDIATE).
+     */
+    renewActive(key: ConsentKey, now: number, expiresAt: number): Consent | undefined {
+      const row = db.sql
+        .prepare<ConsentRow>(
+          `UPDATE consents SET granted_at = ?, expires_at = ?, last_used_at = ?
+           WHERE id = (SELECT id FROM consents
+             WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
+               AND ${consentInForce('consents')}
+             ORDER BY granted_at DESC LIMIT 1)
+           RETURNING *`,
+        )
+        .get(
+          now,
+          expiresAt,
+          now,
+          key.environmentId,
+          key.personId,
+          key.sessionIdHash,
+          key.purpose,
+          canonicalScopes(key.scopes),
+          now,
+        );
+      return row && toConsent(row);
+    },
+
     markUsed(id: string, now: number): void {
       db.sql.prepare('UPDATE consents SET last_used_at = ? WHERE id = ?').run(now, id);
     },

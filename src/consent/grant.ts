@@ -24,45 +24,53 @@ export interface GrantInput extends ConsentKey {
 }
 
 /**
- * The person allowed the application this purpose and scope set: a consent row valid for
+ * The person allowed the application this purpose and scope set: a consent valid for
  * `[consent] max_age`, and its `consent.granted` event (with the pairwise `sub`) in the same
- * transaction, so a webhook is never sent for a consent that was not stored, nor the reverse.
+ * transaction, so a webhook is never sent for a consent that was not stored, nor the reverse. An
+ * identical consent in force (asked again with prompt=consent, or allowed in two tabs at once) is
+ * renewed rather than duplicated: same id, new grant time and expiry, `consent.granted` again.
  */
 export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<Consent> {
   const sub = await subjectFor(ctx, input.applicationId, input.personId);
   const now = unix(ctx.clock);
-  const consent: Consent = {
-    id: randomId('cns_'),
-    applicationId: input.applicationId,
-    environmentId: input.environmentId,
-    personId: input.personId,
-    sessionIdHash: input.sessionIdHash,
-    scopes: [...new Set(input.scopes)].sort(),
-    purpose: input.purpose,
-    status: 'active',
-    grantedAt: now,
-    expiresAt: now + Math.floor(ctx.config.consent.max_age / 1000),
-    lastUsedAt: now,
-    endedAt: null,
-    endReason: null,
-  };
+  const expiresAt = now + Math.floor(ctx.config.consent.max_age / 1000);
   const store = createConsentStore(ctx.db);
-  ctx.db.sql.transaction(() => {
-    store.insert(consent);
+  const insert = (): Consent => {
+    const c: Consent = {
+      id: randomId('cns_'),
+      applicationId: input.applicationId,
+      environmentId: input.environmentId,
+      personId: input.personId,
+      sessionIdHash: input.sessionIdHash,
+      scopes: [...new Set(input.scopes)].sort(),
+      purpose: input.purpose,
+      status: 'active',
+      grantedAt: now,
+      expiresAt,
+      lastUsedAt: now,
+      endedAt: null,
+      endReason: null,
+    };
+    store.insert(c);
+    return c;
+  };
+  const consent = ctx.db.sql.transaction(() => {
+    const c = store.renewActive(input, now, expiresAt) ?? insert();
     enqueueEvent(ctx, {
       type: 'consent.granted',
       applicationId: input.applicationId,
       environment: input.environment,
       data: {
-        consentId: consent.id,
+        consentId: c.id,
         applicationId: input.applicationId,
         environment: input.environment,
         sub,
-        scopes: consent.scopes,
-        purpose: consent.purpose,
+        scopes: c.scopes,
+        purpose: c.purpose,
         at: isoTime(now),
       },
     });
+    return c;
   });
   securityEvent(ctx, 'consent.granted', {
     consentId: consent.id,

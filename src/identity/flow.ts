@@ -2,10 +2,12 @@ import { securityEvent } from '../audit/security-events.ts';
 import { findActiveConsent, grantConsent, markConsentUsed } from '../consent/grant.ts';
 import { consentHolder } from '../consent/holder.ts';
 import type { AppContext } from '../context.ts';
+import type { FaceFailure } from '../oauth/authorization-request.store.ts';
 import {
   type AuthorizationRequest,
   approveAuthorization,
   claimAuthorizationRequest,
+  failFaceCheck,
   loadAuthorizationRequest,
   rejectAuthorization,
   updateAuthorizationRequest,
@@ -115,6 +117,33 @@ function faceFailed(ctx: AppContext, req: AuthorizationRequest, description: str
   return reject(ctx, req, 'access_denied', description, 'failed', reason);
 }
 
+/**
+ * A face check that ran and did not pass: the face step again while `[face] attempts` allow, else the
+ * request ends as `faceFailed` ends it.
+ */
+function faceCheckFailed(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  description: string,
+  reason: FaceFailure,
+): Next {
+  securityEvent(ctx, 'face.failed', { ...requestFields(req), reason });
+  const rejection = { error: 'access_denied', description, decision: 'failed', reason } as const;
+  const result = failFaceCheck(ctx, req.id, reason, ctx.config.face.attempts, rejection);
+  return 'callback' in result ? { kind: 'callback', url: result.callback } : { kind: 'face' };
+}
+
+/** The face step after failed checks: why the last one failed and how many tries are left. */
+export interface FaceRetry {
+  reason: FaceFailure;
+  attemptsLeft: number;
+}
+
+export function faceRetry(ctx: AppContext, req: AuthorizationRequest): FaceRetry | undefined {
+  if (!req.lastFaceFailure) return undefined;
+  return { reason: req.lastFaceFailure, attemptsLeft: ctx.config.face.attempts - req.faceFailures };
+}
+
 /** Opening the request (or coming back to it): where the person stands. */
 export function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Next {
   const m = messagesFor(req.uiLocales);
@@ -185,6 +214,15 @@ export function applyForcedOutcome(
   return undefined;
 }
 
+/**
+ * "Cancel and return to <application>", offered at every step: the request ends as a denial, at most
+ * once (a second cancel, or one after the request ended, finds it no longer open).
+ */
+export function cancel(ctx: AppContext, req: AuthorizationRequest): Next {
+  const m = messagesFor(req.uiLocales);
+  return reject(ctx, req, 'access_denied', m.descCancelled, 'denied', 'cancelled_by_person');
+}
+
 /** The request's person, who must be the session's signed-in person, at the expected step. */
 export function personAtStep(
   ctx: AppContext,
@@ -205,8 +243,10 @@ export function faceUnavailable(ctx: AppContext, req: AuthorizationRequest): Nex
 
 /**
  * Runs face assurance for the request's person. A pass moves on to consent — or straight to the code
- * when an identical active consent exists and prompt=consent was not asked; any failure ends the
- * request with access_denied and a description. Frames are handed to the provider and dropped.
+ * when an identical active consent exists and prompt=consent was not asked. A failed liveness or match
+ * check may be tried again up to `[face] attempts`; any other failure (no template, no frames, the
+ * provider unavailable) ends the request with access_denied and a description. Frames are handed to
+ * the provider and dropped.
  */
 export async function verifyFace(
   ctx: AppContext,
@@ -227,8 +267,8 @@ export async function verifyFace(
     ctx.log.warn('face provider failed', { provider: provider.name, error: e.message });
     return faceFailed(ctx, req, m.descFaceProvider(e.message), 'face_provider_error');
   }
-  if (!result.liveness.passed) return faceFailed(ctx, req, m.descFailLiveness, 'liveness_failed');
-  if (!result.match.passed) return faceFailed(ctx, req, m.descFailMatch, 'face_match_failed');
+  if (!result.liveness.passed) return faceCheckFailed(ctx, req, m.descFailLiveness, 'liveness_failed');
+  if (!result.match.passed) return faceCheckFailed(ctx, req, m.descFailMatch, 'face_match_failed');
   if (!facePassed(result)) throw new Error('unreachable');
   securityEvent(ctx, 'face.passed', requestFields(req, person.id));
 

@@ -27,9 +27,11 @@ import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
   applyForcedOutcome,
   boundRequest,
+  cancel,
   checkSandboxAllowed,
   decideConsent,
   FlowError,
+  faceRetry,
   faceUnavailable,
   type Next,
   personAtStep,
@@ -122,6 +124,7 @@ export function identityRouter(ctx: AppContext) {
     csrf: csrfToken(c),
     display: req?.display ?? 'page',
     sandbox: req?.environment === 'sandbox',
+    cancel: req && { action: path(req.id, '/cancel'), applicationName: req.applicationName },
   });
 
   /** Loads the request for this session and lets its pages' forms end at the client's callback. */
@@ -221,7 +224,7 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
       return go(c, req.id, resume(ctx, req, c.get('session')));
-    const p = { ...props(c, req), action: path(req.id, '/face') };
+    const p = { ...props(c, req), action: path(req.id, '/face'), retry: faceRetry(ctx, req) };
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))
       return c.html(<FaceUnavailablePage {...p} action={path(req.id, '/face/unavailable')} />);
@@ -275,6 +278,11 @@ export function identityRouter(ctx: AppContext) {
     if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
     const f = await readForm(c, consentForm);
     return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
+  });
+
+  app.post('/authorize/:id/cancel', (c) => {
+    const req = load(c);
+    return go(c, req.id, cancel(ctx, req));
   });
 
   app.onError((err, c) => {

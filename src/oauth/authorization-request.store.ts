@@ -3,6 +3,9 @@ import type { SqlRow } from '../db/row.ts';
 import type { authorizationRequests } from '../db/schema/oauth.ts';
 import type { Environment } from '../environment.ts';
 
+/** Why a face check that ran did not pass; such a failure may be retried up to `[face] attempts`. */
+export type FaceFailure = NonNullable<AuthorizationRequestRow['last_face_failure']>;
+
 export type RequestStatus = 'pending' | 'authenticated' | 'face_passed' | 'completed' | 'denied' | 'failed';
 
 /** Statuses from which a request may still end one way or the other. */
@@ -120,6 +123,20 @@ export function createAuthorizationRequestStore(db: Db) {
           .prepare(`UPDATE authorization_requests SET status = ? WHERE id = ? AND ${OPEN}`)
           .run(status, id).changes === 1
       );
+    },
+
+    /**
+     * Counts a failed face check of a request at the face step, in one conditional UPDATE, so two
+     * concurrent failures are both counted. The new count, or undefined if the request is not there.
+     */
+    recordFaceFailure(id: string, now: number, reason: FaceFailure): number | undefined {
+      return db.sql
+        .prepare<{ face_failures: number }>(
+          `UPDATE authorization_requests SET face_failures = face_failures + 1, last_face_failure = ?
+           WHERE id = ? AND status = 'authenticated' AND expires_at > ?
+           RETURNING face_failures`,
+        )
+        .get(reason, id, now)?.face_failures;
     },
 
     /** Binds the request to the first browser session that opens it; a later session changes nothing. */

@@ -12,6 +12,7 @@ import type { EventData } from '../webhooks/events.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import {
   createAuthorizationRequestStore,
+  type FaceFailure,
   type JoinedRequestRow,
   OPEN_STATUSES,
   type RequestStatus,
@@ -40,6 +41,9 @@ export interface AuthorizationRequest extends Omit<ValidAuthorizeRequest, 'clien
   acr?: string;
   livenessVerified?: boolean;
   faceMatchVerified?: boolean;
+  /** Face checks failed so far in this request, and why the last one did. */
+  faceFailures: number;
+  lastFaceFailure?: FaceFailure;
   createdAt: number;
   expiresAt: number;
 }
@@ -96,6 +100,8 @@ function toRequest(r: JoinedRequestRow): AuthorizationRequest {
     acr: orUndefined(r.acr),
     livenessVerified: optBool(r.liveness_verified),
     faceMatchVerified: optBool(r.face_match_verified),
+    faceFailures: r.face_failures,
+    lastFaceFailure: orUndefined(r.last_face_failure),
     createdAt: r.created_at,
     expiresAt: r.expires_at,
   };
@@ -213,6 +219,27 @@ export async function approveAuthorization(
     code: code.value,
     state: row.state,
     iss: ctx.config.server.base_url,
+  });
+}
+
+/**
+ * A face check that ran and did not pass. The failure is counted on the request (so neither a reload
+ * nor a second tab starts the count again); within `attempts` the person may try again, and the
+ * failure that reaches it ends the request with `rejection`, in the same transaction.
+ */
+export function failFaceCheck(
+  ctx: AppContext,
+  requestId: string,
+  reason: FaceFailure,
+  attempts: number,
+  rejection: Rejection,
+): { attemptsLeft: number } | { callback: string } {
+  const requests = createAuthorizationRequestStore(ctx.db);
+  return ctx.db.sql.transaction(() => {
+    const failures = requests.recordFaceFailure(requestId, unix(ctx.clock), reason);
+    if (failures === undefined) throw new NotFoundError('The authorization request is no longer open.');
+    if (failures < attempts) return { attemptsLeft: attempts - failures };
+    return { callback: rejectAuthorization(ctx, requestId, rejection) };
   });
 }
 

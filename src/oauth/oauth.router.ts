@@ -6,7 +6,7 @@ import { apiErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
-import { authorizeErrorPage, rateLimitedPage } from './error-page.ts';
+import { authorizeErrorPage, rateLimitedPage } from './error-page.tsx';
 
 /** GET/POST /v1/oauth/authorize (POST /v1/oauth/token is token-endpoint.ts). */
 export function oauthRouter(ctx: AppContext) {

@@ -24,6 +24,8 @@ button{font:inherit;font-weight:600;cursor:pointer;border-radius:.5rem;padding:.
 button.secondary{background:#fff;color:#1d4ed8}
 button.danger{border-color:#b42318;background:#fff;color:#b42318}
 button:hover{filter:brightness(.95)}
+button.link{width:auto;background:none;border:none;padding:.25rem 0;color:#1d4ed8;text-decoration:underline;font-weight:400}
+form.cancel{margin-top:1rem;text-align:center}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .row{display:flex;gap:.75rem}
 .row>*{flex:1}
@@ -56,6 +58,7 @@ footer{font-size:.875rem;color:#4a5361;margin-top:1rem}
  button{background:#3b6cf0;border-color:#3b6cf0}
  button.secondary{background:#1d2128;color:#a8c1ff;border-color:#a8c1ff}
  button.danger{background:#1d2128;color:#ffb4ab;border-color:#ffb4ab}
+ button.link{background:none;color:#a8c1ff}
  .purpose{background:#14171c}
  .alert{background:#3a1714;color:#ffd9d4}
  .skip{background:#1d2128}

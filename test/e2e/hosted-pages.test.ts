@@ -94,20 +94,6 @@ test('popup display: compact layout, and the popup ends on the callback', async 
   await context.close();
 });
 
-test('a failed face check ends at the callback with access_denied', async () => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(authorizeUrl());
-  const arrived = rp.nextCallback();
-  await page.getByRole('button', { name: 'Eve Sandbox', exact: true }).click();
-  await page.getByRole('button', { name: 'Pass face check' }).click();
-  const q = await arrived;
-  expect(q.error).toBe('access_denied');
-  expect(q.error_description).toContain('did not match');
-  expect(q.state).toBe('st-e2e');
-  await context.close();
-});
-
 test('Deny ends at the callback with access_denied; keyboard alone can reach every control', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();

@@ -170,6 +170,7 @@ describe('production face assurance', () => {
     expect(res.status).toBe(200);
     expect(html).toContain('Face assurance is not available');
     expect(html).toMatch(/<button type="submit">Continue<\/button>/);
+    expect(html).toContain('>Cancel and return to Acme Shop</button>');
     const { csrf } = await open(f.browser, `${path}/face`);
     const q = callbackParams(await f.browser.post(`${path}/face/unavailable`, { csrf_token: csrf }));
     expect(q.error).toBe('access_denied');
@@ -190,6 +191,7 @@ describe('production face assurance', () => {
     const page = await open(f.browser, `${path}/face`);
     expect(page.html).toContain('Start face check');
     expect(page.html).toMatch(/<script nonce="[^"]+">/);
+    expect(page.html).toContain('>Cancel and return to Acme Shop</button>');
     const res = await postFrames(path, [FRAME, FRAME]);
     expect(location(res)).toBe(`${path}/consent`);
     expect(svc.seen).toHaveLength(1);
@@ -216,17 +218,8 @@ describe('production face assurance', () => {
     expect(code.acr).toBe('substantial');
   });
 
+  // With the default three attempts, a failed check may be retried; none of these may.
   const failures: [string, () => Response | Promise<Response>, string][] = [
-    [
-      'failed liveness',
-      () => Response.json({ liveness: { passed: false, score: 0.2 }, match: { passed: false, score: 0 } }),
-      'liveness',
-    ],
-    [
-      'failed match',
-      () => Response.json({ liveness: { passed: true, score: 0.9 }, match: { passed: false, score: 0.3 } }),
-      'did not match',
-    ],
     [
       'a timeout',
       async () => {
@@ -252,6 +245,27 @@ describe('production face assurance', () => {
       expect(q.error_description).toContain(text);
       expect(q.state).toBe('state-123');
     });
+
+  test('http provider: failed checks show the face step again, the third ends the request', async () => {
+    const answers = [
+      { liveness: { passed: false, score: 0.2 }, match: { passed: false, score: 0 } },
+      { liveness: { passed: true, score: 0.9 }, match: { passed: false, score: 0.3 } },
+      { liveness: { passed: false, score: 0.1 }, match: { passed: false, score: 0 } },
+    ];
+    const svc = faceService(() => Response.json(answers.shift()));
+    const path = await atFace(httpFace(svc.url));
+    expect(location(await postFrames(path, [FRAME]))).toBe(`${path}/face`);
+    let page = await open(f.browser, `${path}/face`);
+    expect(page.html).toContain('the liveness check failed. Try again: 2 attempts left.');
+    expect(page.html).toContain('Start face check');
+    expect(location(await postFrames(path, [FRAME]))).toBe(`${path}/face`);
+    page = await open(f.browser, `${path}/face`);
+    expect(page.html).toContain('your face did not match your account. Try again: 1 attempt left.');
+    const q = callbackParams(await postFrames(path, [FRAME]));
+    expect(q.error).toBe('access_denied');
+    expect(q.error_description).toContain('liveness');
+    expect(svc.seen).toHaveLength(3);
+  });
 
   test('http provider unreachable', async () => {
     const path = await atFace(httpFace('http://127.0.0.1:9/verify'));

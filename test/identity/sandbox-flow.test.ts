@@ -165,9 +165,10 @@ describe('face assurance outcomes (sandbox)', () => {
     ['finn', 'pass', 'liveness', 'liveness_failed'],
     ['finn', 'fail_match', 'liveness', 'liveness_failed'],
   ];
+  // With one attempt, the first failure ends the request (retries: face-retry.test.ts).
   for (const [persona, clicked, text, reason] of cases)
     test(`${persona} choosing ${clicked} ends with access_denied (${reason})`, async () => {
-      f = await flow();
+      f = await flow({ extra: '[face]\nattempts = 1' });
       const path = await f.authorize();
       await signInPersona(f.browser, path, persona);
       const { html } = await open(f.browser, `${path}/face`);
@@ -247,7 +248,7 @@ describe('consent reuse', () => {
   });
 
   test('a failed face check ends the request even when consent exists', async () => {
-    f = await flow();
+    f = await flow({ extra: '[face]\nattempts = 1' });
     const first = await f.authorize();
     await throughFace(first);
     await decide(f.browser, first, 'allow');

@@ -33,6 +33,10 @@ export const authorizationRequests = sqliteTable(
     acr: text('acr'),
     livenessVerified: flag('liveness_verified'),
     faceMatchVerified: flag('face_match_verified'),
+    /** Failed face checks so far, counted up to `[face] attempts` by one conditional UPDATE each. */
+    faceFailures: integer('face_failures').notNull().default(0),
+    /** Why the last face check failed, for the face step shown again. */
+    lastFaceFailure: text('last_face_failure', { enum: ['liveness_failed', 'face_match_failed'] }),
     status: text('status', {
       enum: ['pending', 'authenticated', 'face_passed', 'completed', 'denied', 'failed'],
     })

@@ -5,6 +5,7 @@ export const en = {
   skipToContent: 'Skip to content',
   sandboxBadge: 'Sandbox',
   continue: 'Continue',
+  cancelAndReturn: (app: string) => `Cancel and return to ${app}`,
 
   errorTitle: 'Something went wrong',
   errorRequestId: 'Request ID',
@@ -49,6 +50,9 @@ export const en = {
   faceCapturing: 'Hold still…',
   faceCameraError: 'The camera could not be started. Check the browser permission and try again.',
   faceNoScript: 'The face check needs JavaScript and a camera.',
+  faceRetryLiveness: 'The face check did not pass: the liveness check failed.',
+  faceRetryMatch: 'The face check did not pass: your face did not match your account.',
+  faceAttemptsLeft: (n: number) => `Try again: ${n} ${n === 1 ? 'attempt' : 'attempts'} left.`,
   faceUnavailableTitle: 'Face assurance is not available',
   faceUnavailable:
     'This server is not configured for face assurance, so the sign-in cannot be completed. Select Continue to return to the application.',
@@ -65,6 +69,7 @@ export const en = {
 
   // Reasons sent back to the application (error_description).
   descDenied: 'The person denied the request.',
+  descCancelled: 'The person cancelled the request.',
   descFailLiveness: 'Face assurance failed: the liveness check did not pass.',
   descFailMatch: 'Face assurance failed: the face did not match the account.',
   descFaceUnavailable: 'Face assurance is not configured on this server.',

@@ -1,8 +1,10 @@
 /** @jsxImportSource hono/jsx */
+import type { FaceRetry } from '../flow.ts';
+import { FaceRetryAlert } from './face-retry.tsx';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */
-export function CameraFacePage(props: PageProps & { action: string }) {
+export function CameraFacePage(props: PageProps & { action: string; retry?: FaceRetry }) {
   const { m } = props;
   const script = `(() => {
   const start = document.getElementById('start');
@@ -42,6 +44,7 @@ export function CameraFacePage(props: PageProps & { action: string }) {
     <Layout {...props} title={m.faceTitle}>
       <h1>{m.faceTitle}</h1>
       <p>{m.faceIntro}</p>
+      <FaceRetryAlert m={m} retry={props.retry} />
       <video id="camera" muted playsinline aria-label={m.faceCameraLabel} />
       <p id="face-status" role="status" aria-live="polite" />
       <noscript>

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
-import { CsrfField, PageHead } from '../../identity/pages/layout.tsx';
+import { CsrfField, PageHead } from '../../web/layout.tsx';
 import type { Messages } from '../messages/index.ts';
 import { PORTAL_CSS } from './styles.ts';
 
