@@ -155,6 +155,8 @@ export const faceSchema = z
     http_url: z.string().default(''),
     http_token: z.string().default(''),
     timeout: duration('10s'),
+    /** A passed face check in the same signed-in session satisfies authorizations this long; 0: never. */
+    reuse_within: duration('0s'),
   })
   .superRefine((face, ctx) => {
     if (face.provider === 'http' && !URL.canParse(face.http_url)) {
