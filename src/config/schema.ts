@@ -157,6 +157,8 @@ export const faceSchema = z
     timeout: duration('10s'),
     /** Face checks a person may fail in one authorization before it ends with access_denied. */
     attempts: z.number().int().min(1).max(10).default(3),
+    /** A passed face check in the same signed-in session satisfies authorizations this long; 0: never. */
+    reuse_within: duration('0s'),
   })
   .superRefine((face, ctx) => {
     if (face.provider === 'http' && !URL.canParse(face.http_url)) {

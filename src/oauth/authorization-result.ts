@@ -93,6 +93,7 @@ function toRequest(r: JoinedRequestRow): AuthorizationRequest {
     maxAge: orUndefined(r.max_age),
     loginHint: orUndefined(r.login_hint),
     uiLocales: orUndefined(r.ui_locales),
+    requiredAcr: orUndefined(r.required_acr),
     sessionIdHash: orUndefined(r.session_id_hash),
     personId: orUndefined(r.person_id),
     authTime: orUndefined(r.auth_time),

@@ -2,6 +2,8 @@ import { isScope, RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { Config } from '../config/schema.ts';
 import { utf8 } from '../crypto/encoding.ts';
 import { OAuthError } from '../errors.ts';
+import type { AssuranceLevel } from '../persons/assurance.ts';
+import { parseAcrValues, requiredAcr } from './acr.ts';
 import type { OAuthClient } from './client.store.ts';
 import { CHALLENGE } from './pkce.ts';
 
@@ -20,6 +22,8 @@ export interface ValidAuthorizeRequest {
   maxAge?: number;
   loginHint?: string;
   uiLocales?: string;
+  /** The lowest assurance level the person must have reached (acr_values and the environment's minimum). */
+  requiredAcr?: AssuranceLevel;
 }
 
 export interface CheckInput {
@@ -200,6 +204,11 @@ export const uiLocales: Check = ({ value, draft }) => {
   if (tags.length) draft.uiLocales = tags.join(' ');
 };
 
+export const acrValues: Check = ({ value, client, draft }) => {
+  const v = value('acr_values');
+  draft.requiredAcr = requiredAcr(v === undefined ? undefined : parseAcrValues(v), client.minimumAcr);
+};
+
 /**
  * Run in this order once the client and redirect URI are known (so errors can be redirected).
  * `scope` runs before `nonce`, which needs to know whether openid was asked for.
@@ -219,4 +228,5 @@ export const AUTHORIZE_CHECKS: readonly [string, Check][] = [
   ['max_age', maxAge],
   ['login_hint', loginHint],
   ['ui_locales', uiLocales],
+  ['acr_values', acrValues],
 ];

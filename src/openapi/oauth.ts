@@ -38,6 +38,14 @@ export const AuthorizeQuery = z.object({
     .optional(),
   login_hint: z.string().max(256).optional(),
   ui_locales: z.string().optional(),
+  acr_values: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Acceptable assurance levels (`none`, `low`, `substantial`, `high`), space-separated in preference order; ' +
+        'a person below the lowest one listed (or the environment minimum) ends with `unmet_authentication_requirements`.',
+    }),
   response_mode: z.literal('query').optional(),
 });
 

@@ -27,6 +27,8 @@ export const authorizationRequests = sqliteTable(
     maxAge: integer('max_age'),
     loginHint: text('login_hint'),
     uiLocales: text('ui_locales'),
+    /** The lowest assurance level the request accepts (acr_values and the environment's minimum). */
+    requiredAcr: text('required_acr', { enum: ['none', 'low', 'substantial', 'high'] }),
     personId: text('person_id').references(() => persons.id, { onDelete: 'cascade' }),
     authTime: time('auth_time'),
     amr: text('amr').notNull().default('[]'),

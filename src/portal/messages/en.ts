@@ -119,6 +119,15 @@ export const en = {
   documentCountries: 'Issuing countries',
   documentCountriesHint:
     '"all", "none", or ISO 3166-1 alpha-2 codes separated by spaces or commas (DE FR NL).',
+  minimumAcr: 'Minimum assurance level',
+  minimumAcrHint:
+    'Applied when an authorization request names no acr_values, and a request cannot ask for less. A person below it is sent back with unmet_authentication_requirements.',
+  acrNames: {
+    none: 'None (no minimum)',
+    low: 'Low',
+    substantial: 'Substantial',
+    high: 'High',
+  } as Record<string, string>,
   appCreatedTitle: 'Application created',
   appCreated: 'Your application has a sandbox environment. Use these credentials to try the flow.',
   editAppTitle: (env: string) => `Edit application (${env})`,
