@@ -247,6 +247,7 @@ export const en = {
     'consent.granted': 'A person granted consent: access became active.',
     'consent.revoked': 'A consent was revoked, expired or disconnected: stop processing.',
     'webhook.test': 'Sent by "Send test event".',
+    'token.revoked': 'The application revoked one of its access tokens.',
   } as Record<string, string>,
   description: 'Description',
   endpointCreatedTitle: 'Endpoint added',
