@@ -31,8 +31,9 @@ export async function clientRequest(
   text: string,
   ip: string,
   headers: Record<string, string>,
-  event: SecurityEventFields,
   required: string,
+  /** The request's security event: the client is added as soon as it is named. */
+  event: SecurityEventFields = {},
 ): Promise<ClientRequest> {
   const clients = clientRegistry(ctx);
   let body: Record<string, string> | undefined;

@@ -58,15 +58,8 @@ export function oauthRouter(ctx: AppContext) {
   app.post('/v1/oauth/revoke', async (c) => {
     const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
     try {
-      const { body, client } = await clientRequest(
-        ctx,
-        c.req.raw,
-        await c.req.text(),
-        c.get('clientIp'),
-        headers,
-        {},
-        'token',
-      );
+      const text = await c.req.text();
+      const { body, client } = await clientRequest(ctx, c.req.raw, text, c.get('clientIp'), headers, 'token');
       await revokeToken(ctx, client, body.token!);
       return c.body(null, 200, headers);
     } catch (e) {

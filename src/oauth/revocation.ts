@@ -18,14 +18,15 @@ import type { OAuthClient } from './client.store.ts';
  */
 export async function revokeToken(ctx: AppContext, client: OAuthClient, token: string): Promise<boolean> {
   const id = locatedSecretId(token, ACCESS_TOKEN_PREFIX);
-  const row = id === undefined ? undefined : accessTokenOwner(ctx.db, id);
+  if (id === undefined) return false;
+  const row = accessTokenOwner(ctx.db, id);
   if (!row || !matchesStoredHash(token, row.token_hash) || row.environment_id !== client.environmentId)
     return false;
   const sub = await subjectFor(ctx, client.applicationId, row.person_id);
   const now = unix(ctx.clock);
   const revoked = ctx.db.sql.transaction(() => {
     // Conditional, so of concurrent revocations one revokes and one event is sent.
-    if (!revokeLiveAccessToken(ctx.db, id!, now)) return false;
+    if (!revokeLiveAccessToken(ctx.db, id, now)) return false;
     enqueueEvent(ctx, {
       type: 'token.revoked',
       applicationId: client.applicationId,

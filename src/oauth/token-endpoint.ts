@@ -58,7 +58,7 @@ async function exchange(
   headers: Record<string, string>,
   event: SecurityEventFields,
 ): Promise<object> {
-  const { body, client } = await clientRequest(ctx, req, text, ip, headers, event, 'grant_type');
+  const { body, client } = await clientRequest(ctx, req, text, ip, headers, 'grant_type', event);
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
   return exchangeCode(ctx, client, body, event);
