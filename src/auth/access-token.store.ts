@@ -23,8 +23,21 @@ const INSERT = `INSERT INTO access_tokens (id, token_hash, environment_id, conse
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
   WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
+// Only a live token: revoking an expired or already revoked one changes nothing and tells nobody.
+const REVOKE_LIVE = `UPDATE access_tokens SET revoked_at = ?
+  WHERE id = ? AND revoked_at IS NULL AND expires_at > ?`;
 const REVOKE_FOR_CONSENT =
   'UPDATE access_tokens SET revoked_at = ? WHERE consent_id = ? AND revoked_at IS NULL';
+
+/** Whose a token is: what revoking it at a client's request needs to know. */
+export interface AccessTokenOwnerRow {
+  token_hash: string;
+  environment_id: string;
+  consent_id: string;
+  person_id: string;
+}
+
+const OWNER = 'SELECT token_hash, environment_id, consent_id, person_id FROM access_tokens WHERE id = ?';
 
 /** A token's row with what its use needs from its consent, application environment and person. */
 export interface AccessTokenGrantRow {
@@ -82,6 +95,15 @@ export function insertAccessToken(db: Db, t: NewAccessToken): void {
       t.created_at,
       t.expires_at,
     );
+}
+
+export function accessTokenOwner(db: Db, id: string): AccessTokenOwnerRow | undefined {
+  return db.sql.prepare<AccessTokenOwnerRow>(OWNER).get(id);
+}
+
+/** Revokes the token if it is live (neither revoked nor expired); true for the one caller that did. */
+export function revokeLiveAccessToken(db: Db, id: string, now: number): boolean {
+  return db.sql.prepare(REVOKE_LIVE).run(now, id, now).changes === 1;
 }
 
 /** Revokes the access token issued from the code (RFC 6749 §4.1.2, RFC 9700 §4.2.4). */

@@ -5,6 +5,9 @@ import type { Config } from '../config/schema.ts';
 /** Claims of the ID token itself, beside those UserInfo releases. */
 const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'acr', 'amr'];
 
+/** The token and revocation endpoints authenticate clients alike (oauth/client-request.ts). */
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
 /**
  * OpenID Connect Discovery 1.0 metadata (also valid RFC 8414 metadata), stating exactly what Verity
  * supports (DESIGN.md §5).
@@ -15,6 +18,7 @@ export function discoveryDocument(config: Config) {
     issuer: base,
     authorization_endpoint: `${base}/v1/oauth/authorize`,
     token_endpoint: `${base}/v1/oauth/token`,
+    revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
     scopes_supported: [...SCOPES],
@@ -23,7 +27,8 @@ export function discoveryDocument(config: Config) {
     grant_types_supported: ['authorization_code'],
     subject_types_supported: ['pairwise'],
     id_token_signing_alg_values_supported: ['RS256'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...CLAIMS_SUPPORTED])],
     claim_types_supported: ['normal'],

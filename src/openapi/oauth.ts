@@ -81,6 +81,21 @@ export const TokenResponse = z
   })
   .meta({ id: 'TokenResponse', description: 'No refresh token is issued.' });
 
+export const RevocationRequest = z
+  .object({
+    token: z.string().meta({ description: 'The access token to revoke (`at_…`).' }),
+    token_type_hint: z
+      .string()
+      .optional()
+      .meta({ description: '`access_token`; other values are ignored (RFC 7009 §2.1).' }),
+    client_id: z.string().optional().meta({ description: 'Required unless the client uses HTTP Basic.' }),
+    client_secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Only for `client_secret_post`; otherwise use HTTP Basic.' }),
+  })
+  .meta({ id: 'RevocationRequest' });
+
 const tokenError = (description: string, headers: string[] = rated()) => ({
   description,
   schema: TokenErrorBody,
@@ -142,6 +157,28 @@ export const oauthRoutes: ApiRoute[] = [
     responses: {
       200: { description: 'The tokens.', schema: TokenResponse, headers: rated('Cache-Control') },
       400: tokenError('`invalid_request`, `invalid_grant`, `invalid_scope` or `unsupported_grant_type`.'),
+      401: tokenError('`invalid_client`.', rated('WWW-Authenticate')),
+      429: tokenError('`RATE_LIMIT_EXCEEDED`; honour `Retry-After`.', rated('Retry-After')),
+      500: { description: '`server_error`.', schema: TokenErrorBody },
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/oauth/revoke',
+    operationId: 'revokeToken',
+    summary: 'Revoke an access token',
+    description:
+      'RFC 7009. The client authenticates as at the token endpoint. A revoked token fails UserInfo and the documents API at once, and `token.revoked` is sent. The answer is 200 with an empty body for an unknown, expired or already revoked token too, and for a token issued to another client, which stays valid.',
+    tag: 'OAuth',
+    security: [{ clientSecretBasic: [] }, {}],
+    body: {
+      schema: RevocationRequest,
+      contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
+      required: true,
+    },
+    responses: {
+      200: { description: 'Done (or nothing to do); empty body.', headers: rated('Cache-Control') },
+      400: tokenError('`invalid_request` (no `token`, or a body that is not form or JSON).'),
       401: tokenError('`invalid_client`.', rated('WWW-Authenticate')),
       429: tokenError('`RATE_LIMIT_EXCEEDED`; honour `Retry-After`.', rated('Retry-After')),
       500: { description: '`server_error`.', schema: TokenErrorBody },

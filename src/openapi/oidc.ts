@@ -9,6 +9,7 @@ export const DiscoveryDocument = z
     issuer: z.url(),
     authorization_endpoint: z.url(),
     token_endpoint: z.url(),
+    revocation_endpoint: z.url(),
     userinfo_endpoint: z.url(),
     jwks_uri: z.url(),
     scopes_supported: z.array(z.string()),
@@ -18,6 +19,9 @@ export const DiscoveryDocument = z
     subject_types_supported: z.array(z.literal('pairwise')),
     id_token_signing_alg_values_supported: z.array(z.literal('RS256')),
     token_endpoint_auth_methods_supported: z.array(
+      z.enum(['client_secret_basic', 'client_secret_post', 'none']),
+    ),
+    revocation_endpoint_auth_methods_supported: z.array(
       z.enum(['client_secret_basic', 'client_secret_post', 'none']),
     ),
     code_challenge_methods_supported: z.array(z.literal('S256')),

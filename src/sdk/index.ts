@@ -47,6 +47,8 @@ export {
   type ExchangeCodeParams,
   exchangeCode,
   formEncode,
+  type RevokeTokenParams,
+  revokeToken,
   type TokenEndpointAuthMethod,
 } from './token.ts';
 export {

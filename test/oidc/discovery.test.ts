@@ -19,6 +19,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     issuer: base,
     authorization_endpoint: `${base}/v1/oauth/authorize`,
     token_endpoint: `${base}/v1/oauth/token`,
+    revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
     response_types_supported: ['code'],
@@ -27,6 +28,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     subject_types_supported: ['pairwise'],
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: ['none', 'login', 'consent'],
     display_values_supported: ['page', 'popup'],
@@ -71,6 +73,8 @@ test('every endpoint it names is served', async () => {
   expect(jwks.keys.length).toBeGreaterThan(0);
   const token = await fetch(local(doc.token_endpoint!), { method: 'POST' });
   expect(token.status).toBe(400);
+  const revoke = await fetch(local(doc.revocation_endpoint!), { method: 'POST' });
+  expect(revoke.status).toBe(400);
   const authorize = await fetch(local(doc.authorization_endpoint!), { redirect: 'manual' });
   expect(authorize.status).toBe(400);
 });
