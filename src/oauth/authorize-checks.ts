@@ -1,3 +1,4 @@
+import { type ClaimsRequest, parseClaimsRequest } from '../assurance/claims-request.ts';
 import { isScope, RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { Config } from '../config/schema.ts';
 import { utf8 } from '../crypto/encoding.ts';
@@ -20,6 +21,8 @@ export interface ValidAuthorizeRequest {
   maxAge?: number;
   loginHint?: string;
   uiLocales?: string;
+  /** The `claims` parameter (OIDC Core §5.5), checked and normalised. */
+  claims?: ClaimsRequest;
 }
 
 export interface CheckInput {
@@ -36,7 +39,7 @@ export type Check = (input: CheckInput) => void;
 const invalid = (description: string) => new OAuthError('invalid_request', description);
 
 /** Caps in UTF-8 bytes: each value is stored with the request and sent back (state) or signed (nonce). */
-export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256 } as const;
+export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256, claims: 4096 } as const;
 export const bytes = (v: string) => utf8(v).byteLength;
 
 /** Parameters this endpoint reads; none of them may appear twice. */
@@ -201,6 +204,19 @@ export const uiLocales: Check = ({ value, draft }) => {
 };
 
 /**
+ * The `claims` parameter (OIDC Core §5.5, OIDC4IDA §5.2). It never widens what is released: claims
+ * still need an approved scope, so it is checked for its shape only.
+ */
+export const claims: Check = ({ value, draft }) => {
+  const v = value('claims');
+  if (v === undefined) return;
+  if (bytes(v) > MAX_BYTES.claims) throw invalid(`The claims parameter is over ${MAX_BYTES.claims} bytes.`);
+  const parsed = parseClaimsRequest(v);
+  if (!parsed.ok) throw invalid(parsed.problem);
+  draft.claims = parsed.request;
+};
+
+/**
  * Run in this order once the client and redirect URI are known (so errors can be redirected).
  * `scope` runs before `nonce`, which needs to know whether openid was asked for.
  */
@@ -219,4 +235,5 @@ export const AUTHORIZE_CHECKS: readonly [string, Check][] = [
   ['max_age', maxAge],
   ['login_hint', loginHint],
   ['ui_locales', uiLocales],
+  ['claims', claims],
 ];
