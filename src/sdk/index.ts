@@ -13,6 +13,17 @@ export {
   handleCallback,
 } from './callback.ts';
 export {
+  type ClaimRequest,
+  type ClaimsRequest,
+  type ClaimsRequestMember,
+  type ClaimsSelection,
+  claimsParameter,
+  type EvidenceRequest,
+  type VerifiedClaimsRequest,
+  type VerifiedClaimsSelection,
+  verifiedClaimsRequest,
+} from './claims-parameter.ts';
+export {
   createVerityClient,
   type SignInResult,
   type StartSignInInput,
@@ -64,6 +75,7 @@ export {
 export type {
   DiscoveryDocument,
   DocumentClaim,
+  DocumentEvidence,
   DocumentProof,
   EmailEntry,
   IdentityDocument,
@@ -71,4 +83,6 @@ export type {
   PhoneEntry,
   TokenResponse,
   UserInfo,
+  Verification,
+  VerifiedClaims,
 } from './types.ts';
