@@ -204,7 +204,7 @@ export const uiLocales: Check = ({ value, draft }) => {
 };
 
 /**
- * The `claims` parameter (OIDC Core §5.5, OIDC4IDA §5.2). It never widens what is released: claims
+ * The `claims` parameter (OIDC Core §5.5, OIDC4IDA §5.3). It never widens what is released: claims
  * still need an approved scope, so it is checked for its shape only.
  */
 export const claims: Check = ({ value, draft }) => {
