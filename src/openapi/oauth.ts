@@ -38,6 +38,10 @@ export const AuthorizeQuery = z.object({
     .optional(),
   login_hint: z.string().max(256).optional(),
   ui_locales: z.string().optional(),
+  claims: z.string().max(4096).optional().meta({
+    description:
+      'JSON claims request (OpenID Connect Core §5.5), with `verified_claims` (OpenID Connect for Identity Assurance 1.0). Places and narrows claims; never releases one no approved scope covers.',
+  }),
   response_mode: z.literal('query').optional(),
 });
 
