@@ -13,6 +13,17 @@ export {
   handleCallback,
 } from './callback.ts';
 export {
+  type ClaimRequest,
+  type ClaimsRequest,
+  type ClaimsRequestMember,
+  type ClaimsSelection,
+  claimsParameter,
+  type EvidenceRequest,
+  type VerifiedClaimsRequest,
+  type VerifiedClaimsSelection,
+  verifiedClaimsRequest,
+} from './claims-parameter.ts';
+export {
   createVerityClient,
   type SignInResult,
   type StartSignInInput,
@@ -66,6 +77,7 @@ export {
 export type {
   DiscoveryDocument,
   DocumentClaim,
+  DocumentEvidence,
   DocumentProof,
   EmailEntry,
   IdentityDocument,
@@ -73,4 +85,6 @@ export type {
   PhoneEntry,
   TokenResponse,
   UserInfo,
+  Verification,
+  VerifiedClaims,
 } from './types.ts';
