@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { applicationsRouter } from './api/applications.router.ts';
 import { webhooksRouter } from './api/webhooks.router.ts';
 import { registerSecurityEvents } from './audit/security-events.ts';
 import { capabilitiesRouter } from './capabilities/capabilities.router.ts';
@@ -122,6 +123,7 @@ function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
     app.route('/', documentsRouter(ctx, webOriginsOf));
     app.route('/', capabilitiesRouter(ctx));
     app.route('/', webhooksRouter(ctx));
+    app.route('/', applicationsRouter(ctx));
   }
   if (serves.identity) app.route(identityPath || '/', identityRouter(ctx));
   if (serves.portal) app.route(developerPath || '/', portalRouter(ctx));
