@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { updateApplication } from '../../src/apps/registration.ts';
-import { CORS_MAX_AGE_SECONDS } from '../../src/http/cors.ts';
+import { CORS_MAX_AGE_SECONDS, corsForClient } from '../../src/http/cors.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, type Minted, mintCode, REDIRECT, tokenRequest } from '../oauth/fixtures.ts';
@@ -54,6 +54,33 @@ async function accessToken(): Promise<string> {
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
 }
+
+describe('corsForClient', () => {
+  const never = () => {
+    throw new Error('looked up');
+  };
+  const req = (origin?: string) => new Request(server.url, { headers: origin ? { Origin: origin } : {} });
+
+  test('no lookup without Origin or from our own origin: the hot paths cost nothing more', () => {
+    expect(corsForClient(req(), server.url, never)).toEqual({ allowed: true, headers: { Vary: 'Origin' } });
+    expect(corsForClient(req(server.url), server.url, never).allowed).toBe(true);
+  });
+
+  test('an origin is allowed only by exact match with a registered one', () => {
+    const registered = () => [SPA];
+    expect(corsForClient(req(SPA), server.url, registered).headers['Access-Control-Allow-Origin']).toBe(SPA);
+    for (const origin of [
+      'https://spa.example:443',
+      'https://SPA.example',
+      'null',
+      'https://spa.example.evil',
+    ])
+      expect(corsForClient(req(origin), server.url, registered)).toEqual({
+        allowed: false,
+        headers: { Vary: 'Origin' },
+      });
+  });
+});
 
 describe('discovery and JWKS', () => {
   test.each(['/.well-known/openid-configuration', '/.well-known/jwks.json'])(
