@@ -7,6 +7,7 @@ import {
   clientSecrets,
   productionReviews,
   redirectUris,
+  webOrigins,
 } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
@@ -25,6 +26,8 @@ export interface EnvironmentView {
   clientId: string;
   scopes: string[];
   redirectUris: string[];
+  /** Normalised origins whose pages may call the token, UserInfo and documents endpoints (CORS). */
+  webOrigins: string[];
   documentTypes: string[];
   documentCountries: string[];
   /** The lowest acr an authorization must reach when the request names none ("none": no minimum). */
@@ -42,6 +45,7 @@ export interface ReviewView {
   scopes: string[];
   /** null: production keeps its own (the first review takes the sandbox's). */
   redirectUris: string[] | null;
+  webOrigins: string[] | null;
   documentTypes: string[] | null;
   documentCountries: string[] | null;
   fullNumberJustification: string | null;
@@ -59,6 +63,9 @@ export interface ApplicationView {
   pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
+  /** Privacy policy and terms of service links shown on the consent page. */
+  policyUri: string | null;
+  tosUri: string | null;
   createdAt: number;
   updatedAt: number;
   /** Sandbox first; production only after an approved review. */
@@ -79,6 +86,7 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
   redirectUris: jsonList(r.redirectUris),
+  webOrigins: jsonList(r.webOrigins),
   documentTypes: jsonList(r.documentTypes),
   documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
@@ -106,6 +114,13 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
       .orderBy(asc(redirectUris.id))
       .all()
       .map((r) => r.uri),
+    webOrigins: db.orm
+      .select({ origin: webOrigins.origin })
+      .from(webOrigins)
+      .where(eq(webOrigins.environmentId, e.id))
+      .orderBy(asc(webOrigins.id))
+      .all()
+      .map((r) => r.origin),
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
     minimumAcr: e.minimumAcr ?? 'none',
@@ -140,6 +155,8 @@ export function findApplication(db: Db, applicationId: string): ApplicationView 
     pkce: app.pkce,
     plan: app.plan,
     fullNumberApproved: app.fullNumberApproved,
+    policyUri: app.policyUri,
+    tosUri: app.tosUri,
     createdAt: app.createdAt,
     updatedAt: app.updatedAt,
     environments: environmentViews(db, app.id),
@@ -223,6 +240,7 @@ export function insertEnvironment(
     environment: Environment;
     scopes: readonly string[];
     redirectUris: readonly string[];
+    webOrigins: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     minimumAcr?: AssuranceLevel;
@@ -250,6 +268,7 @@ export function insertEnvironment(
     })
     .run();
   replaceRedirectUris(db, row.id, input.redirectUris);
+  replaceWebOrigins(db, row.id, input.webOrigins);
   if (input.secretHash) insertSecret(db, clock, row.id, input.secretHash);
   return row;
 }
@@ -260,6 +279,15 @@ export function replaceRedirectUris(db: Db, environmentId: string, uris: readonl
     db.orm
       .insert(redirectUris)
       .values(uris.map((uri) => ({ environmentId, uri })))
+      .run();
+}
+
+export function replaceWebOrigins(db: Db, environmentId: string, origins: readonly string[]): void {
+  db.orm.delete(webOrigins).where(eq(webOrigins.environmentId, environmentId)).run();
+  if (origins.length)
+    db.orm
+      .insert(webOrigins)
+      .values(origins.map((origin) => ({ environmentId, origin })))
       .run();
 }
 

@@ -143,6 +143,9 @@ export const bearerErrors = {
     '`invalid_token`: missing, unknown, expired or revoked token, or the consent was revoked, expired or disconnected.',
     ['WWW-Authenticate'],
   ),
+  403: apiError(
+    '`ORIGIN_NOT_ALLOWED`: a browser page of an origin the application did not register (no CORS headers).',
+  ),
   429: tooManyRequests,
   500: internalError,
 };
