@@ -52,22 +52,14 @@ const TAB_SESSION = 'tab';
 const CALLBACK_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri'];
 
 export function createSpaClient(options: SpaClientOptions) {
-  const w = options.window ?? window;
+  const { storage, window: win, ...clientOptions } = options;
+  const w = win ?? window;
   const client = createVerityClient({
-    issuer: options.issuer,
-    clientId: options.clientId,
-    redirectUri: options.redirectUri,
-    store: sessionTransactionStore(options.storage ?? w.sessionStorage),
-    ...(options.transactionTtlSeconds === undefined
-      ? {}
-      : { transactionTtlSeconds: options.transactionTtlSeconds }),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+    ...clientOptions,
+    store: sessionTransactionStore(storage ?? w.sessionStorage),
   });
-  const callbackPath = (() => {
-    const u = new URL(options.redirectUri);
-    return u.origin + u.pathname;
-  })();
+  const redirect = new URL(options.redirectUri);
+  const callbackPath = redirect.origin + redirect.pathname;
 
   const spa = {
     /** Stores a new transaction and returns the `/v1/oauth/authorize` URL for it. */
