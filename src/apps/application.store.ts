@@ -7,6 +7,7 @@ import {
   clientSecrets,
   productionReviews,
   redirectUris,
+  webOrigins,
 } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
@@ -24,6 +25,8 @@ export interface EnvironmentView {
   clientId: string;
   scopes: string[];
   redirectUris: string[];
+  /** Normalised origins whose pages may call the token, UserInfo and documents endpoints (CORS). */
+  webOrigins: string[];
   documentTypes: string[];
   documentCountries: string[];
   /** How many secrets currently authenticate (0 for public clients). */
@@ -39,6 +42,7 @@ export interface ReviewView {
   scopes: string[];
   /** null: production keeps its own (the first review takes the sandbox's). */
   redirectUris: string[] | null;
+  webOrigins: string[] | null;
   documentTypes: string[] | null;
   documentCountries: string[] | null;
   fullNumberJustification: string | null;
@@ -56,6 +60,9 @@ export interface ApplicationView {
   pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
+  /** Privacy policy and terms of service links shown on the consent page. */
+  policyUri: string | null;
+  tosUri: string | null;
   createdAt: number;
   updatedAt: number;
   /** Sandbox first; production only after an approved review. */
@@ -76,6 +83,7 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
   redirectUris: jsonList(r.redirectUris),
+  webOrigins: jsonList(r.webOrigins),
   documentTypes: jsonList(r.documentTypes),
   documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
@@ -103,6 +111,13 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
       .orderBy(asc(redirectUris.id))
       .all()
       .map((r) => r.uri),
+    webOrigins: db.orm
+      .select({ origin: webOrigins.origin })
+      .from(webOrigins)
+      .where(eq(webOrigins.environmentId, e.id))
+      .orderBy(asc(webOrigins.id))
+      .all()
+      .map((r) => r.origin),
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
     activeSecrets: db.orm
@@ -136,6 +151,8 @@ export function findApplication(db: Db, applicationId: string): ApplicationView 
     pkce: app.pkce,
     plan: app.plan,
     fullNumberApproved: app.fullNumberApproved,
+    policyUri: app.policyUri,
+    tosUri: app.tosUri,
     createdAt: app.createdAt,
     updatedAt: app.updatedAt,
     environments: environmentViews(db, app.id),
@@ -219,6 +236,7 @@ export function insertEnvironment(
     environment: Environment;
     scopes: readonly string[];
     redirectUris: readonly string[];
+    webOrigins: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     secretHash?: string;
@@ -244,6 +262,7 @@ export function insertEnvironment(
     })
     .run();
   replaceRedirectUris(db, row.id, input.redirectUris);
+  replaceWebOrigins(db, row.id, input.webOrigins);
   if (input.secretHash) insertSecret(db, clock, row.id, input.secretHash);
   return row;
 }
@@ -254,6 +273,15 @@ export function replaceRedirectUris(db: Db, environmentId: string, uris: readonl
     db.orm
       .insert(redirectUris)
       .values(uris.map((uri) => ({ environmentId, uri })))
+      .run();
+}
+
+export function replaceWebOrigins(db: Db, environmentId: string, origins: readonly string[]): void {
+  db.orm.delete(webOrigins).where(eq(webOrigins.environmentId, environmentId)).run();
+  if (origins.length)
+    db.orm
+      .insert(webOrigins)
+      .values(origins.map((origin) => ({ environmentId, origin })))
       .run();
 }
 

@@ -16,6 +16,7 @@ import {
   newClientSecret,
   type ReviewView,
   replaceRedirectUris,
+  replaceWebOrigins,
   setApplicationFields,
   setEnvironmentFields,
   setReviewFields,
@@ -27,6 +28,7 @@ import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
 import { insertSecretReveal } from './secret-reveal.store.ts';
+import { checkWebOrigins, productionWebOrigins } from './web-origin-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 const MAX_TEXT = 2000;
@@ -84,6 +86,7 @@ export function requestProductionReview(
       justification,
       scopes: JSON.stringify(scopes),
       redirectUris: null,
+      webOrigins: null,
       documentTypes: null,
       documentCountries: null,
       fullNumberJustification,
@@ -106,7 +109,7 @@ export function requestProductionReview(
  * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
  * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
  * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
- * and the sandbox's callback URIs and document policy as a starting point.
+ * and the sandbox's callback URIs, document policy and https web origins as a starting point.
  */
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
@@ -131,6 +134,7 @@ export async function approveReview(
         justification: 'approved directly by an operator',
         scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
         redirectUris: null,
+        webOrigins: null,
         documentTypes: null,
         documentCountries: null,
         fullNumberJustification: null,
@@ -156,6 +160,7 @@ export async function approveReview(
     const existing = findEnvironment(db, applicationId, 'production');
     let result: IssuedCredentials;
     const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
+    const webOrigins = asked.webOrigins && checkWebOrigins(asked.webOrigins, 'production');
     const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
     const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
@@ -165,6 +170,7 @@ export async function approveReview(
         ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
       });
       if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
+      if (webOrigins) replaceWebOrigins(db, existing.id, webOrigins);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
       const secret = app.type === 'confidential' ? credential : undefined;
@@ -173,6 +179,8 @@ export async function approveReview(
         environment: 'production',
         scopes,
         redirectUris: redirectUris ?? sandbox.redirectUris,
+        // Sandbox may allow http://localhost pages; production starts with its https origins only.
+        webOrigins: webOrigins ?? productionWebOrigins(sandbox.webOrigins),
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
         secretHash: secret?.hash,
@@ -200,6 +208,7 @@ export async function approveReview(
         reviewId: review.id,
         scopes,
         ...(redirectUris ? { redirectUris } : {}),
+        ...(webOrigins ? { webOrigins } : {}),
         clientId: result.clientId,
         fullNumberApproved: grantsFullNumber,
         createdProduction: !existing,

@@ -18,10 +18,11 @@ import {
   insertEnvironment,
   newClientSecret,
   replaceRedirectUris,
+  replaceWebOrigins,
   setApplicationFields,
   setEnvironmentFields,
 } from './application.store.ts';
-import { checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
+import { checkLink, checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
 import {
   ALL_COUNTRIES,
   checkDocumentCountries,
@@ -32,6 +33,7 @@ import { fileProductionChange, type ProductionSettings, splitProductionEdit } fr
 import { checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
+import { checkWebOrigins } from './web-origin-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 
@@ -40,6 +42,11 @@ export interface CreateApplicationInput {
   type: string;
   redirectUris: readonly string[];
   scopes: readonly string[];
+  /** Origins of browser pages that may call the token, UserInfo and documents endpoints. */
+  webOrigins?: readonly string[];
+  /** Privacy policy and terms links shown on the consent page (https; empty: none). */
+  policyUri?: string;
+  tosUri?: string;
   ownerDeveloperId?: string;
   /** Default: every document type. */
   documentTypes?: string | readonly string[];
@@ -76,6 +83,9 @@ export async function createApplication(
   const type = checkType(input.type);
   const uris = checkRedirectUris(input.redirectUris);
   const scopes = checkScopes(input.scopes, 'sandbox');
+  const webOrigins = checkWebOrigins(input.webOrigins ?? [], 'sandbox');
+  const policyUri = checkLink('policyUri', input.policyUri ?? '');
+  const tosUri = checkLink('tosUri', input.tosUri ?? '');
   const documentTypes =
     input.documentTypes === undefined ? [...DOCUMENT_TYPES] : checkDocumentTypes(input.documentTypes);
   const documentCountries =
@@ -97,6 +107,8 @@ export async function createApplication(
       ownerDeveloperId: input.ownerDeveloperId ?? null,
       pkce,
       plan,
+      policyUri,
+      tosUri,
       createdAt: t,
       updatedAt: t,
     });
@@ -105,6 +117,7 @@ export async function createApplication(
       environment: 'sandbox',
       scopes,
       redirectUris: uris,
+      webOrigins,
       documentTypes,
       documentCountries,
       secretHash: credential?.hash,
@@ -113,7 +126,15 @@ export async function createApplication(
       actor: input.actor,
       action: 'application.create',
       target: applicationId,
-      details: { name, type, environment: 'sandbox', clientId: env.clientId, scopes, redirectUris: uris },
+      details: {
+        name,
+        type,
+        environment: 'sandbox',
+        clientId: env.clientId,
+        scopes,
+        redirectUris: uris,
+        ...(webOrigins.length ? { webOrigins } : {}),
+      },
     });
     return {
       applicationId,
@@ -130,12 +151,19 @@ export interface UpdateApplicationInput {
   plan?: string;
   /** null removes the owner. */
   ownerDeveloperId?: string | null;
+  /** Consent page links; '' removes one. Not a widening: applies at once, in production too. */
+  policyUri?: string;
+  tosUri?: string;
   /** Which environment the fields below change (default sandbox). */
   environment?: Environment;
   /** Replaces the whole set. */
   redirectUris?: readonly string[];
   addRedirectUris?: readonly string[];
   removeRedirectUris?: readonly string[];
+  /** Replaces the whole set (may be empty). */
+  webOrigins?: readonly string[];
+  addWebOrigins?: readonly string[];
+  removeWebOrigins?: readonly string[];
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
@@ -162,6 +190,16 @@ function desiredSettings(
     uris.push(...(input.addRedirectUris ?? []));
     out.redirectUris = checkRedirectUris(uris);
   }
+  if (input.webOrigins !== undefined || input.addWebOrigins?.length || input.removeWebOrigins?.length) {
+    let origins = checkWebOrigins(input.webOrigins ?? view.webOrigins, view.environment);
+    // Compared normalised, so "https://App.example:443" removes "https://app.example".
+    for (const o of checkWebOrigins(input.removeWebOrigins ?? [], 'sandbox')) {
+      if (!origins.includes(o))
+        throw ruleViolation('webOrigins', `web origin "${o}" is not registered for ${view.environment}`);
+      origins = origins.filter((x) => x !== o);
+    }
+    out.webOrigins = checkWebOrigins([...origins, ...(input.addWebOrigins ?? [])], view.environment);
+  }
   if (input.scopes !== undefined) out.scopes = checkScopes(input.scopes, view.environment, opts);
   if (input.documentTypes !== undefined) out.documentTypes = checkDocumentTypes(input.documentTypes);
   if (input.documentCountries !== undefined)
@@ -184,6 +222,12 @@ export function updateApplication(
     if (input.name !== undefined) appSet.name = changed.name = checkName(input.name);
     if (input.pkce !== undefined) appSet.pkce = changed.pkce = checkPkce(input.pkce);
     if (input.plan !== undefined) appSet.plan = changed.plan = checkPlan(input.plan);
+    for (const key of ['policyUri', 'tosUri'] as const) {
+      const value = input[key];
+      if (value === undefined) continue;
+      const link = checkLink(key, value);
+      if (link !== app[key]) appSet[key] = changed[key] = link;
+    }
     if (input.ownerDeveloperId !== undefined) {
       if (input.ownerDeveloperId !== null) checkOwner(db, input.ownerDeveloperId);
       appSet.ownerDeveloperId = changed.ownerDeveloperId = input.ownerDeveloperId;
@@ -193,6 +237,9 @@ export function updateApplication(
       input.redirectUris !== undefined ||
       input.addRedirectUris?.length ||
       input.removeRedirectUris?.length ||
+      input.webOrigins !== undefined ||
+      input.addWebOrigins?.length ||
+      input.removeWebOrigins?.length ||
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined;
@@ -227,6 +274,10 @@ export function updateApplication(
       if (apply.redirectUris) {
         replaceRedirectUris(db, env.id, apply.redirectUris);
         changed.redirectUris = apply.redirectUris;
+      }
+      if (apply.webOrigins) {
+        replaceWebOrigins(db, env.id, apply.webOrigins);
+        changed.webOrigins = apply.webOrigins;
       }
       if (apply.scopes) {
         changed.scopes = apply.scopes;

@@ -38,6 +38,7 @@ const environmentJson = (e: EnvironmentView) => ({
   clientId: e.clientId,
   scopes: e.scopes,
   redirectUris: e.redirectUris,
+  webOrigins: e.webOrigins,
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   activeSecrets: e.activeSecrets,
@@ -51,6 +52,7 @@ const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   justification: r.justification,
   scopes: r.scopes,
   redirectUris: r.redirectUris,
+  webOrigins: r.webOrigins,
   documentTypes: r.documentTypes,
   documentCountries: r.documentCountries,
   /** Pending reviews: what approval would add to and remove from production as it is now. */
@@ -71,6 +73,8 @@ const applicationJson = (a: ApplicationView) => ({
   pkce: a.pkce,
   plan: a.plan,
   fullNumberApproved: a.fullNumberApproved,
+  policyUri: a.policyUri,
+  tosUri: a.tosUri,
   createdAt: isoTime(a.createdAt),
   updatedAt: isoTime(a.updatedAt),
   environments: a.environments.map(environmentJson),
@@ -103,6 +107,7 @@ function applicationText(a: ApplicationView): string {
     `${a.applicationId}  ${a.name}`,
     `  type: ${a.type}   pkce: ${a.pkce}   plan: ${a.plan}   owner: ${a.ownerDeveloperId ?? '-'}`,
     `  document_number_full approved: ${a.fullNumberApproved ? 'yes' : 'no'}`,
+    `  privacy policy: ${a.policyUri ?? '-'}   terms: ${a.tosUri ?? '-'}`,
   ];
   for (const e of a.environments) {
     lines.push(
@@ -111,6 +116,7 @@ function applicationText(a: ApplicationView): string {
       `    secrets:        ${a.type === 'public' ? 'none (public client)' : `${e.activeSecrets} active`}`,
       `    scopes:         ${e.scopes.join(' ')}`,
       `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
+      `    web origins:    ${e.webOrigins.join('\n                    ') || 'none'}`,
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
     );
@@ -156,6 +162,14 @@ const policyFlags = {
   },
   pkce: { type: 'string', description: 'required (every client) or public-only (public clients)' },
   plan: { type: 'string', description: 'plan name that selects [rate_limits.*.plans.*] overrides' },
+  'policy-uri': {
+    type: 'string',
+    description: 'privacy policy link shown on the consent page ("" removes it)',
+  },
+  'tos-uri': {
+    type: 'string',
+    description: 'terms of service link shown on the consent page ("" removes it)',
+  },
 } as const;
 
 export const appsCommands: Command[] = [
@@ -166,12 +180,18 @@ export const appsCommands: Command[] = [
       'clients, the client secret (shown once). Document types and countries default to all ("none" allows none).',
     usage:
       '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
-      '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
-      '[--pkce required|public-only] [--plan P]',
+      '[--web-origin ORIGIN ...] [--owner DEVELOPER_ID] [--document-types "passport id_card"] ' +
+      '[--document-countries "DE FR"] [--pkce required|public-only] [--plan P] [--policy-uri U] [--tos-uri U]',
     options: {
       name: { type: 'string', description: 'application name shown to persons on the consent page' },
       type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
       'redirect-uri': { type: 'string', multiple: true, description: 'an exact callback URL' },
+      'web-origin': {
+        type: 'string',
+        multiple: true,
+        description:
+          'an origin whose pages may call the token and UserInfo endpoints, e.g. https://app.example',
+      },
       scopes: { type: 'string', description: 'space-separated sandbox scopes, e.g. "openid email"' },
       owner: { type: 'string', description: 'the developer who owns it' },
       ...policyFlags,
@@ -188,6 +208,9 @@ export const appsCommands: Command[] = [
           type,
           redirectUris,
           scopes,
+          webOrigins: list(args, 'web-origin'),
+          policyUri: str(args, 'policy-uri'),
+          tosUri: str(args, 'tos-uri'),
           ownerDeveloperId: str(args, 'owner'),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
@@ -252,11 +275,13 @@ export const appsCommands: Command[] = [
     name: 'apps update',
     summary:
       'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes and document ' +
-      'policy belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
+      'policy belong to one environment (--env, default sandbox), and so do web origins. --redirect-uri and ' +
+      '--web-origin replace the whole set ("--web-origin none" removes every origin).',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
-      '[--scopes "s1 s2"] [--document-types T] [--document-countries C]',
+      '[--web-origin ORIGIN ...] [--add-web-origin ORIGIN ...] [--remove-web-origin ORIGIN ...] ' +
+      '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--policy-uri U] [--tos-uri U]',
     options: {
       name: { type: 'string', description: 'new application name' },
       owner: { type: 'string', description: 'new owning developer ("none" clears it)' },
@@ -267,6 +292,13 @@ export const appsCommands: Command[] = [
       'redirect-uri': { type: 'string', multiple: true, description: 'replaces every redirect URI' },
       'add-redirect-uri': { type: 'string', multiple: true, description: 'adds one redirect URI' },
       'remove-redirect-uri': { type: 'string', multiple: true, description: 'removes one redirect URI' },
+      'web-origin': {
+        type: 'string',
+        multiple: true,
+        description: 'replaces every web origin ("none": none)',
+      },
+      'add-web-origin': { type: 'string', multiple: true, description: 'adds one web origin' },
+      'remove-web-origin': { type: 'string', multiple: true, description: 'removes one web origin' },
       scopes: { type: 'string', description: 'space-separated scopes, replacing the current set' },
       ...policyFlags,
     },
@@ -274,6 +306,7 @@ export const appsCommands: Command[] = [
       const id = positional(args, 0, 'APP_ID');
       const environment = requiredEnvironment(args, 'sandbox');
       const set = list(args, 'redirect-uri');
+      const origins = list(args, 'web-origin');
       const scopes = str(args, 'scopes');
       return withContext(cli, async (ctx) => {
         const app = updateApplication(ctx.db, ctx.clock, id, {
@@ -285,6 +318,11 @@ export const appsCommands: Command[] = [
           redirectUris: set.length ? set : undefined,
           addRedirectUris: list(args, 'add-redirect-uri'),
           removeRedirectUris: list(args, 'remove-redirect-uri'),
+          webOrigins: origins.length ? origins.filter((o) => o !== 'none') : undefined,
+          addWebOrigins: list(args, 'add-web-origin'),
+          removeWebOrigins: list(args, 'remove-web-origin'),
+          policyUri: str(args, 'policy-uri'),
+          tosUri: str(args, 'tos-uri'),
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
@@ -335,7 +373,7 @@ export const appsCommands: Command[] = [
     name: 'apps review list',
     summary:
       'List production reviews (all, or only those with --status); a pending one shows what approving it ' +
-      'adds to and removes from production (scopes, redirect URIs, document policy).',
+      'adds to and removes from production (scopes, redirect URIs, web origins, document policy).',
     usage: '[--status pending|approved|rejected|withdrawn] [--app APP_ID]',
     options: {
       status: { type: 'string', description: 'pending, approved, rejected or withdrawn' },

@@ -9,6 +9,7 @@ import type { AppEnv } from '../http/env.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
+import { findClient } from '../oauth/client.store.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { readForm } from '../web/form.ts';
@@ -257,11 +258,15 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
     if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    const client = findClient(ctx, req.clientId);
     return c.html(
       <ConsentPage
         {...props(c, req)}
         action={path(req.id, '/consent')}
         applicationName={req.applicationName}
+        redirectUri={req.redirectUri}
+        policyUri={client?.policyUri ?? null}
+        tosUri={client?.tosUri ?? null}
         purpose={req.purpose}
         scopes={req.scopes}
         personName={person.name ?? ''}

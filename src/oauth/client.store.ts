@@ -22,6 +22,9 @@ export interface OAuthClient {
   pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
+  /** Privacy policy and terms links for the consent page, when registered. */
+  policyUri: string | null;
+  tosUri: string | null;
 }
 
 interface ClientRow {
@@ -35,6 +38,8 @@ interface ClientRow {
   pkce: PkceMode;
   plan: string;
   full_number_approved: number;
+  policy_uri: string | null;
+  tos_uri: string | null;
 }
 
 // Prepared statements: these run on every authorize and token request. In a join, a parameter
@@ -43,10 +48,12 @@ interface ClientRow {
 // plan), which made this lookup cost ten times as much. CROSS JOIN fixes the order: the client_id
 // index, then the application by primary key.
 const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, e.client_id, e.scopes,
-    a.name, a.type, a.pkce, a.plan, a.full_number_approved
+    a.name, a.type, a.pkce, a.plan, a.full_number_approved, a.policy_uri, a.tos_uri
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
+const WEB_ORIGINS = 'SELECT origin FROM web_origins WHERE environment_id = ? ORDER BY id';
+const ORIGIN_REGISTERED = 'SELECT EXISTS (SELECT 1 FROM web_origins WHERE origin = CAST(? AS TEXT)) AS known';
 const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
@@ -66,6 +73,9 @@ interface Cache {
   clients: Map<string, OAuthClient>;
   secrets: Map<string, SecretRow[]>;
   redirectUris: Map<string, readonly string[]>;
+  webOrigins: Map<string, readonly string[]>;
+  /** Origin → whether any environment registered it (CORS preflights). */
+  knownOrigins: Map<string, boolean>;
 }
 
 const CLIENTS = slot((): { current?: Cache } => ({}));
@@ -78,8 +88,17 @@ function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   const version = cacheVersion(db, 'clients');
   const held = caches.get(CLIENTS);
   let c = held.current;
-  if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {
-    c = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
+  const size = (x: Cache) =>
+    x.clients.size + x.secrets.size + x.redirectUris.size + x.webOrigins.size + x.knownOrigins.size;
+  if (!c || c.version !== version || size(c) > MAX_ENTRIES) {
+    c = {
+      version,
+      clients: new Map(),
+      secrets: new Map(),
+      redirectUris: new Map(),
+      webOrigins: new Map(),
+      knownOrigins: new Map(),
+    };
     held.current = c;
   }
   return c;
@@ -102,6 +121,10 @@ export interface ClientRegistry {
   client(clientId: string): OAuthClient | undefined;
   /** Registered redirect URIs of an environment, in the order they were added. */
   redirectUris(environmentId: string): readonly string[];
+  /** Allowed web origins of an environment (normalised, as browsers send them). */
+  webOrigins(environmentId: string): readonly string[];
+  /** Whether any environment allows this web origin. */
+  originRegistered(origin: string): boolean;
   /**
    * Whether `secret` is a current secret of this client's environment. Every current hash is
    * compared in constant time, and only this environment's hashes are compared; a secret carrying
@@ -130,6 +153,21 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
             .map((r) => r.uri),
         ),
       ) ?? [],
+    webOrigins: (environmentId) =>
+      cached(cache?.webOrigins, environmentId, () =>
+        Object.freeze(
+          db.sql
+            .prepare<{ origin: string }>(WEB_ORIGINS)
+            .all(environmentId)
+            .map((r) => r.origin),
+        ),
+      ) ?? [],
+    originRegistered: (origin) =>
+      cached(
+        cache?.knownOrigins,
+        origin,
+        () => db.sql.prepare<{ known: number }>(ORIGIN_REGISTERED).get(origin)?.known === 1,
+      ) ?? false,
     secretMatches(client, secret, now) {
       const hash = sha256HexSync(secret);
       const rows =
@@ -173,5 +211,7 @@ function loadClient(db: Db, clientId: string): OAuthClient | undefined {
     pkce: row.pkce,
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
+    policyUri: row.policy_uri,
+    tosUri: row.tos_uri,
   });
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
 import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
+import { corsForClient } from '../http/cors.ts';
 import { tokenError } from '../http/errors.ts';
 import {
   countRequest,
@@ -30,6 +31,7 @@ export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise
  * rate limit (at the limit of the client once it authenticated), the exchange, then metrics.
  */
 export function tokenEndpoint(ctx: AppContext): PlainHandler {
+  const ownOrigin = new URL(ctx.config.server.base_url).origin;
   return async function token(req, conn) {
     const start = performance.now();
     const requestId = crypto.randomUUID();
@@ -39,6 +41,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
       'X-Request-Id': requestId,
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
+      Vary: 'Origin',
     };
     // Filled in as the exchange learns who is asking, for its one `token.*` log line.
     const event: SecurityEventFields = { requestId };
@@ -46,7 +49,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
     try {
       const text = await readTextWithin(req, BODY_LIMITS.oauth);
       if (text === undefined) throw new OAuthError('invalid_request', 'The request body is too large.', 413);
-      res = Response.json(await exchange(ctx, req, text, ip, headers, event), { headers });
+      res = Response.json(await exchange(ctx, req, text, ip, ownOrigin, headers, event), { headers });
       securityEvent(ctx, 'token.issued', event);
     } catch (e) {
       const t = tokenError(e, ctx.log, requestId);
@@ -58,12 +61,16 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
   };
 }
 
-/** The exchange itself; the rate-limit headers go into `headers` as soon as the request is counted. */
+/**
+ * The exchange itself; the rate-limit headers go into `headers` as soon as the request is counted, and
+ * the CORS headers as soon as the client is known.
+ */
 async function exchange(
   ctx: AppContext,
   req: Request,
   text: string,
   ip: string,
+  ownOrigin: string,
   headers: Record<string, string>,
   event: SecurityEventFields,
 ): Promise<object> {
@@ -78,8 +85,13 @@ async function exchange(
       const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
       event.clientId = credentials.clientId;
       const client = clients.client(credentials.clientId);
-      if (client)
+      if (client) {
         Object.assign(event, { applicationId: client.applicationId, environment: client.environment });
+        // A page of an origin the client did not register gets no further than naming the client.
+        const cors = corsForClient(req, ownOrigin, () => clients.webOrigins(client.environmentId));
+        Object.assign(headers, cors.headers);
+        if (!cors.allowed) throw originNotAllowed(req);
+      }
       authenticated = authenticateClient(ctx, credentials, clients, client);
     } catch (e) {
       credentialsError = e;
@@ -107,3 +119,9 @@ async function exchange(
  */
 const chargedScope = (client: OAuthClient | undefined): RateLimitScope | undefined =>
   client?.type === 'confidential' ? { environment: client.environment, plan: client.plan } : undefined;
+
+const originNotAllowed = (req: Request) =>
+  new OAuthError(
+    'invalid_request',
+    `The origin ${req.headers.get('origin')} is not an allowed web origin of this client.`,
+  );

@@ -60,6 +60,10 @@ export const en = {
   consentScopes: 'It will be able to see',
   consentSignedInAs: (name: string) => `Signed in as ${name}`,
   consentFooter: 'You can withdraw this consent at any time from your account page.',
+  consentReturnsTo: (host: string) => `You will return to ${host}`,
+  consentPrivacyPolicy: 'Privacy policy',
+  consentTerms: 'Terms of service',
+  consentOpensNewWindow: '(opens in a new window)',
   allow: 'Allow',
   deny: 'Deny',
 

@@ -19,6 +19,9 @@ export interface AppFormValues {
   name: string;
   type: 'confidential' | 'public';
   redirectUris: string;
+  webOrigins: string;
+  policyUri: string;
+  tosUri: string;
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
@@ -89,6 +92,13 @@ export function AppFormPage(
             errors={errors}
             required
           />
+          <TextArea
+            id="web_origins"
+            label={`${m.webOrigins} ${m.optional}`}
+            hint={m.webOriginsHint}
+            value={values.webOrigins}
+            errors={errors}
+          />
           <ScopePicker
             m={m}
             id="scopes"
@@ -122,6 +132,22 @@ export function AppFormPage(
               errors={errors}
             />
           </fieldset>
+          <TextField
+            id="policy_uri"
+            type="url"
+            label={`${m.policyUri} ${m.optional}`}
+            hint={m.linkHint}
+            value={values.policyUri}
+            errors={errors}
+          />
+          <TextField
+            id="tos_uri"
+            type="url"
+            label={`${m.tosUri} ${m.optional}`}
+            hint={m.linkHint}
+            value={values.tosUri}
+            errors={errors}
+          />
           {props.environment === 'production' ? (
             <>
               <p>{m.productionEditIntro}</p>
