@@ -17,7 +17,7 @@ export async function opensslSignsPerSecond(seconds = 1): Promise<number> {
 }
 
 /** The sign/s column of the `rsa 2048 bits` row. */
-export function parseOpensslSpeed(out: string): number {
+function parseOpensslSpeed(out: string): number {
   // rsa 2048 bits 0.000736s 0.000021s   1359.4  47834.4   (sign, verify, sign/s, verify/s)
   const m = /^rsa\s+2048 bits\s+\S+\s+\S+\s+([\d.]+)\s+[\d.]+\s*$/m.exec(out);
   if (!m) throw new Error(`openssl speed: no rsa 2048 row in\n${out}`);

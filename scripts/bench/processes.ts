@@ -3,20 +3,14 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 export const cores = availableParallelism();
-/** The server's core; with one core there is nothing to pin. */
-export const SERVER_CORE = 0;
+/** Servers run on core 0 and the load generator on the others; with one core nothing is pinned. */
 export const pinned = cores >= 2;
-export const pin = pinned ? ['taskset', '-c', String(SERVER_CORE)] : [];
+export const pin = pinned ? ['taskset', '-c', '0'] : [];
 
-/** Every thread of `pid` (workers included) on the server's core, or free on all of them. */
+/** Every thread of `pid` (workers included) on core 0, on every core, or on the cores but 0. */
 export function setAffinity(pid: number, where: 'server core' | 'all cores' | 'other cores') {
   if (!pinned) return;
-  const list =
-    where === 'server core'
-      ? String(SERVER_CORE)
-      : where === 'all cores'
-        ? `0-${cores - 1}`
-        : `1-${cores - 1}`;
+  const list = { 'server core': '0', 'all cores': `0-${cores - 1}`, 'other cores': `1-${cores - 1}` }[where];
   const r = Bun.spawnSync(['taskset', '-a', '-p', '-c', list, String(pid)], { stdout: 'ignore' });
   if (r.exitCode !== 0) throw new Error(`taskset failed for ${pid}: ${r.stderr.toString()}`);
 }

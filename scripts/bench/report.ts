@@ -87,17 +87,13 @@ export function report(run: Run) {
   const openssl = median(ceilings.map((c) => c.openssl));
 
   // Each slice against the ceilings measured next to it (the mean of the two around it).
-  const perSlice = (f: (s: Slice) => number) => slices.map(f);
-  const versusOpenssl = perSlice(
-    (s) => s.exchanges.perSecond / mean(s.around[0].openssl, s.around[1].openssl),
-  );
-  const versusSigner = perSlice(
-    (s) => s.exchanges.perSecond / mean(s.around[0].verity.signsPerSecond, s.around[1].verity.signsPerSecond),
-  );
-  const versusOidc = run.compare ? perSlice((s) => s.exchanges.perSecond / s.oidc!.perSecond) : [];
-  const oidcVersusOpenssl = run.compare
-    ? perSlice((s) => s.oidc!.perSecond / mean(s.around[0].openssl, s.around[1].openssl))
-    : [];
+  const opensslAround = (s: Slice) => mean(s.around[0].openssl, s.around[1].openssl);
+  const signerAround = (s: Slice) =>
+    mean(s.around[0].verity.signsPerSecond, s.around[1].verity.signsPerSecond);
+  const versusOpenssl = slices.map((s) => s.exchanges.perSecond / opensslAround(s));
+  const versusSigner = slices.map((s) => s.exchanges.perSecond / signerAround(s));
+  const versusOidc = run.compare ? slices.map((s) => s.exchanges.perSecond / s.oidc!.perSecond) : [];
+  const oidcVersusOpenssl = run.compare ? slices.map((s) => s.oidc!.perSecond / opensslAround(s)) : [];
   const signerVersusOpenssl = ceilings.map((c) => c.verity.signsPerSecond / c.openssl);
   const everyCore = turns.map((t) => t.all.perSecond / t.one.perSecond);
 
