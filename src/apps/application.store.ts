@@ -5,6 +5,7 @@ import {
   applicationEnvironments,
   applications,
   clientSecrets,
+  postLogoutRedirectUris,
   productionReviews,
   redirectUris,
 } from '../db/schema/applications.ts';
@@ -24,6 +25,8 @@ export interface EnvironmentView {
   clientId: string;
   scopes: string[];
   redirectUris: string[];
+  /** Where RP-initiated logout may return to; possibly none. */
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
   /** How many secrets currently authenticate (0 for public clients). */
@@ -39,6 +42,7 @@ export interface ReviewView {
   scopes: string[];
   /** null: production keeps its own (the first review takes the sandbox's). */
   redirectUris: string[] | null;
+  postLogoutRedirectUris: string[] | null;
   documentTypes: string[] | null;
   documentCountries: string[] | null;
   fullNumberJustification: string | null;
@@ -76,6 +80,7 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
   redirectUris: jsonList(r.redirectUris),
+  postLogoutRedirectUris: jsonList(r.postLogoutRedirectUris),
   documentTypes: jsonList(r.documentTypes),
   documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
@@ -84,6 +89,17 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   createdAt: r.createdAt,
   decidedAt: r.decidedAt,
 });
+
+type UriTable = typeof redirectUris | typeof postLogoutRedirectUris;
+
+const urisOf = (db: Db, table: UriTable, environmentId: string) =>
+  db.orm
+    .select({ uri: table.uri })
+    .from(table)
+    .where(eq(table.environmentId, environmentId))
+    .orderBy(asc(table.id))
+    .all()
+    .map((r) => r.uri);
 
 function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
   const envs = db.orm
@@ -96,13 +112,8 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
     environment: e.environment,
     clientId: e.clientId,
     scopes: JSON.parse(e.scopes) as string[],
-    redirectUris: db.orm
-      .select({ uri: redirectUris.uri })
-      .from(redirectUris)
-      .where(eq(redirectUris.environmentId, e.id))
-      .orderBy(asc(redirectUris.id))
-      .all()
-      .map((r) => r.uri),
+    redirectUris: urisOf(db, redirectUris, e.id),
+    postLogoutRedirectUris: urisOf(db, postLogoutRedirectUris, e.id),
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
     activeSecrets: db.orm
@@ -219,6 +230,7 @@ export function insertEnvironment(
     environment: Environment;
     scopes: readonly string[];
     redirectUris: readonly string[];
+    postLogoutRedirectUris?: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     secretHash?: string;
@@ -244,18 +256,25 @@ export function insertEnvironment(
     })
     .run();
   replaceRedirectUris(db, row.id, input.redirectUris);
+  replacePostLogoutRedirectUris(db, row.id, input.postLogoutRedirectUris ?? []);
   if (input.secretHash) insertSecret(db, clock, row.id, input.secretHash);
   return row;
 }
 
-export function replaceRedirectUris(db: Db, environmentId: string, uris: readonly string[]): void {
-  db.orm.delete(redirectUris).where(eq(redirectUris.environmentId, environmentId)).run();
+function replaceUris(db: Db, table: UriTable, environmentId: string, uris: readonly string[]): void {
+  db.orm.delete(table).where(eq(table.environmentId, environmentId)).run();
   if (uris.length)
     db.orm
-      .insert(redirectUris)
+      .insert(table)
       .values(uris.map((uri) => ({ environmentId, uri })))
       .run();
 }
+
+export const replaceRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, redirectUris, environmentId, uris);
+
+export const replacePostLogoutRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, postLogoutRedirectUris, environmentId, uris);
 
 export function insertSecret(db: Db, clock: Clock, environmentId: string, secretHash: string): void {
   db.orm

@@ -19,10 +19,17 @@ const MAX_TEXT = 2000;
 export interface ProductionSettings {
   scopes: string[];
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
 }
-export const SETTING_KEYS = ['scopes', 'redirectUris', 'documentTypes', 'documentCountries'] as const;
+export const SETTING_KEYS = [
+  'scopes',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'documentTypes',
+  'documentCountries',
+] as const;
 type Key = (typeof SETTING_KEYS)[number];
 
 /**
@@ -57,7 +64,7 @@ export type ReviewChanges = Record<Key, SetChange>;
 
 /**
  * What approving `review` would change in production as it is now (nothing yet for a first review,
- * which takes the sandbox's redirect URIs and document policy).
+ * which takes the sandbox's redirect URIs, post-logout URIs and document policy).
  */
 export function reviewChanges(
   review: ReviewView,
@@ -133,6 +140,7 @@ export function fileProductionChange(
   const settings = {
     scopes: JSON.stringify(scopes),
     redirectUris: json('redirectUris'),
+    postLogoutRedirectUris: json('postLogoutRedirectUris'),
     documentTypes: json('documentTypes'),
     documentCountries: json('documentCountries'),
     fullNumberJustification: fullNumberJustification ?? null,

@@ -15,6 +15,7 @@ import {
   insertReview,
   newClientSecret,
   type ReviewView,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
   setApplicationFields,
   setEnvironmentFields,
@@ -22,7 +23,7 @@ import {
   toReviewView,
 } from './application.store.ts';
 import { checkDocumentCountries, checkDocumentTypes } from './document-policy-rules.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
@@ -84,6 +85,7 @@ export function requestProductionReview(
       justification,
       scopes: JSON.stringify(scopes),
       redirectUris: null,
+      postLogoutRedirectUris: null,
       documentTypes: null,
       documentCountries: null,
       fullNumberJustification,
@@ -106,7 +108,7 @@ export function requestProductionReview(
  * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
  * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
  * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
- * and the sandbox's callback URIs and document policy as a starting point.
+ * and the sandbox's callback and post-logout URIs and document policy as a starting point.
  */
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
@@ -131,6 +133,7 @@ export async function approveReview(
         justification: 'approved directly by an operator',
         scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
         redirectUris: null,
+        postLogoutRedirectUris: null,
         documentTypes: null,
         documentCountries: null,
         fullNumberJustification: null,
@@ -156,6 +159,8 @@ export async function approveReview(
     const existing = findEnvironment(db, applicationId, 'production');
     let result: IssuedCredentials;
     const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
+    const postLogoutUris =
+      asked.postLogoutRedirectUris && checkPostLogoutRedirectUris(asked.postLogoutRedirectUris);
     const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
     const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
@@ -165,6 +170,7 @@ export async function approveReview(
         ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
       });
       if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
+      if (postLogoutUris) replacePostLogoutRedirectUris(db, existing.id, postLogoutUris);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
       const secret = app.type === 'confidential' ? credential : undefined;
@@ -173,6 +179,7 @@ export async function approveReview(
         environment: 'production',
         scopes,
         redirectUris: redirectUris ?? sandbox.redirectUris,
+        postLogoutRedirectUris: postLogoutUris ?? sandbox.postLogoutRedirectUris,
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
         secretHash: secret?.hash,
@@ -200,6 +207,7 @@ export async function approveReview(
         reviewId: review.id,
         scopes,
         ...(redirectUris ? { redirectUris } : {}),
+        ...(postLogoutUris ? { postLogoutRedirectUris: postLogoutUris } : {}),
         clientId: result.clientId,
         fullNumberApproved: grantsFullNumber,
         createdProduction: !existing,

@@ -17,6 +17,7 @@ import {
   insertApplication,
   insertEnvironment,
   newClientSecret,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
   setApplicationFields,
   setEnvironmentFields,
@@ -29,7 +30,7 @@ import {
   DOCUMENT_TYPES,
 } from './document-policy-rules.ts';
 import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
 
@@ -39,6 +40,8 @@ export interface CreateApplicationInput {
   name: string;
   type: string;
   redirectUris: readonly string[];
+  /** Where RP-initiated logout may return to; default none. */
+  postLogoutRedirectUris?: readonly string[];
   scopes: readonly string[];
   ownerDeveloperId?: string;
   /** Default: every document type. */
@@ -75,6 +78,7 @@ export async function createApplication(
   const name = checkName(input.name);
   const type = checkType(input.type);
   const uris = checkRedirectUris(input.redirectUris);
+  const postLogoutUris = checkPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = checkScopes(input.scopes, 'sandbox');
   const documentTypes =
     input.documentTypes === undefined ? [...DOCUMENT_TYPES] : checkDocumentTypes(input.documentTypes);
@@ -105,6 +109,7 @@ export async function createApplication(
       environment: 'sandbox',
       scopes,
       redirectUris: uris,
+      postLogoutRedirectUris: postLogoutUris,
       documentTypes,
       documentCountries,
       secretHash: credential?.hash,
@@ -113,7 +118,15 @@ export async function createApplication(
       actor: input.actor,
       action: 'application.create',
       target: applicationId,
-      details: { name, type, environment: 'sandbox', clientId: env.clientId, scopes, redirectUris: uris },
+      details: {
+        name,
+        type,
+        environment: 'sandbox',
+        clientId: env.clientId,
+        scopes,
+        redirectUris: uris,
+        ...(postLogoutUris.length ? { postLogoutRedirectUris: postLogoutUris } : {}),
+      },
     });
     return {
       applicationId,
@@ -136,6 +149,10 @@ export interface UpdateApplicationInput {
   redirectUris?: readonly string[];
   addRedirectUris?: readonly string[];
   removeRedirectUris?: readonly string[];
+  /** The same three for the post-logout redirect URIs. */
+  postLogoutRedirectUris?: readonly string[];
+  addPostLogoutRedirectUris?: readonly string[];
+  removePostLogoutRedirectUris?: readonly string[];
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
@@ -145,6 +162,32 @@ export interface UpdateApplicationInput {
   actor: AuditActor;
 }
 
+interface SetEdit {
+  set?: readonly string[];
+  add?: readonly string[];
+  remove?: readonly string[];
+}
+
+const editsSet = (e: SetEdit) => e.set !== undefined || !!e.add?.length || !!e.remove?.length;
+
+/** A URI list after an update's replacement, removals and additions; undefined when it asks none. */
+function editedSet(
+  view: EnvironmentView,
+  key: 'redirectUris' | 'postLogoutRedirectUris',
+  label: string,
+  edit: SetEdit,
+): string[] | undefined {
+  if (!editsSet(edit)) return undefined;
+  let uris = [...(edit.set ?? view[key])];
+  for (const u of edit.remove ?? []) {
+    if (!uris.includes(u))
+      throw ruleViolation(key, `${label} "${u}" is not registered for ${view.environment}`);
+    uris = uris.filter((x) => x !== u);
+  }
+  uris.push(...(edit.add ?? []));
+  return uris;
+}
+
 /** The environment settings an update asks for, each checked against its rule; unset ones absent. */
 function desiredSettings(
   view: EnvironmentView,
@@ -152,16 +195,18 @@ function desiredSettings(
   opts: { fullNumberApproved: boolean },
 ): Partial<ProductionSettings> {
   const out: Partial<ProductionSettings> = {};
-  if (input.redirectUris !== undefined || input.addRedirectUris?.length || input.removeRedirectUris?.length) {
-    let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
-    for (const u of input.removeRedirectUris ?? []) {
-      if (!uris.includes(u))
-        throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${view.environment}`);
-      uris = uris.filter((x) => x !== u);
-    }
-    uris.push(...(input.addRedirectUris ?? []));
-    out.redirectUris = checkRedirectUris(uris);
-  }
+  const redirect = editedSet(view, 'redirectUris', 'redirect URI', {
+    set: input.redirectUris,
+    add: input.addRedirectUris,
+    remove: input.removeRedirectUris,
+  });
+  if (redirect) out.redirectUris = checkRedirectUris(redirect);
+  const postLogout = editedSet(view, 'postLogoutRedirectUris', 'post-logout redirect URI', {
+    set: input.postLogoutRedirectUris,
+    add: input.addPostLogoutRedirectUris,
+    remove: input.removePostLogoutRedirectUris,
+  });
+  if (postLogout) out.postLogoutRedirectUris = checkPostLogoutRedirectUris(postLogout);
   if (input.scopes !== undefined) out.scopes = checkScopes(input.scopes, view.environment, opts);
   if (input.documentTypes !== undefined) out.documentTypes = checkDocumentTypes(input.documentTypes);
   if (input.documentCountries !== undefined)
@@ -190,9 +235,12 @@ export function updateApplication(
     }
 
     const touchesEnvironment =
-      input.redirectUris !== undefined ||
-      input.addRedirectUris?.length ||
-      input.removeRedirectUris?.length ||
+      editsSet({ set: input.redirectUris, add: input.addRedirectUris, remove: input.removeRedirectUris }) ||
+      editsSet({
+        set: input.postLogoutRedirectUris,
+        add: input.addPostLogoutRedirectUris,
+        remove: input.removePostLogoutRedirectUris,
+      }) ||
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined;
@@ -227,6 +275,10 @@ export function updateApplication(
       if (apply.redirectUris) {
         replaceRedirectUris(db, env.id, apply.redirectUris);
         changed.redirectUris = apply.redirectUris;
+      }
+      if (apply.postLogoutRedirectUris) {
+        replacePostLogoutRedirectUris(db, env.id, apply.postLogoutRedirectUris);
+        changed.postLogoutRedirectUris = apply.postLogoutRedirectUris;
       }
       if (apply.scopes) {
         changed.scopes = apply.scopes;

@@ -38,6 +38,7 @@ const environmentJson = (e: EnvironmentView) => ({
   clientId: e.clientId,
   scopes: e.scopes,
   redirectUris: e.redirectUris,
+  postLogoutRedirectUris: e.postLogoutRedirectUris,
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   activeSecrets: e.activeSecrets,
@@ -51,6 +52,7 @@ const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   justification: r.justification,
   scopes: r.scopes,
   redirectUris: r.redirectUris,
+  postLogoutRedirectUris: r.postLogoutRedirectUris,
   documentTypes: r.documentTypes,
   documentCountries: r.documentCountries,
   /** Pending reviews: what approval would add to and remove from production as it is now. */
@@ -111,6 +113,7 @@ function applicationText(a: ApplicationView): string {
       `    secrets:        ${a.type === 'public' ? 'none (public client)' : `${e.activeSecrets} active`}`,
       `    scopes:         ${e.scopes.join(' ')}`,
       `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
+      `    post-logout:    ${e.postLogoutRedirectUris.join('\n                    ') || 'none'}`,
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
     );
@@ -166,12 +169,18 @@ export const appsCommands: Command[] = [
       'clients, the client secret (shown once). Document types and countries default to all ("none" allows none).',
     usage:
       '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
+      '[--post-logout-redirect-uri U ...] ' +
       '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
       '[--pkce required|public-only] [--plan P]',
     options: {
       name: { type: 'string', description: 'application name shown to persons on the consent page' },
       type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
       'redirect-uri': { type: 'string', multiple: true, description: 'an exact callback URL' },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'an exact URL RP-initiated logout may return to (optional)',
+      },
       scopes: { type: 'string', description: 'space-separated sandbox scopes, e.g. "openid email"' },
       owner: { type: 'string', description: 'the developer who owns it' },
       ...policyFlags,
@@ -187,6 +196,7 @@ export const appsCommands: Command[] = [
           name,
           type,
           redirectUris,
+          postLogoutRedirectUris: list(args, 'post-logout-redirect-uri'),
           scopes,
           ownerDeveloperId: str(args, 'owner'),
           documentTypes: str(args, 'document-types'),
@@ -251,11 +261,14 @@ export const appsCommands: Command[] = [
   {
     name: 'apps update',
     summary:
-      'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes and document ' +
-      'policy belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
+      'Change an application. Name, owner, PKCE mode and plan are shared; redirect and post-logout URIs, ' +
+      'scopes and document policy belong to one environment (--env, default sandbox). --redirect-uri and ' +
+      '--post-logout-redirect-uri replace the whole set.',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
+      '[--post-logout-redirect-uri U ...] [--add-post-logout-redirect-uri U ...] ' +
+      '[--remove-post-logout-redirect-uri U ...] ' +
       '[--scopes "s1 s2"] [--document-types T] [--document-countries C]',
     options: {
       name: { type: 'string', description: 'new application name' },
@@ -267,6 +280,21 @@ export const appsCommands: Command[] = [
       'redirect-uri': { type: 'string', multiple: true, description: 'replaces every redirect URI' },
       'add-redirect-uri': { type: 'string', multiple: true, description: 'adds one redirect URI' },
       'remove-redirect-uri': { type: 'string', multiple: true, description: 'removes one redirect URI' },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'replaces every post-logout redirect URI',
+      },
+      'add-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'adds one post-logout redirect URI',
+      },
+      'remove-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'removes one post-logout redirect URI',
+      },
       scopes: { type: 'string', description: 'space-separated scopes, replacing the current set' },
       ...policyFlags,
     },
@@ -274,6 +302,7 @@ export const appsCommands: Command[] = [
       const id = positional(args, 0, 'APP_ID');
       const environment = requiredEnvironment(args, 'sandbox');
       const set = list(args, 'redirect-uri');
+      const postLogoutSet = list(args, 'post-logout-redirect-uri');
       const scopes = str(args, 'scopes');
       return withContext(cli, async (ctx) => {
         const app = updateApplication(ctx.db, ctx.clock, id, {
@@ -285,6 +314,9 @@ export const appsCommands: Command[] = [
           redirectUris: set.length ? set : undefined,
           addRedirectUris: list(args, 'add-redirect-uri'),
           removeRedirectUris: list(args, 'remove-redirect-uri'),
+          postLogoutRedirectUris: postLogoutSet.length ? postLogoutSet : undefined,
+          addPostLogoutRedirectUris: list(args, 'add-post-logout-redirect-uri'),
+          removePostLogoutRedirectUris: list(args, 'remove-post-logout-redirect-uri'),
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),

@@ -47,6 +47,7 @@ const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, 
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
+const POST_LOGOUT_URIS = 'SELECT uri FROM post_logout_redirect_uris WHERE environment_id = ? ORDER BY id';
 const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
@@ -66,6 +67,7 @@ interface Cache {
   clients: Map<string, OAuthClient>;
   secrets: Map<string, SecretRow[]>;
   redirectUris: Map<string, readonly string[]>;
+  postLogoutUris: Map<string, readonly string[]>;
 }
 
 const CLIENTS = slot((): { current?: Cache } => ({}));
@@ -78,8 +80,15 @@ function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   const version = cacheVersion(db, 'clients');
   const held = caches.get(CLIENTS);
   let c = held.current;
-  if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {
-    c = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
+  const size = (x: Cache) => x.clients.size + x.secrets.size + x.redirectUris.size + x.postLogoutUris.size;
+  if (!c || c.version !== version || size(c) > MAX_ENTRIES) {
+    c = {
+      version,
+      clients: new Map(),
+      secrets: new Map(),
+      redirectUris: new Map(),
+      postLogoutUris: new Map(),
+    };
     held.current = c;
   }
   return c;
@@ -102,6 +111,8 @@ export interface ClientRegistry {
   client(clientId: string): OAuthClient | undefined;
   /** Registered redirect URIs of an environment, in the order they were added. */
   redirectUris(environmentId: string): readonly string[];
+  /** Where RP-initiated logout may return to for this environment, in the order they were added. */
+  postLogoutRedirectUris(environmentId: string): readonly string[];
   /**
    * Whether `secret` is a current secret of this client's environment. Every current hash is
    * compared in constant time, and only this environment's hashes are compared; a secret carrying
@@ -119,17 +130,19 @@ export interface ClientRegistry {
 export function clientRegistry(ctx: RegistryContext): ClientRegistry {
   const { db } = ctx;
   const cache = currentCache(ctx);
+  const uris = (map: Map<string, readonly string[]> | undefined, query: string, environmentId: string) =>
+    cached(map, environmentId, () =>
+      Object.freeze(
+        db.sql
+          .prepare<{ uri: string }>(query)
+          .all(environmentId)
+          .map((r) => r.uri),
+      ),
+    ) ?? [];
   return {
     client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
-    redirectUris: (environmentId) =>
-      cached(cache?.redirectUris, environmentId, () =>
-        Object.freeze(
-          db.sql
-            .prepare<{ uri: string }>(REDIRECT_URIS)
-            .all(environmentId)
-            .map((r) => r.uri),
-        ),
-      ) ?? [],
+    redirectUris: (environmentId) => uris(cache?.redirectUris, REDIRECT_URIS, environmentId),
+    postLogoutRedirectUris: (environmentId) => uris(cache?.postLogoutUris, POST_LOGOUT_URIS, environmentId),
     secretMatches(client, secret, now) {
       const hash = sha256HexSync(secret);
       const rows =

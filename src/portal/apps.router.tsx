@@ -34,6 +34,7 @@ const appForm = z.object({
   name: z.string().max(1000),
   type: z.string().max(40).optional(),
   redirect_uris: z.string().max(50_000).default(''),
+  post_logout_redirect_uris: z.string().max(50_000).default(''),
   scopes: multi,
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
@@ -51,6 +52,7 @@ const reviewForm = z.object({
 /** Domain rule paths → form field ids. */
 function fieldOf(path: string): string {
   if (path.startsWith('redirectUris')) return 'redirect_uris';
+  if (path.startsWith('postLogoutRedirectUris')) return 'post_logout_redirect_uris';
   if (path === 'documentTypes') return 'document_types';
   if (path === 'documentCountries') return 'document_countries';
   if (path === 'fullNumberJustification') return 'full_number_justification';
@@ -72,6 +74,7 @@ type AppForm = z.infer<typeof appForm>;
 /** The environment settings a submitted form asks for, as creating and editing both take them. */
 const settingsOf = (f: AppForm) => ({
   redirectUris: lines(f.redirect_uris),
+  postLogoutRedirectUris: lines(f.post_logout_redirect_uris),
   scopes: f.scopes,
   documentTypes: f.document_types.length ? f.document_types : 'none',
   documentCountries: f.document_countries.trim() || 'none',
@@ -82,6 +85,7 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   name: f.name,
   type,
   redirectUris: f.redirect_uris,
+  postLogoutRedirectUris: f.post_logout_redirect_uris,
   scopes: f.scopes,
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
@@ -97,6 +101,7 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
     name: app.name,
     type: app.type,
     redirectUris: (review?.redirectUris ?? env.redirectUris).join('\n'),
+    postLogoutRedirectUris: (review?.postLogoutRedirectUris ?? env.postLogoutRedirectUris).join('\n'),
     scopes: review?.scopes ?? env.scopes,
     documentTypes: review?.documentTypes ?? env.documentTypes,
     documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
@@ -158,6 +163,7 @@ export function appsRoutes(p: Portal) {
       name: '',
       type: 'confidential',
       redirectUris: '',
+      postLogoutRedirectUris: '',
       scopes: ['openid'],
       documentTypes: [...DOCUMENT_TYPES],
       documentCountries: 'all',

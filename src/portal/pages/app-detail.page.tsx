@@ -89,6 +89,18 @@ export function AppPage(
             </li>
           ))}
         </ul>
+        {env.postLogoutRedirectUris.length ? (
+          <>
+            <h3>{m.postLogoutRedirectUris}</h3>
+            <ul>
+              {env.postLogoutRedirectUris.map((u) => (
+                <li>
+                  <code>{u}</code>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
         <h3>{m.scopes}</h3>
         <p>
           {env.scopes.map((s, i) => (

@@ -19,6 +19,7 @@ export interface AppFormValues {
   name: string;
   type: 'confidential' | 'public';
   redirectUris: string;
+  postLogoutRedirectUris: string;
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
@@ -88,6 +89,13 @@ export function AppFormPage(
             value={values.redirectUris}
             errors={errors}
             required
+          />
+          <TextArea
+            id="post_logout_redirect_uris"
+            label={`${m.postLogoutRedirectUris} ${m.optional}`}
+            hint={m.postLogoutRedirectUrisHint}
+            value={values.postLogoutRedirectUris}
+            errors={errors}
           />
           <ScopePicker
             m={m}
