@@ -35,5 +35,9 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0008_web_origins_bump_clients_cache",
     "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry reads web_origins (CORS of the token, UserInfo and documents endpoints), so a\n-- change to it moves the clients cache version like the other tables in 0003.\nCREATE TRIGGER `web_origins_insert_bumps_clients_cache` AFTER INSERT ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_update_bumps_clients_cache` AFTER UPDATE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_delete_bumps_clients_cache` AFTER DELETE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
+  },
+  {
+    "name": "0009_document_issue_date_check_method",
+    "sql": "ALTER TABLE `identity_documents` ADD `issue_date` text;--> statement-breakpoint\nALTER TABLE `identity_documents` ADD `check_method` text;"
   }
 ];
