@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { parseClaimsRequest, type RequestedClaims } from '../../src/assurance/claims-request.ts';
+import { documentEvidence } from '../../src/assurance/verification.ts';
 import {
   availableVerifiedClaims,
   type VerifiedClaims,
@@ -422,6 +423,25 @@ describe('consent, availability and constraints', () => {
     expect((answer(plain) as VerifiedClaims).verification.evidence).toEqual([
       { type: 'document', document_details: { type: 'passport' } },
     ]);
+  });
+
+  test('documentEvidence alone: no check method without identity_verified, no time without a check', () => {
+    const evidence = (scopes: string[], doc = passport) =>
+      documentEvidence(doc, { scopes: new Set(scopes), access: SANDBOX });
+    expect(evidence(['document_type', 'document_verified_at'])).toEqual({
+      type: 'document',
+      document_details: { type: 'passport' },
+    });
+    expect(evidence(['identity_verified', 'document_verified_at'])).toEqual({
+      type: 'document',
+      check_details: [{ check_method: 'vcrypt', time: '2025-09-15T09:30:00.000Z' }],
+    });
+    expect(
+      evidence(['identity_verified', 'document_verified_at'], { ...passport, verifiedAt: null }),
+    ).toEqual({
+      type: 'document',
+      check_details: [{ check_method: 'vcrypt' }],
+    });
   });
 
   test('check_method values, and check_details entries, are alternatives', () => {
