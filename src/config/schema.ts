@@ -213,6 +213,17 @@ export const emailSchema = z
   })
   .prefault({});
 
+/** Identity assurance: how long a signed document proof stays valid. */
+export const assuranceSchema = z
+  .strictObject({
+    // Retired signing keys stay published this long, so a long one keeps more keys in the JWKS.
+    proof_ttl: duration('30d').refine(
+      (ms) => ms >= 5 * 60_000 && ms <= 366 * 86_400_000,
+      'must be between "5m" and "366d"',
+    ),
+  })
+  .prefault({});
+
 /** The demo relying party (`verity demo`, and `npm start` next to the server). */
 export const demoSchema = z
   .strictObject({
@@ -246,6 +257,7 @@ export const configSchema = z
     email: emailSchema,
     demo: demoSchema,
     log: logSchema,
+    assurance: assuranceSchema,
   })
   // Runs even when other keys are wrong, so every problem is still reported at once.
   .check(
