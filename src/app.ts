@@ -20,6 +20,7 @@ import { userinfoRouter } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, Routes } from './platform/listen.ts';
 import { portalPaths, portalRouter } from './portal/portal.router.tsx';
+import { proofsRouter } from './proofs/proofs.router.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
 export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
@@ -104,6 +105,7 @@ function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
     app.route('/', oauthRouter(ctx));
     app.route('/', userinfoRouter(ctx));
     app.route('/', documentsRouter(ctx));
+    app.route('/', proofsRouter(ctx));
     app.route('/', capabilitiesRouter(ctx));
     app.route('/', webhooksRouter(ctx));
   }

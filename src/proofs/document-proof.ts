@@ -1,0 +1,37 @@
+import { findEnvironment } from '../apps/application.store.ts';
+import type { AccessGrant } from '../auth/bearer.ts';
+import type { AppContext } from '../context.ts';
+import { randomToken } from '../crypto/tokens.ts';
+import { documentDetail, resolveSharedDocument } from '../documents/documents.ts';
+import { subjectFor } from '../keys/pairwise.ts';
+import { signJwt } from '../keys/sign-jwt.ts';
+import { unix } from '../platform/clock.ts';
+
+/**
+ * The proof's `typ` (RFC 8725 §3.11, explicit typing): a verifier that requires it can never take an
+ * ID token for a proof, nor a proof for an ID token (whose `typ` is `JWT`).
+ */
+export const DOCUMENT_PROOF_TYP = 'verity-document-proof+jwt';
+
+/**
+ * `GET /v1/userinfo/identity-documents/:documentReference/proof`: a JWS over the document as the
+ * detail endpoint shows it to this grant (the same view, so no field the consent did not approve), for
+ * the application (`aud`) and the person's pairwise `sub`, signed with the active key and valid for
+ * `[assurance] proof_ttl`. The same checks (scope, 404) as the detail endpoint, and like it the bearer
+ * guard refuses a token whose consent ended; a proof issued before stays valid until its `exp`.
+ */
+export async function documentProof(ctx: AppContext, grant: AccessGrant, reference: string): Promise<string> {
+  const doc = await resolveSharedDocument(ctx, grant, reference);
+  const env = findEnvironment(ctx.db, grant.applicationId, grant.environment);
+  if (!env) throw new Error(`application environment ${grant.environmentId} is gone`);
+  const iat = unix(ctx.clock);
+  return signJwt(ctx.keys, DOCUMENT_PROOF_TYP, {
+    iss: ctx.config.server.base_url,
+    sub: await subjectFor(ctx, grant.applicationId, grant.personId),
+    aud: env.clientId,
+    iat,
+    exp: iat + Math.floor(ctx.config.assurance.proof_ttl / 1000),
+    jti: randomToken(),
+    document: await documentDetail(ctx, grant, doc, reference),
+  });
+}
