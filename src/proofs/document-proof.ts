@@ -6,12 +6,8 @@ import { documentDetail, resolveSharedDocument } from '../documents/documents.ts
 import { subjectFor } from '../keys/pairwise.ts';
 import { signJwt } from '../keys/sign-jwt.ts';
 import { unix } from '../platform/clock.ts';
-
-/**
- * The proof's `typ` (RFC 8725 §3.11, explicit typing): a verifier that requires it can never take an
- * ID token for a proof, nor a proof for an ID token (whose `typ` is `JWT`).
- */
-export const DOCUMENT_PROOF_TYP = 'verity-document-proof+jwt';
+// The typ the SDK's verifier requires: one constant, so issuer and verifier cannot drift apart.
+import { DOCUMENT_PROOF_TYP } from '../sdk/document-proof.ts';
 
 /**
  * `GET /v1/userinfo/identity-documents/:documentReference/proof`: a JWS over the document as the

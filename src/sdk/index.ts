@@ -22,10 +22,18 @@ export {
 export { type SdkClock, systemClock } from './clock.ts';
 export { discover } from './discovery.ts';
 export {
+  DOCUMENT_PROOF_TYP,
+  type DocumentProofClaims,
+  type VerifyDocumentProofOptions,
+  verifyDocumentProof,
+} from './document-proof.ts';
+export {
   ApiResponseError,
   AuthorizationError,
   CallbackError,
   type CallbackErrorCode,
+  DocumentProofError,
+  type DocumentProofErrorCode,
   IdTokenError,
   type IdTokenErrorCode,
   OAuthResponseError,
@@ -41,7 +49,7 @@ export {
   validateIdToken,
 } from './id-token.ts';
 export { createJwksCache, type JwksCache, type JwksCacheOptions } from './jwks.ts';
-export { getDocument, listDocuments, type ResourceParams, userinfo } from './resources.ts';
+export { getDocument, getDocumentProof, listDocuments, type ResourceParams, userinfo } from './resources.ts';
 export {
   basicCredentials,
   type ExchangeCodeParams,

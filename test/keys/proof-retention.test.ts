@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { createLocalJWKSet, type JWK, jwtVerify } from 'jose';
 import { rotateDue } from '../../src/keys/rotation.ts';
-import { DOCUMENT_PROOF_TYP } from '../../src/proofs/document-proof.ts';
+import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
 import { createTestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
