@@ -91,6 +91,6 @@ test('with proof_ttl longer than rotate_every, a retired key outlives its succes
     most = Math.max(most, (await kids()).length);
   }
   // Each retired key stays 30 d + 60 s, so up to five of them (retired on days 7 to 35, on day 37)
-  // beside the active key; within ceil(proof_ttl / rotate_every) + 2, the bound docs/operations.md gives.
+  // beside the active key: floor(proof_ttl / rotate_every) + 2, the bound docs/reference.md gives.
   expect(most).toBe(6);
 });
