@@ -1,3 +1,4 @@
+import { ASSURANCE_LEVELS, type AssuranceLevel, isAssuranceLevel } from '../persons/assurance.ts';
 import type { ApplicationType, PkceMode } from './application.store.ts';
 import { ruleViolation } from './rule-error.ts';
 
@@ -26,6 +27,16 @@ export function checkPkce(mode: string): PkceMode {
   if (!(PKCE_MODES as readonly string[]).includes(mode))
     throw ruleViolation('pkce', `the PKCE mode must be "required" or "public-only", not "${mode}"`);
   return mode as PkceMode;
+}
+
+/** The lowest assurance level (acr) an environment's authorizations must reach. */
+export function checkMinimumAcr(level: string): AssuranceLevel {
+  if (!isAssuranceLevel(level))
+    throw ruleViolation(
+      'minimumAcr',
+      `the minimum acr must be one of ${ASSURANCE_LEVELS.join(', ')}, not "${level}"`,
+    );
+  return level;
 }
 
 /** Plans name rate-limit tiers of the config (`[rate_limits.<surface>.plans.<plan>]`). */

@@ -10,6 +10,7 @@ import {
 } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
+import type { AssuranceLevel } from '../persons/assurance.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from './credential-prefixes.ts';
 
@@ -26,6 +27,8 @@ export interface EnvironmentView {
   redirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
+  /** The lowest acr an authorization must reach when the request names none ("none": no minimum). */
+  minimumAcr: AssuranceLevel;
   /** How many secrets currently authenticate (0 for public clients). */
   activeSecrets: number;
   createdAt: number;
@@ -105,6 +108,7 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
       .map((r) => r.uri),
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
+    minimumAcr: e.minimumAcr ?? 'none',
     activeSecrets: db.orm
       .select({ id: clientSecrets.id })
       .from(clientSecrets)
@@ -221,6 +225,7 @@ export function insertEnvironment(
     redirectUris: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
+    minimumAcr?: AssuranceLevel;
     secretHash?: string;
   },
 ): EnvironmentRow {
@@ -240,6 +245,7 @@ export function insertEnvironment(
       scopes: JSON.stringify(input.scopes),
       documentTypes: JSON.stringify(input.documentTypes),
       documentCountries: JSON.stringify(input.documentCountries),
+      minimumAcr: input.minimumAcr ?? null,
       createdAt: unix(clock),
     })
     .run();

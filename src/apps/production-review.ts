@@ -175,6 +175,7 @@ export async function approveReview(
         redirectUris: redirectUris ?? sandbox.redirectUris,
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
+        minimumAcr: sandbox.minimumAcr,
         secretHash: secret?.hash,
       });
       // Its developer reveals it once in the portal, so no operator passes it on by hand.

@@ -2,8 +2,8 @@ import { ruleViolation } from './rule-error.ts';
 
 /**
  * Registration rules for callback URIs (interface "Application registration"; RFC 6749 §3.1.2, RFC 8252).
- * URIs are stored exactly as given and later matched by string equality, so these rules refuse anything
- * whose meaning could differ from its spelling.
+ * URIs are stored exactly as given and later matched by string equality (loopback IP literals: any port,
+ * see `redirectUriMatches`), so these rules refuse anything whose meaning could differ from its spelling.
  *
  * Private-use schemes (`com.example.app:/cb`, RFC 8252 §7.1) are refused: the interface requires HTTPS
  * except on localhost. Native apps use claimed HTTPS links (§7.2) or the loopback interface (§7.3).
@@ -48,6 +48,29 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (scheme === 'http' && !LOOPBACK_HOSTS.includes(host))
     return 'must use https (http is allowed only for localhost, 127.0.0.1 and [::1])';
   return undefined;
+}
+
+// A loopback IP literal over http with an optional port, then the path and query (empty, or starting
+// with / or ?): anything else after the host (userinfo, `.evil`, a backslash) makes it no loopback URI.
+const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::([1-9][0-9]{0,4}))?([/?].*)?$/;
+
+function loopbackIpParts(uri: string): { host: string; rest: string } | undefined {
+  const m = LOOPBACK_IP_URI.exec(uri);
+  if (!m || (m[2] !== undefined && Number(m[2]) > 65535)) return undefined;
+  return { host: m[1]!, rest: m[3] ?? '' };
+}
+
+/**
+ * Whether a requested redirect URI matches a registered one: byte for byte, except that a registered
+ * `http://127.0.0.1/…` or `http://[::1]/…` matches the same URI on any port (RFC 8252 §7.3: a native
+ * app listens on a port the system gives it at the time). Scheme, host, path and query must still be
+ * identical. `localhost` is matched exactly (RFC 8252 §8.3: the name may resolve elsewhere).
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  const r = loopbackIpParts(registered);
+  const q = r && loopbackIpParts(requested);
+  return q !== undefined && r!.host === q.host && r!.rest === q.rest;
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   setApplicationFields,
   setEnvironmentFields,
 } from './application.store.ts';
-import { checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
+import { checkMinimumAcr, checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
 import {
   ALL_COUNTRIES,
   checkDocumentCountries,
@@ -45,6 +45,8 @@ export interface CreateApplicationInput {
   documentTypes?: string | readonly string[];
   /** Default: every country. */
   documentCountries?: string | readonly string[];
+  /** Default: none. */
+  minimumAcr?: string;
   pkce?: string;
   plan?: string;
   actor: AuditActor;
@@ -82,6 +84,7 @@ export async function createApplication(
     input.documentCountries === undefined
       ? [...ALL_COUNTRIES]
       : checkDocumentCountries(input.documentCountries);
+  const minimumAcr = input.minimumAcr === undefined ? undefined : checkMinimumAcr(input.minimumAcr);
   const pkce = checkPkce(input.pkce ?? 'required');
   const plan = checkPlan(input.plan ?? 'default');
   const credential = type === 'confidential' ? await newClientSecret('sandbox') : undefined;
@@ -107,6 +110,7 @@ export async function createApplication(
       redirectUris: uris,
       documentTypes,
       documentCountries,
+      minimumAcr,
       secretHash: credential?.hash,
     });
     recordAudit(db, clock, {
@@ -139,6 +143,8 @@ export interface UpdateApplicationInput {
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
+  /** Applies at once in either direction: it decides only how sure the application is of its users. */
+  minimumAcr?: string;
   /** For a developer's production edit that needs review: why (optional), and for document_number_full. */
   justification?: string;
   fullNumberJustification?: string;
@@ -195,7 +201,8 @@ export function updateApplication(
       input.removeRedirectUris?.length ||
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
-      input.documentCountries !== undefined;
+      input.documentCountries !== undefined ||
+      input.minimumAcr !== undefined;
     let pendingReviewId: string | undefined;
     if (touchesEnvironment) {
       const env = findEnvironment(db, applicationId, environment);
@@ -242,6 +249,10 @@ export function updateApplication(
       if (apply.documentCountries) {
         changed.documentCountries = apply.documentCountries;
         envSet.documentCountries = JSON.stringify(apply.documentCountries);
+      }
+      if (input.minimumAcr !== undefined) {
+        const level = checkMinimumAcr(input.minimumAcr);
+        if (level !== view.minimumAcr) envSet.minimumAcr = changed.minimumAcr = level;
       }
       if (Object.keys(envSet).length) setEnvironmentFields(db, env.id, envSet);
     }

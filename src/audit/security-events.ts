@@ -15,6 +15,7 @@ export const SECURITY_EVENTS = [
   'code.issued',
   'token.issued',
   'token.refused',
+  'token.revoked',
   'review.requested',
   'review.approved',
   'review.rejected',

@@ -9,7 +9,7 @@ import { OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
-import { accessTokenGrant } from './access-token.store.ts';
+import { type AccessTokenGrantRow, accessTokenGrant } from './access-token.store.ts';
 
 /** What a valid access token lets its holder read, with the consent and application it belongs to. */
 export interface AccessGrant {
@@ -28,6 +28,8 @@ export interface AccessGrant {
   documentCountries: readonly string[];
   /** The operator approved this application for `document_number_full`. */
   fullNumberApproved: boolean;
+  /** The authorization request's `claims` parameter as stored (normalised JSON), or null. */
+  claims: string | null;
 }
 
 export interface BearerEnv {
@@ -108,6 +110,11 @@ export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
   if (!row || !matchesStoredHash(token, row.token_hash) || !row.usable) throw invalidToken();
   if (!row.consent_in_force) throw invalidToken('The consent behind this access token has ended.');
   markConsentUsed(ctx.db, row.consent_id, now);
+  return grantOf(row);
+}
+
+/** What a token's row lets its holder read. */
+export function grantOf(row: AccessTokenGrantRow): AccessGrant {
   return {
     consentId: row.consent_id,
     personId: row.person_id,
@@ -121,6 +128,7 @@ export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
     documentTypes: JSON.parse(row.document_types) as string[],
     documentCountries: JSON.parse(row.document_countries) as string[],
     fullNumberApproved: row.full_number_approved === 1,
+    claims: row.claims,
   };
 }
 

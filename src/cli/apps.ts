@@ -40,6 +40,7 @@ const environmentJson = (e: EnvironmentView) => ({
   redirectUris: e.redirectUris,
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
+  minimumAcr: e.minimumAcr,
   activeSecrets: e.activeSecrets,
   createdAt: isoTime(e.createdAt),
 });
@@ -113,6 +114,7 @@ function applicationText(a: ApplicationView): string {
       `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
+      `    minimum acr:    ${e.minimumAcr}`,
     );
   }
   if (!a.environments.some((e) => e.environment === 'production'))
@@ -156,6 +158,10 @@ const policyFlags = {
   },
   pkce: { type: 'string', description: 'required (every client) or public-only (public clients)' },
   plan: { type: 'string', description: 'plan name that selects [rate_limits.*.plans.*] overrides' },
+  'minimum-acr': {
+    type: 'string',
+    description: 'lowest assurance level when a request names none: none, low, substantial or high',
+  },
 } as const;
 
 export const appsCommands: Command[] = [
@@ -167,7 +173,7 @@ export const appsCommands: Command[] = [
     usage:
       '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
       '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
-      '[--pkce required|public-only] [--plan P]',
+      '[--pkce required|public-only] [--plan P] [--minimum-acr LEVEL]',
     options: {
       name: { type: 'string', description: 'application name shown to persons on the consent page' },
       type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
@@ -191,6 +197,7 @@ export const appsCommands: Command[] = [
           ownerDeveloperId: str(args, 'owner'),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
+          minimumAcr: str(args, 'minimum-acr'),
           pkce: str(args, 'pkce'),
           plan: str(args, 'plan'),
           actor: 'cli',
@@ -251,12 +258,12 @@ export const appsCommands: Command[] = [
   {
     name: 'apps update',
     summary:
-      'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes and document ' +
-      'policy belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
+      'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes, document ' +
+      'policy and the minimum acr belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
-      '[--scopes "s1 s2"] [--document-types T] [--document-countries C]',
+      '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--minimum-acr LEVEL]',
     options: {
       name: { type: 'string', description: 'new application name' },
       owner: { type: 'string', description: 'new owning developer ("none" clears it)' },
@@ -288,6 +295,7 @@ export const appsCommands: Command[] = [
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
+          minimumAcr: str(args, 'minimum-acr'),
           actor: 'cli',
         });
         cli.print(`Updated\n${applicationText(app)}`, applicationJson(app));

@@ -157,6 +157,8 @@ export const faceSchema = z
     timeout: duration('10s'),
     /** Face checks a person may fail in one authorization before it ends with access_denied. */
     attempts: z.number().int().min(1).max(10).default(3),
+    /** A passed face check in the same signed-in session satisfies authorizations this long; 0: never. */
+    reuse_within: duration('0s'),
   })
   .superRefine((face, ctx) => {
     if (face.provider === 'http' && !URL.canParse(face.http_url)) {
@@ -213,9 +215,27 @@ export const emailSchema = z
   })
   .prefault({});
 
-/** Identity assurance: how long a signed document proof stays valid. */
+/** The trust framework sandbox `verified_claims` name: it says the data is fictional test data. */
+export const SANDBOX_TRUST_FRAMEWORK = 'verity_sandbox';
+
+/**
+ * Identity assurance (OpenID Connect for Identity Assurance 1.0). `trust_framework` names the framework
+ * production identity verification follows; empty = no `verified_claims` in production. `proof_ttl` is
+ * how long a signed document proof stays valid.
+ */
 export const assuranceSchema = z
   .strictObject({
+    trust_framework: z
+      .string()
+      .default('')
+      .refine(
+        (v) => v === '' || /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$/.test(v),
+        'must be an identifier such as "de_aml" or "https://example.com/frameworks/kyc" (letters, digits, _ . : / -), or empty',
+      )
+      .refine(
+        (v) => v !== SANDBOX_TRUST_FRAMEWORK,
+        `"${SANDBOX_TRUST_FRAMEWORK}" marks sandbox data and cannot name a production framework`,
+      ),
     // Retired signing keys stay published this long, so a long one keeps more keys in the JWKS.
     proof_ttl: duration('30d').refine(
       (ms) => ms >= 5 * 60_000 && ms <= 366 * 86_400_000,

@@ -19,5 +19,13 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0004_face_attempts",
     "sql": "ALTER TABLE `authorization_requests` ADD `face_failures` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `last_face_failure` text;"
+  },
+  {
+    "name": "0005_acr_and_face_reuse",
+    "sql": "ALTER TABLE `application_environments` ADD `minimum_acr` text;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `required_acr` text;--> statement-breakpoint\nALTER TABLE `sessions` ADD `face_verified_at` integer;"
+  },
+  {
+    "name": "0006_claims_request",
+    "sql": "ALTER TABLE `access_tokens` ADD `claims` text;--> statement-breakpoint\nALTER TABLE `authorization_codes` ADD `claims` text;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `claims` text;"
   }
 ];

@@ -14,7 +14,8 @@ import {
 } from '../oauth/authorization-result.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
-import type { Session } from '../web/session.store.ts';
+import { createSessionStore, type Session } from '../web/session.store.ts';
+import { assuranceUnmet, faceCheckReusable } from './assurance.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
 
@@ -144,18 +145,33 @@ export function faceRetry(ctx: AppContext, req: AuthorizationRequest): FaceRetry
   return { reason: req.lastFaceFailure, attemptsLeft: ctx.config.face.attempts - req.faceFailures };
 }
 
+/** The person's assurance level cannot satisfy the request: it ends before face assurance and consent. */
+function assuranceFailed(ctx: AppContext, req: AuthorizationRequest): Next {
+  const m = messagesFor(req.uiLocales);
+  return reject(
+    ctx,
+    req,
+    'unmet_authentication_requirements',
+    m.descAssuranceUnmet,
+    'failed',
+    'assurance_unmet',
+  );
+}
+
 /** Opening the request (or coming back to it): where the person stands. */
-export function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Next {
+export async function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Promise<Next> {
   const m = messagesFor(req.uiLocales);
   if (req.status === 'face_passed') return { kind: 'consent' };
   if (req.status === 'authenticated') return { kind: 'face' };
   const person = reusableSignIn(ctx, req, session);
   if (prompts(req).has('none')) {
-    // Face assurance needs the person in every authorization, so prompt=none can never succeed; the
+    // Unless a recent face check covers it, face assurance needs the person, so prompt=none fails; the
     // answer says what is missing first.
     if (!person) return reject(ctx, req, 'login_required', m.descLoginRequired, 'failed', 'login_required');
+    if (assuranceUnmet(req, person)) return assuranceFailed(ctx, req);
     if (!findActiveConsent(ctx.db, ctx.clock, consentKey(req, person)))
       return reject(ctx, req, 'consent_required', m.descConsentRequired, 'failed', 'consent_required');
+    if (faceCheckReusable(ctx, session)) return authenticated(ctx, req, person, session);
     return reject(
       ctx,
       req,
@@ -166,38 +182,40 @@ export function resume(ctx: AppContext, req: AuthorizationRequest, session: Sess
     );
   }
   if (!person) return { kind: 'signin' };
-  markAuthenticated(ctx, req, person, session.authTime!, session.amr);
-  return { kind: 'face' };
+  return authenticated(ctx, req, person, session);
 }
 
-function markAuthenticated(
-  ctx: AppContext,
-  req: AuthorizationRequest,
-  person: FlowPerson,
-  authTime: number,
-  amr: string[],
-): void {
-  updateAuthorizationRequest(ctx, req.id, {
-    status: 'authenticated',
-    personId: person.id,
-    authTime,
-    amr,
-    acr: person.assuranceLevel,
-    livenessVerified: null,
-    faceMatchVerified: null,
-  });
-}
-
-/** After a successful sign-in in this request (the session already carries the person). */
-export function signedIn(
+/**
+ * The session's person takes the request on: it ends if their assurance level falls short, and skips
+ * the face step when a recent face check in this session covers it (which this authorization then
+ * did not perform: no `face` in amr, liveness and match not verified by it).
+ */
+async function authenticated(
   ctx: AppContext,
   req: AuthorizationRequest,
   person: FlowPerson,
   session: Session,
-): Next {
-  markAuthenticated(ctx, req, person, session.authTime!, session.amr);
-  return { kind: 'face' };
+): Promise<Next> {
+  if (assuranceUnmet(req, person)) return assuranceFailed(ctx, req);
+  const signIn = { personId: person.id, authTime: session.authTime!, amr: session.amr };
+  updateAuthorizationRequest(ctx, req.id, {
+    status: 'authenticated',
+    ...signIn,
+    acr: person.assuranceLevel,
+    livenessVerified: null,
+    faceMatchVerified: null,
+  });
+  if (!faceCheckReusable(ctx, session)) return { kind: 'face' };
+  return faceSettled(ctx, { ...req, ...signIn }, person, {
+    amr: session.amr,
+    livenessVerified: false,
+    faceMatchVerified: false,
+  });
 }
+
+/** After a successful sign-in in this request (the session already carries the person). */
+export const signedIn = (ctx: AppContext, req: AuthorizationRequest, person: FlowPerson, session: Session) =>
+  authenticated(ctx, req, person, session);
 
 export type ForcedOutcome = 'none' | 'deny' | 'fail_liveness' | 'fail_match';
 
@@ -271,24 +289,29 @@ export async function verifyFace(
   if (!result.match.passed) return faceCheckFailed(ctx, req, m.descFailMatch, 'face_match_failed');
   if (!facePassed(result)) throw new Error('unreachable');
   securityEvent(ctx, 'face.passed', requestFields(req, person.id));
+  if (req.sessionIdHash)
+    createSessionStore(ctx.db).recordFaceCheck(req.sessionIdHash, person.id, unix(ctx.clock));
 
   const amr = [...new Set([...req.amr, 'face'])];
-  updateAuthorizationRequest(ctx, req.id, {
-    status: 'face_passed',
-    amr,
-    livenessVerified: true,
-    faceMatchVerified: true,
-  });
+  return faceSettled(ctx, req, person, { amr, livenessVerified: true, faceMatchVerified: true });
+}
+
+/**
+ * Face assurance is settled: on to consent, or straight to the code when an identical active consent
+ * exists and prompt=consent was not asked.
+ */
+async function faceSettled(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+  person: FlowPerson,
+  face: { amr: string[]; livenessVerified: boolean; faceMatchVerified: boolean },
+): Promise<Next> {
+  updateAuthorizationRequest(ctx, req.id, { status: 'face_passed', ...face });
   if (!prompts(req).has('consent')) {
     const existing = findActiveConsent(ctx.db, ctx.clock, consentKey(req, person));
     if (existing) {
       markConsentUsed(ctx.db, ctx.clock, existing.id);
-      return approve(
-        ctx,
-        { ...req, amr, livenessVerified: true, faceMatchVerified: true },
-        person,
-        existing.id,
-      );
+      return approve(ctx, { ...req, ...face }, person, existing.id);
     }
   }
   return { kind: 'consent' };
@@ -300,11 +323,14 @@ async function approve(
   person: FlowPerson,
   consentId: string,
 ): Promise<Next> {
+  // The level is read again here: it may have been lowered since the person signed in.
+  if (assuranceUnmet(req, person)) return assuranceFailed(ctx, req);
   const url = await approveAuthorization(ctx, req.id, {
     personId: person.id,
     consentId,
     authTime: req.authTime!,
-    acr: req.acr ?? person.assuranceLevel,
+    // The level the person actually reached, never the one asked for.
+    acr: person.assuranceLevel,
     amr: req.amr,
     livenessVerified: req.livenessVerified === true,
     faceMatchVerified: req.faceMatchVerified === true,

@@ -171,15 +171,15 @@ export function identityRouter(ctx: AppContext) {
     return c.html(page, status as 200);
   };
 
-  app.get('/authorize/:id', (c) => {
+  app.get('/authorize/:id', async (c) => {
     const req = load(c);
-    const next = resume(ctx, req, c.get('session'));
+    const next = await resume(ctx, req, c.get('session'));
     return next.kind === 'signin' ? renderSignin(c, req) : go(c, req.id, next);
   });
 
   app.post('/authorize/:id/signin', async (c) => {
     const req = load(c);
-    if (req.status !== 'pending') return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (req.status !== 'pending') return go(c, req.id, await resume(ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
       const f = await readForm(c, personaForm);
       const persona = personaByKey(f.persona);
@@ -198,7 +198,7 @@ export function identityRouter(ctx: AppContext) {
       const person = createPersonStore(ctx.db).flowPerson(persona.personId);
       if (!person) throw new Error('sandbox personas are not seeded');
       const forced = applyForcedOutcome(ctx, req, f.outcome);
-      return go(c, req.id, forced ?? signedIn(ctx, req, person, session));
+      return go(c, req.id, forced ?? (await signedIn(ctx, req, person, session)));
     }
     const f = await readForm(c, signinForm);
     const m = messagesFor(req.uiLocales);
@@ -217,13 +217,13 @@ export function identityRouter(ctx: AppContext) {
       authTime: unix(ctx.clock),
       amr: ['pwd'],
     });
-    return go(c, req.id, signedIn(ctx, req, result.person, session));
+    return go(c, req.id, await signedIn(ctx, req, result.person, session));
   });
 
-  app.get('/authorize/:id/face', (c) => {
+  app.get('/authorize/:id/face', async (c) => {
     const req = load(c);
     if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
-      return go(c, req.id, resume(ctx, req, c.get('session')));
+      return go(c, req.id, await resume(ctx, req, c.get('session')));
     const p = { ...props(c, req), action: path(req.id, '/face'), retry: faceRetry(ctx, req) };
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))
@@ -234,7 +234,7 @@ export function identityRouter(ctx: AppContext) {
   app.post('/authorize/:id/face', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'authenticated');
-    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
       const f = await readForm(c, sandboxFaceForm);
       return go(c, req.id, await verifyFace(ctx, req, person, sandboxFaceProvider(f.outcome), []));
@@ -245,21 +245,21 @@ export function identityRouter(ctx: AppContext) {
     return go(c, req.id, await verifyFace(ctx, req, person, provider, f.frames));
   });
 
-  app.post('/authorize/:id/face/unavailable', (c) => {
+  app.post('/authorize/:id/face/unavailable', async (c) => {
     const req = load(c);
     if (
       !personAtStep(ctx, req, c.get('session'), 'authenticated') ||
       req.environment === 'sandbox' ||
       configuredFaceProvider(ctx.config)
     )
-      return go(c, req.id, resume(ctx, req, c.get('session')));
+      return go(c, req.id, await resume(ctx, req, c.get('session')));
     return go(c, req.id, faceUnavailable(ctx, req));
   });
 
-  app.get('/authorize/:id/consent', (c) => {
+  app.get('/authorize/:id/consent', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
-    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
     return c.html(
       <ConsentPage
         {...props(c, req)}
@@ -275,7 +275,7 @@ export function identityRouter(ctx: AppContext) {
   app.post('/authorize/:id/consent', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
-    if (!person) return go(c, req.id, resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
     const f = await readForm(c, consentForm);
     return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
   });

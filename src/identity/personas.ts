@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { SharedDocument } from '../documents/document.store.ts';
+import type { AssuranceLevel } from '../persons/assurance.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { PERSONA_PHOTOS } from './persona-photos.ts';
 
@@ -11,7 +12,6 @@ import { PERSONA_PHOTOS } from './persona-photos.ts';
  */
 
 export type PersonaId = 'ada' | 'ben' | 'cleo' | 'dan' | 'eve' | 'finn';
-export type AssuranceLevel = 'none' | 'low' | 'substantial' | 'high';
 
 /** A persona's document: the stored document's own fields, seeded as verified and shared. */
 export type PersonaDocument = Pick<

@@ -1,3 +1,4 @@
+import { redirectUriMatches } from '../apps/redirect-uri-rules.ts';
 import type { AppContext } from '../context.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
@@ -46,8 +47,9 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
   if (params.getAll('redirect_uri').length > 1) throw page('The redirect_uri parameter is repeated.');
   const redirectUri = single(params, 'redirect_uri');
   if (redirectUri === undefined) throw page('The redirect_uri parameter is missing.');
-  // Exact string comparison (no normalisation): case, ports, trailing slashes, queries all count.
-  if (!clients.redirectUris(client.environmentId).includes(redirectUri))
+  // Exact string comparison (no normalisation): case, trailing slashes, queries all count, and ports
+  // too except on a loopback IP literal.
+  if (!clients.redirectUris(client.environmentId).some((r) => redirectUriMatches(r, redirectUri)))
     throw page('The redirect_uri is not registered for this application.');
 
   const draft: Partial<ValidAuthorizeRequest> = { client, redirectUri };
@@ -93,6 +95,8 @@ export function createAuthorizationRequest(ctx: AppContext, req: ValidAuthorizeR
     max_age: req.maxAge ?? null,
     login_hint: req.loginHint ?? null,
     ui_locales: req.uiLocales ?? null,
+    required_acr: req.requiredAcr ?? null,
+    claims: req.claims ? JSON.stringify(req.claims) : null,
     created_at: now,
     expires_at: now + Math.floor(ctx.config.identity.interaction_ttl / 1000),
   });

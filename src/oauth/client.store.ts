@@ -8,6 +8,7 @@ import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
+import type { AssuranceLevel } from '../persons/assurance.ts';
 
 /** An application environment as the OAuth endpoints see it: one client. */
 export interface OAuthClient {
@@ -22,6 +23,8 @@ export interface OAuthClient {
   pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
+  /** The lowest assurance level an authorization must reach when the request names none. */
+  minimumAcr: AssuranceLevel | null;
 }
 
 interface ClientRow {
@@ -35,6 +38,7 @@ interface ClientRow {
   pkce: PkceMode;
   plan: string;
   full_number_approved: number;
+  minimum_acr: AssuranceLevel | null;
 }
 
 // Prepared statements: these run on every authorize and token request. In a join, a parameter
@@ -43,7 +47,7 @@ interface ClientRow {
 // plan), which made this lookup cost ten times as much. CROSS JOIN fixes the order: the client_id
 // index, then the application by primary key.
 const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, e.client_id, e.scopes,
-    a.name, a.type, a.pkce, a.plan, a.full_number_approved
+    e.minimum_acr, a.name, a.type, a.pkce, a.plan, a.full_number_approved
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
@@ -173,5 +177,6 @@ function loadClient(db: Db, clientId: string): OAuthClient | undefined {
     pkce: row.pkce,
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
+    minimumAcr: row.minimum_acr,
   });
 }

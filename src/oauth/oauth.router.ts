@@ -2,22 +2,26 @@ import { type Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { apiErrorResponse } from '../http/errors.ts';
+import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
+import { clientRequest } from './client-request.ts';
 import { authorizeErrorPage, rateLimitedPage } from './error-page.tsx';
+import { revokeToken } from './revocation.ts';
 
-/** GET/POST /v1/oauth/authorize (POST /v1/oauth/token is token-endpoint.ts). */
+/**
+ * GET/POST /v1/oauth/authorize and POST /v1/oauth/revoke (POST /v1/oauth/token is token-endpoint.ts).
+ */
 export function oauthRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const identityUrl = ctx.config.server.identity_url;
   const issuer = ctx.config.server.base_url;
 
-  // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token
-  // endpoint counts in token-endpoint.ts). Authorize counts at the default limit: nothing there
-  // authenticates the client it names.
-  app.use('/v1/oauth/*', rateLimit(ctx, 'oauth', byAddress, { respond: overLimit }));
+  // One bucket per client address shared by every /v1/oauth/* endpoint (DESIGN.md §5; the token and
+  // revocation endpoints count in client-request.ts). Authorize counts at the default limit: nothing
+  // there authenticates the client it names.
+  app.use('/v1/oauth/authorize', rateLimit(ctx, 'oauth', byAddress, { respond: overLimit }));
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
@@ -48,6 +52,20 @@ export function oauthRouter(ctx: AppContext) {
         ? new URLSearchParams(await c.req.text())
         : new URLSearchParams();
     return authorize(c, params);
+  });
+
+  // RFC 7009: the client authenticates as at the token endpoint, and hears 200 whatever the token was.
+  app.post('/v1/oauth/revoke', async (c) => {
+    const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+    try {
+      const text = await c.req.text();
+      const { body, client } = await clientRequest(ctx, c.req.raw, text, c.get('clientIp'), headers, 'token');
+      await revokeToken(ctx, client, body.token!);
+      return c.body(null, 200, headers);
+    } catch (e) {
+      for (const [k, v] of Object.entries(headers)) c.header(k, v);
+      return tokenErrorResponse(e, c);
+    }
   });
 
   return app;

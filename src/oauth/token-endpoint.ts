@@ -1,21 +1,12 @@
 import { type SecurityEventFields, securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { addressKey } from '../http/address-key.ts';
 import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
 import { tokenError } from '../http/errors.ts';
-import {
-  countRequest,
-  type RateLimitScope,
-  rateLimitExceeded,
-  rateLimitHeaders,
-} from '../http/rate-limit.ts';
 import { clientAddress, recordFinished } from '../http/request-context.ts';
 import type { ConnInfo } from '../platform/listen.ts';
-import { clientRegistry, type OAuthClient } from './client.store.ts';
-import { authenticateClient, readClientCredentials } from './client-auth.ts';
+import { clientRequest } from './client-request.ts';
 import { exchangeCode } from './token.ts';
-import { parseTokenBody } from './token-body.ts';
 
 const ROUTE = '/v1/oauth/token';
 
@@ -67,43 +58,8 @@ async function exchange(
   headers: Record<string, string>,
   event: SecurityEventFields,
 ): Promise<object> {
-  const clients = clientRegistry(ctx);
-  let body: Record<string, string> | undefined;
-  let authenticated: OAuthClient | undefined;
-  let bodyError: unknown;
-  let credentialsError: unknown;
-  try {
-    body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
-    try {
-      const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
-      event.clientId = credentials.clientId;
-      const client = clients.client(credentials.clientId);
-      if (client)
-        Object.assign(event, { applicationId: client.applicationId, environment: client.environment });
-      authenticated = authenticateClient(ctx, credentials, clients, client);
-    } catch (e) {
-      credentialsError = e;
-    }
-  } catch (e) {
-    bodyError = e;
-  }
-  // Counted once, before anything is refused, at the limit of the client only if it authenticated:
-  // naming a client is not being it. (Authenticating first costs one SHA-256 against cached secrets;
-  // its failure is raised after the count.)
-  const hit = await countRequest(ctx, 'oauth', addressKey(ip), chargedScope(authenticated));
-  Object.assign(headers, rateLimitHeaders(hit));
-  if (!hit.allowed) throw rateLimitExceeded(hit);
-  if (!body) throw bodyError;
-  if (!body.grant_type) throw new OAuthError('invalid_request', 'The grant_type parameter is required.');
-  if (!authenticated) throw credentialsError;
+  const { body, client } = await clientRequest(ctx, req, text, ip, headers, 'grant_type', event);
   if (body.grant_type !== 'authorization_code')
     throw new OAuthError('unsupported_grant_type', 'Only the authorization_code grant is supported.');
-  return exchangeCode(ctx, authenticated, body, event);
+  return exchangeCode(ctx, client, body, event);
 }
-
-/**
- * The limit an authenticated client's requests count at: its environment's and plan's. A public
- * client cannot authenticate (anyone may name it), so it counts at the default.
- */
-const chargedScope = (client: OAuthClient | undefined): RateLimitScope | undefined =>
-  client?.type === 'confidential' ? { environment: client.environment, plan: client.plan } : undefined;

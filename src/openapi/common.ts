@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ResponseSpec } from './route.ts';
 
-/** `{ error: { code, message, requestId } }`: every API endpoint but the token endpoint. */
+/** `{ error: { code, message, requestId } }`: every API endpoint but the token and revocation endpoints. */
 export const ApiErrorBody = z
   .object({
     error: z.object({
@@ -17,9 +17,12 @@ export const ApiErrorBody = z
         .meta({ description: 'With `VALIDATION_FAILED`: the offending fields.' }),
     }),
   })
-  .meta({ id: 'ApiError', description: 'Error shape of every API endpoint except the token endpoint.' });
+  .meta({
+    id: 'ApiError',
+    description: 'Error shape of every API endpoint except the token and revocation endpoints.',
+  });
 
-/** `{ error, error_description }`: the token endpoint (RFC 6749 §5.2). */
+/** `{ error, error_description }`: the token and revocation endpoints (RFC 6749 §5.2, RFC 7009 §2.2.1). */
 export const TokenErrorBody = z
   .object({
     error: z.string().meta({
@@ -28,7 +31,7 @@ export const TokenErrorBody = z
     }),
     error_description: z.string(),
   })
-  .meta({ id: 'TokenError', description: 'Error shape of the token endpoint.' });
+  .meta({ id: 'TokenError', description: 'Error shape of the token and revocation endpoints.' });
 
 /** Response headers, declared once in `components.headers` and referred to by name. */
 export const HEADERS: Record<string, { description: string; schema: z.ZodType }> = {

@@ -38,6 +38,18 @@ export const AuthorizeQuery = z.object({
     .optional(),
   login_hint: z.string().max(256).optional(),
   ui_locales: z.string().optional(),
+  acr_values: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Acceptable assurance levels (`none`, `low`, `substantial`, `high`), space-separated in preference order; ' +
+        'a person below the lowest one listed (or the environment minimum) ends with `unmet_authentication_requirements`.',
+    }),
+  claims: z.string().max(4096).optional().meta({
+    description:
+      'JSON claims request (OpenID Connect Core §5.5), with `verified_claims` (OpenID Connect for Identity Assurance 1.0). Places and narrows claims; never releases one no approved scope covers.',
+  }),
   response_mode: z.literal('query').optional(),
 });
 
@@ -72,6 +84,21 @@ export const TokenResponse = z
     scope: z.string().meta({ description: 'Space-separated granted scopes.' }),
   })
   .meta({ id: 'TokenResponse', description: 'No refresh token is issued.' });
+
+export const RevocationRequest = z
+  .object({
+    token: z.string().meta({ description: 'The access token to revoke (`at_…`).' }),
+    token_type_hint: z
+      .string()
+      .optional()
+      .meta({ description: '`access_token`; other values are ignored (RFC 7009 §2.1).' }),
+    client_id: z.string().optional().meta({ description: 'Required unless the client uses HTTP Basic.' }),
+    client_secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Only for `client_secret_post`; otherwise use HTTP Basic.' }),
+  })
+  .meta({ id: 'RevocationRequest' });
 
 const tokenError = (description: string, headers: string[] = rated()) => ({
   description,
@@ -134,6 +161,28 @@ export const oauthRoutes: ApiRoute[] = [
     responses: {
       200: { description: 'The tokens.', schema: TokenResponse, headers: rated('Cache-Control') },
       400: tokenError('`invalid_request`, `invalid_grant`, `invalid_scope` or `unsupported_grant_type`.'),
+      401: tokenError('`invalid_client`.', rated('WWW-Authenticate')),
+      429: tokenError('`RATE_LIMIT_EXCEEDED`; honour `Retry-After`.', rated('Retry-After')),
+      500: { description: '`server_error`.', schema: TokenErrorBody },
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/oauth/revoke',
+    operationId: 'revokeToken',
+    summary: 'Revoke an access token',
+    description:
+      'RFC 7009. The client authenticates as at the token endpoint. A revoked token fails UserInfo and the documents API at once, and `token.revoked` is sent. The answer is 200 with an empty body for an unknown, expired or already revoked token too, and for a token issued to another client, which stays valid.',
+    tag: 'OAuth',
+    security: [{ clientSecretBasic: [] }, {}],
+    body: {
+      schema: RevocationRequest,
+      contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
+      required: true,
+    },
+    responses: {
+      200: { description: 'Done (or nothing to do); empty body.', headers: rated('Cache-Control') },
+      400: tokenError('`invalid_request` (no `token`, or a body that is not form or JSON).'),
       401: tokenError('`invalid_client`.', rated('WWW-Authenticate')),
       429: tokenError('`RATE_LIMIT_EXCEEDED`; honour `Retry-After`.', rated('Retry-After')),
       500: { description: '`server_error`.', schema: TokenErrorBody },

@@ -9,6 +9,7 @@ export const DiscoveryDocument = z
     issuer: z.url(),
     authorization_endpoint: z.url(),
     token_endpoint: z.url(),
+    revocation_endpoint: z.url(),
     userinfo_endpoint: z.url(),
     jwks_uri: z.url(),
     scopes_supported: z.array(z.string()),
@@ -18,6 +19,9 @@ export const DiscoveryDocument = z
     subject_types_supported: z.array(z.literal('pairwise')),
     id_token_signing_alg_values_supported: z.array(z.literal('RS256')),
     token_endpoint_auth_methods_supported: z.array(
+      z.enum(['client_secret_basic', 'client_secret_post', 'none']),
+    ),
+    revocation_endpoint_auth_methods_supported: z.array(
       z.enum(['client_secret_basic', 'client_secret_post', 'none']),
     ),
     code_challenge_methods_supported: z.array(z.literal('S256')),
@@ -32,6 +36,12 @@ export const DiscoveryDocument = z
     request_uri_parameter_supported: z.boolean(),
     require_request_uri_registration: z.boolean(),
     authorization_response_iss_parameter_supported: z.literal(true),
+    // OpenID Connect for Identity Assurance 1.0 §8; absent when no trust framework is offered.
+    verified_claims_supported: z.boolean().optional(),
+    trust_frameworks_supported: z.array(z.string()).optional(),
+    evidence_supported: z.array(z.literal('document')).optional(),
+    documents_supported: z.array(z.string()).optional(),
+    claims_in_verified_claims_supported: z.array(z.string()).optional(),
   })
   .meta({ id: 'DiscoveryDocument' });
 
@@ -107,6 +117,13 @@ export const UserInfo = z
       .meta({
         description:
           "Only the approved fields of the person's primary shared document (`document_*` scopes); no display name.",
+      }),
+    verified_claims: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+      .optional()
+      .meta({
+        description:
+          'Only when the `claims` parameter asked for it in `userinfo`: an object (or a list, when a list was asked) as OpenID Identity Assurance Schema Definition 1.0 defines it.',
       }),
   })
   .meta({

@@ -242,4 +242,15 @@ export const EVENT_SCHEMAS: Record<(typeof EVENT_TYPES)[number], z.ZodType> = {
     }),
   ),
   'webhook.test': envelope('webhook.test', z.object({ endpointId: z.string() })),
+  'token.revoked': envelope(
+    'token.revoked',
+    z.object({
+      applicationId: z.string(),
+      environment: Environment,
+      sub: z.string(),
+      consentId: z.string(),
+      reason: z.literal('revoked_by_client'),
+      at: timestamp(),
+    }),
+  ),
 };

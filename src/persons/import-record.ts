@@ -1,5 +1,6 @@
 import countries from 'i18n-iso-countries/index.js';
 import { z } from 'zod';
+import { ASSURANCE_LEVELS } from './assurance.ts';
 
 /**
  * One line of a `verity persons import` file: a person and their verified identity data as an upstream
@@ -9,7 +10,6 @@ import { z } from 'zod';
 
 export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence', 'residence_permit'] as const;
 export const VALIDITY_STATUSES = ['valid', 'expired', 'revoked', 'suspended'] as const;
-export const ASSURANCE_LEVELS = ['none', 'low', 'substantial', 'high'] as const;
 
 /** The identity experience serves the photo as a data URL; DESIGN.md §5 caps it at 64 KiB. */
 export const MAX_PHOTO_BYTES = 64 * 1024;

@@ -37,6 +37,7 @@ const appForm = z.object({
   scopes: multi,
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
+  minimum_acr: z.string().max(40).default('none'),
   // Production edits only: read when the edit widens production and so files a review.
   justification: z.string().max(10_000).default(''),
   full_number_justification: z.string().max(10_000).default(''),
@@ -53,6 +54,7 @@ function fieldOf(path: string): string {
   if (path.startsWith('redirectUris')) return 'redirect_uris';
   if (path === 'documentTypes') return 'document_types';
   if (path === 'documentCountries') return 'document_countries';
+  if (path === 'minimumAcr') return 'minimum_acr';
   if (path === 'fullNumberJustification') return 'full_number_justification';
   if (['name', 'type', 'scopes', 'justification'].includes(path)) return path;
   return '';
@@ -75,6 +77,7 @@ const settingsOf = (f: AppForm) => ({
   scopes: f.scopes,
   documentTypes: f.document_types.length ? f.document_types : 'none',
   documentCountries: f.document_countries.trim() || 'none',
+  minimumAcr: f.minimum_acr,
 });
 
 /** A submitted form shown again as it was typed, next to its errors. */
@@ -85,6 +88,7 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   scopes: f.scopes,
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
+  minimumAcr: f.minimum_acr,
   justification: f.justification,
   fullNumberJustification: f.full_number_justification,
 });
@@ -100,6 +104,7 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
     scopes: review?.scopes ?? env.scopes,
     documentTypes: review?.documentTypes ?? env.documentTypes,
     documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
+    minimumAcr: env.minimumAcr,
     justification: review?.justification ?? '',
     fullNumberJustification: review?.fullNumberJustification ?? '',
   };
@@ -161,6 +166,7 @@ export function appsRoutes(p: Portal) {
       scopes: ['openid'],
       documentTypes: [...DOCUMENT_TYPES],
       documentCountries: 'all',
+      minimumAcr: 'none',
     }),
   );
 

@@ -1,4 +1,4 @@
-import { authorizationUrl } from './authorization-url.ts';
+import { type AuthorizationUrlParams, authorizationUrl } from './authorization-url.ts';
 import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
 import { type SdkClock, systemClock } from './clock.ts';
 import { discover } from './discovery.ts';
@@ -8,7 +8,7 @@ import type { FetchLike } from './http.ts';
 import { type IdTokenClaims, validateIdToken } from './id-token.ts';
 import { createJwksCache, type JwksCache } from './jwks.ts';
 import { getDocument, getDocumentProof, listDocuments, userinfo } from './resources.ts';
-import { exchangeCode, type TokenEndpointAuthMethod } from './token.ts';
+import { exchangeCode, revokeToken, type TokenEndpointAuthMethod } from './token.ts';
 import type { TransactionStore } from './transaction.store.ts';
 import { createTransaction, type Transaction } from './transaction.ts';
 import type {
@@ -42,6 +42,8 @@ export interface StartSignInInput {
   display?: 'page' | 'popup';
   prompt?: 'none' | 'login' | 'consent';
   returnTo?: string;
+  /** The `claims` parameter, e.g. from `claimsParameter` (verified claims in UserInfo or the ID token). */
+  claims?: AuthorizationUrlParams['claims'];
 }
 
 /** Everything the callback produced; tokens stay on the backend. */
@@ -68,6 +70,11 @@ export interface VerityClient {
   exchangeCode(code: string, tx: Pick<Transaction, 'codeVerifier' | 'redirectUri'>): Promise<TokenResponse>;
   /** With `accessToken`, an `at_hash` in the ID token must match it. */
   validateIdToken(idToken: string, nonce: string, accessToken?: string): Promise<IdTokenClaims>;
+  /**
+   * Revokes an access token (RFC 7009): UserInfo and documents refuse it from then on. Resolves for
+   * an unknown, expired or already revoked token too.
+   */
+  revokeToken(accessToken: string): Promise<void>;
   userinfo(accessToken: string): Promise<UserInfo>;
   listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
   getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
@@ -118,6 +125,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         scope: input.scope,
         ...(input.purpose ? { purpose: input.purpose } : {}),
         ...(input.prompt ? { prompt: input.prompt } : {}),
+        ...(input.claims ? { claims: input.claims } : {}),
       });
       await options.store.save(tx);
       return { transactionId: tx.id, authorizationUrl: url };
@@ -166,6 +174,20 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         nonce,
         ...(accessToken === undefined ? {} : { accessToken }),
         jwks: await keys(),
+        clock,
+      });
+    },
+    async revokeToken(accessToken) {
+      const endpoint = (await discovery()).revocation_endpoint;
+      if (typeof endpoint !== 'string')
+        throw new UnexpectedResponseError('discovery document has no revocation_endpoint');
+      return revokeToken({
+        revocationEndpoint: endpoint,
+        clientId: options.clientId,
+        ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
+        ...(options.authMethod ? { authMethod: options.authMethod } : {}),
+        accessToken,
+        fetch: fetchFn,
         clock,
       });
     },

@@ -13,6 +13,17 @@ export {
   handleCallback,
 } from './callback.ts';
 export {
+  type ClaimRequest,
+  type ClaimsRequest,
+  type ClaimsRequestMember,
+  type ClaimsSelection,
+  claimsParameter,
+  type EvidenceRequest,
+  type VerifiedClaimsRequest,
+  type VerifiedClaimsSelection,
+  verifiedClaimsRequest,
+} from './claims-parameter.ts';
+export {
   createVerityClient,
   type SignInResult,
   type StartSignInInput,
@@ -55,6 +66,8 @@ export {
   type ExchangeCodeParams,
   exchangeCode,
   formEncode,
+  type RevokeTokenParams,
+  revokeToken,
   type TokenEndpointAuthMethod,
 } from './token.ts';
 export {
@@ -72,6 +85,7 @@ export {
 export type {
   DiscoveryDocument,
   DocumentClaim,
+  DocumentEvidence,
   DocumentProof,
   EmailEntry,
   IdentityDocument,
@@ -79,4 +93,6 @@ export type {
   PhoneEntry,
   TokenResponse,
   UserInfo,
+  Verification,
+  VerifiedClaims,
 } from './types.ts';

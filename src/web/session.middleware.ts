@@ -89,6 +89,7 @@ function unsavedSession(kind: SessionKind, now: number): Session {
     csrfSecret: randomToken('', 32),
     authTime: null,
     amr: [],
+    faceVerifiedAt: null,
     createdAt: now,
     lastSeenAt: now,
     expiresAt: now,

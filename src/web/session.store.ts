@@ -17,6 +17,8 @@ export interface Session {
   /** When the subject signed in (unix seconds). */
   authTime: number | null;
   amr: string[];
+  /** When the signed-in person last passed face assurance in this session (unix seconds). */
+  faceVerifiedAt: number | null;
   createdAt: number;
   lastSeenAt: number;
   expiresAt: number;
@@ -32,6 +34,7 @@ const toSession = (r: Row): Session => ({
   csrfSecret: r.csrf_secret,
   authTime: r.auth_time,
   amr: JSON.parse(r.amr) as string[],
+  faceVerifiedAt: r.face_verified_at,
   createdAt: r.created_at,
   lastSeenAt: r.last_seen_at,
   expiresAt: r.expires_at,
@@ -87,6 +90,7 @@ export async function anonymousSession(
     csrfSecret: await anonymousCsrf(token, kind, now),
     authTime: null,
     amr: [],
+    faceVerifiedAt: null,
     createdAt: now,
     lastSeenAt: now,
     expiresAt: now + t.absolute,
@@ -141,6 +145,8 @@ export function createSessionStore(db: Db) {
         subjectId: subject.subjectId,
         authTime: subject.authTime,
         amr: subject.amr,
+        // A face check belongs to the sign-in it followed.
+        faceVerifiedAt: null,
         csrfSecret: randomToken('', 32),
         lastSeenAt: now,
       };
@@ -171,6 +177,13 @@ export function createSessionStore(db: Db) {
         db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(old.idHash);
       });
       return { token, session };
+    },
+
+    /** Records a passed face check of the session's signed-in person. */
+    recordFaceCheck(idHash: string, subjectId: string, at: number): void {
+      db.sql
+        .prepare('UPDATE sessions SET face_verified_at = ? WHERE id_hash = ? AND subject_id = ?')
+        .run(at, idHash, subjectId);
     },
 
     delete(idHash: string): void {

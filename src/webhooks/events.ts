@@ -5,6 +5,7 @@ export const EVENT_TYPES = [
   'consent.granted',
   'consent.revoked',
   'webhook.test',
+  'token.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -44,6 +45,15 @@ export interface EventData {
     scopes: string[];
   };
   'webhook.test': { endpointId: string };
+  /** An access token its client revoked (RFC 7009); the consent stays in force. */
+  'token.revoked': {
+    applicationId: string;
+    environment: Environment;
+    sub: string;
+    consentId: string;
+    reason: 'revoked_by_client';
+    at: string;
+  };
 }
 
 export interface EventEnvelope<T extends EventType = EventType> {

@@ -312,4 +312,22 @@ describe('verity apps', () => {
       db.close();
     }
   });
+
+  test("--minimum-acr sets an environment's minimum assurance level; an unknown level is refused", async () => {
+    const { applicationId } = await create('--minimum-acr', 'substantial');
+    const show = async () => (await run('apps', 'show', applicationId, '--json')).json;
+    expect((await show()).environments[0].minimumAcr).toBe('substantial');
+    // Lowering it applies at once, as raising does.
+    expect((await run('apps', 'update', applicationId, '--minimum-acr', 'low')).code).toBe(0);
+    expect((await show()).environments[0].minimumAcr).toBe('low');
+    expect((await run('apps', 'show', applicationId)).stdout).toContain('minimum acr:    low');
+    const bad = await run('apps', 'update', applicationId, '--minimum-acr', 'gold', '--json');
+    expect(bad.code).toBe(1);
+    expect(bad.json.error.message).toContain('the minimum acr must be one of none, low, substantial, high');
+    expect((await show()).environments[0].minimumAcr).toBe('low');
+    const fresh = await create();
+    expect((await run('apps', 'show', fresh.applicationId, '--json')).json.environments[0].minimumAcr).toBe(
+      'none',
+    );
+  });
 });

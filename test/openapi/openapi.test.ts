@@ -46,9 +46,10 @@ const INTERFACE_ROUTES = [
   'GET /v1/developer/applications/{applicationId}/webhooks/deliveries/history',
 ];
 
-/** DESIGN.md §5: the RFC 8414 metadata path and the further webhook management routes. */
+/** DESIGN.md §5 and §10: the RFC 8414 metadata path, revocation and the further webhook routes. */
 const DESIGN_ROUTES = [
   'GET /.well-known/oauth-authorization-server',
+  'POST /v1/oauth/revoke',
   'GET /v1/developer/applications/{applicationId}/webhooks',
   'GET /v1/developer/applications/{applicationId}/webhooks/{endpointId}',
   'PATCH /v1/developer/applications/{applicationId}/webhooks/{endpointId}',
@@ -171,6 +172,7 @@ describe('the document', () => {
         'consent.granted',
         'consent.revoked',
         'oauth.authorization.completed',
+        'token.revoked',
         'webhook.test',
       ].sort(),
     );
@@ -330,6 +332,28 @@ describe('real responses match the document', () => {
     );
     expect(wrongSecret.status).toBe(401);
     await conforms(wrongSecret, 'POST', '/v1/oauth/token');
+  });
+
+  test('revocation endpoint: an empty 200 and both documented error statuses', async () => {
+    const app = await createTestApp(ctx, {
+      type: 'confidential',
+      redirectUris: [REDIRECT],
+      scopes: 'openid',
+    });
+    const revoke = (body: Record<string, string>, auth = basic(app.clientId, app.clientSecret!)) =>
+      request('/v1/oauth/revoke', tokenRequest(body, { auth, as: 'form' }));
+    const ok = await revoke({ token: 'at_unknown' });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('');
+    const declared = Object.keys(op('POST', '/v1/oauth/revoke').responses['200'].headers);
+    for (const h of declared)
+      expect({ header: h, present: ok.headers.has(h) }).toEqual({ header: h, present: true });
+    const missing = await revoke({});
+    expect(missing.status).toBe(400);
+    await conforms(missing, 'POST', '/v1/oauth/revoke');
+    const wrongSecret = await revoke({ token: 'at_unknown' }, basic(app.clientId, 'cs_test_x'));
+    expect(wrongSecret.status).toBe(401);
+    await conforms(wrongSecret, 'POST', '/v1/oauth/revoke');
   });
 
   test('UserInfo and the documents API for a persona with every sandbox scope', async () => {

@@ -34,6 +34,8 @@ export const applicationEnvironments = sqliteTable(
     documentTypes: text('document_types').notNull().default('[]'),
     documentCountries: text('document_countries').notNull().default('[]'),
     createdAt: time('created_at').notNull(),
+    /** The lowest assurance level (acr) an authorization of this environment must reach; null: none. */
+    minimumAcr: text('minimum_acr', { enum: ['none', 'low', 'substantial', 'high'] }),
   },
   (t) => [
     uniqueIndex('application_environments_client_id').on(t.clientId),

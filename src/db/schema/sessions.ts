@@ -14,6 +14,8 @@ export const sessions = sqliteTable(
     authTime: time('auth_time'),
     /** JSON array, e.g. ["pwd"]. */
     amr: text('amr').notNull().default('[]'),
+    /** When the signed-in person last passed face assurance in this session (`[face] reuse_within`). */
+    faceVerifiedAt: time('face_verified_at'),
     createdAt: time('created_at').notNull(),
     lastSeenAt: time('last_seen_at').notNull(),
     /** Absolute timeout. */

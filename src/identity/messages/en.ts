@@ -79,6 +79,7 @@ export const en = {
   descLoginRequired: 'The person is not signed in and prompt=none was requested.',
   descConsentRequired: 'Consent for this purpose and these scopes has not been given.',
   descInteractionRequired: 'Face assurance requires the person to take part in every authorization.',
+  descAssuranceUnmet: "The person's identity assurance level does not meet the level this request requires.",
   descAccountDisabled: 'The account is disabled.',
 
   /** Each scope in plain words, shown at consent. */

@@ -103,7 +103,7 @@ export const en = {
   typePublicHint: 'A browser or mobile app. It gets no secret and must use PKCE with S256.',
   redirectUris: 'Redirect URIs',
   redirectUrisHint:
-    'One per line, matched exactly. HTTPS is required, except http on localhost, 127.0.0.1 and [::1]. Wildcards, fragments (#) and user:password@ are refused. At most 20.',
+    'One per line, matched exactly (http://127.0.0.1/… and http://[::1]/… on any port, for native apps). HTTPS is required, except http on localhost, 127.0.0.1 and [::1]. Wildcards, fragments (#) and user:password@ are refused. At most 20.',
   scopes: 'Enabled scopes',
   scopesHint: 'The most an authorization request of this environment may ask for.',
   sensitivity: { basic: 'Basic', sensitive: 'Sensitive', restricted: 'Restricted' } as Record<string, string>,
@@ -119,6 +119,15 @@ export const en = {
   documentCountries: 'Issuing countries',
   documentCountriesHint:
     '"all", "none", or ISO 3166-1 alpha-2 codes separated by spaces or commas (DE FR NL).',
+  minimumAcr: 'Minimum assurance level',
+  minimumAcrHint:
+    'Applied when an authorization request names no acr_values, and a request cannot ask for less. A person below it is sent back with unmet_authentication_requirements.',
+  acrNames: {
+    none: 'None (no minimum)',
+    low: 'Low',
+    substantial: 'Substantial',
+    high: 'High',
+  } as Record<string, string>,
   appCreatedTitle: 'Application created',
   appCreated: 'Your application has a sandbox environment. Use these credentials to try the flow.',
   editAppTitle: (env: string) => `Edit application (${env})`,
@@ -247,6 +256,7 @@ export const en = {
     'consent.granted': 'A person granted consent: access became active.',
     'consent.revoked': 'A consent was revoked, expired or disconnected: stop processing.',
     'webhook.test': 'Sent by "Send test event".',
+    'token.revoked': 'The application revoked one of its access tokens.',
   } as Record<string, string>,
   description: 'Description',
   endpointCreatedTitle: 'Endpoint added',

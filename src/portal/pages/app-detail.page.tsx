@@ -144,6 +144,8 @@ export function AppPage(
           <dd>
             {env.documentCountries.length > 200 ? m.allCountries : env.documentCountries.join(' ') || m.none}
           </dd>
+          <dt>{m.minimumAcr}</dt>
+          <dd>{m.acrNames[env.minimumAcr]}</dd>
         </dl>
       </Card>
 

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { ASSURANCE_LEVELS } from '../../persons/assurance.ts';
 import type { Env } from '../env.ts';
 import {
   CsrfField,
@@ -22,6 +23,7 @@ export interface AppFormValues {
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
+  minimumAcr: string;
   justification?: string;
   fullNumberJustification?: string;
 }
@@ -121,6 +123,23 @@ export function AppFormPage(
               value={values.documentCountries}
               errors={errors}
             />
+          </fieldset>
+          <fieldset id="minimum_acr" tabindex={-1}>
+            <legend>{m.minimumAcr}</legend>
+            <p class="hint">{m.minimumAcrHint}</p>
+            <FieldError id="minimum_acr" errors={errors} />
+            {ASSURANCE_LEVELS.map((level) => (
+              <div class="check">
+                <input
+                  type="radio"
+                  id={`minimum_acr-${level}`}
+                  name="minimum_acr"
+                  value={level}
+                  checked={values.minimumAcr === level}
+                />
+                <label for={`minimum_acr-${level}`}>{m.acrNames[level]}</label>
+              </div>
+            ))}
           </fieldset>
           {props.environment === 'production' ? (
             <>
