@@ -3,7 +3,7 @@ import { type SdkClock, systemClock } from './clock.ts';
 import { DocumentProofError } from './errors.ts';
 import { MAX_SKEW_SECONDS } from './id-token.ts';
 import type { JwksCache } from './jwks.ts';
-import type { IdentityDocument } from './types.ts';
+import type { IdentityDocument, Verification } from './types.ts';
 
 /**
  * The `typ` of a document proof (RFC 8725 §3.11): an ID token (`typ` `JWT`) is never taken for a
@@ -24,6 +24,8 @@ export interface DocumentProofClaims {
   jti: string;
   /** Exactly the fields the document detail returned under the consent. */
   document: IdentityDocument;
+  /** With `identity_verified` approved: the OIDC4IDA `verification` with this document as evidence. */
+  verification?: Verification;
   [claim: string]: unknown;
 }
 

@@ -3,9 +3,12 @@ import { createLocalJWKSet, decodeProtectedHeader, type JWK, jwtVerify } from 'j
 import { revokeConsent } from '../../src/consent/lifecycle.ts';
 import { setDocumentSharing } from '../../src/identity/account/account.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
+import { importPersons } from '../../src/persons/import.ts';
+import { verifiedClaimsProblems } from '../assurance/ida-schema.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
+import { jsonl, record } from '../persons/fixtures.ts';
 import { bearer, issueToken, setDocumentPolicy } from '../userinfo/fixtures.ts';
 
 let ctx: TestContext;
@@ -16,9 +19,11 @@ const ID_CARD = 'doc_sandbox_ben_id_card_fr';
 const DAY = 86_400;
 const SCOPES = ['identity_documents', 'document_type', 'document_expiry_date', 'document_number_masked'];
 
+const VERIFIED = [...SCOPES, 'identity_verified', 'identity_assurance_level'];
+
 async function setup(extra = '') {
   ctx = await testContext({ extra });
-  const app = await createTestApp(ctx, { type: 'confidential', redirectUris: [REDIRECT], scopes: SCOPES });
+  const app = await createTestApp(ctx, { type: 'confidential', redirectUris: [REDIRECT], scopes: VERIFIED });
   setDocumentPolicy(ctx, app, ['passport', 'id_card'], ['FR']);
   return app;
 }
@@ -73,6 +78,8 @@ describe('GET …/identity-documents/:documentReference/proof', () => {
       jti: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       document: detail,
     });
+    // identity_verified was not approved: no verification data either.
+    expect('verification' in payload).toBe(false);
     // The approved scopes decide the fields: nothing unapproved slips in.
     expect(Object.keys(detail).sort()).toEqual([
       'displayName',
@@ -82,6 +89,67 @@ describe('GET …/identity-documents/:documentReference/proof', () => {
       'maskedDocumentNumber',
       'proof',
     ]);
+  });
+
+  test('with identity_verified, the OIDC4IDA verification of this one document', async () => {
+    const app = await setup();
+    const { accessToken } = await token(app, VERIFIED);
+    const ref = await firstReference(accessToken);
+    const { payload } = await verify(
+      await (await get(`${docPath(ref)}/proof`, accessToken)).text(),
+      app.clientId,
+    );
+    const doc = payload.document as Record<string, string>;
+    expect(doc.documentType).toBe('id_card');
+    // Ben also has a passport the application may see: only the proven document is evidence.
+    expect(payload.verification).toEqual({
+      trust_framework: 'verity_sandbox',
+      assurance_level: 'substantial',
+      time: '2025-09-15T09:30:00.000Z',
+      evidence: [
+        {
+          type: 'document',
+          document_details: {
+            type: 'idcard',
+            document_number: doc.maskedDocumentNumber!,
+            date_of_expiry: doc.expiryDate!,
+          },
+        },
+      ],
+    });
+    expect(
+      verifiedClaimsProblems({ verified_claims: { verification: payload.verification, claims: {} } }),
+    ).toEqual([]);
+  });
+
+  test('in production, verification names [assurance] trust_framework, and is left out while it is empty', async () => {
+    const proofIn = async (extra: string) => {
+      ctx = await testContext({ extra });
+      await importPersons(ctx, jsonl(record()));
+      const personId = ctx.db.sql
+        .prepare<{ id: string }>("SELECT id FROM persons WHERE external_id = 'ext-1'")
+        .get()!.id;
+      const app = await createTestApp(ctx, {
+        type: 'confidential',
+        redirectUris: [REDIRECT],
+        scopes: VERIFIED,
+        environment: 'production',
+      });
+      setDocumentPolicy(ctx, app, ['passport'], ['DE']);
+      const { accessToken } = await issueToken(ctx, app, { scopes: VERIFIED, personId });
+      const ref = await firstReference(accessToken);
+      return (await verify(await (await get(`${docPath(ref)}/proof`, accessToken)).text(), app.clientId))
+        .payload;
+    };
+    expect('verification' in (await proofIn(''))).toBe(false);
+    ctx.cleanup();
+    const framed = await proofIn('[assurance]\ntrust_framework = "de_aml"');
+    expect(framed.verification).toMatchObject({
+      trust_framework: 'de_aml',
+      assurance_level: 'high',
+      time: '2026-01-15T09:30:00.000Z',
+      evidence: [{ type: 'document', document_details: { type: 'passport' } }],
+    });
   });
 
   test('every proof has its own jti; proof_ttl sets exp', async () => {

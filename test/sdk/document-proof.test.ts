@@ -16,7 +16,13 @@ import { issueToken, setDocumentPolicy } from '../userinfo/fixtures.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 5, 1, 12);
-const SCOPES = ['openid', 'identity_documents', 'document_type', 'document_issuing_country'];
+const SCOPES = [
+  'openid',
+  'identity_documents',
+  'identity_verified',
+  'document_type',
+  'document_issuing_country',
+];
 
 let server: TestServer;
 let issuer: string;
@@ -94,6 +100,10 @@ describe('verified offline after the server is stopped', () => {
     const claims = await verifyDocumentProof(proof, opts());
     expect(claims).toMatchObject({ iss: issuer, aud: clientId, document: { documentReference: reference } });
     expect(claims.exp - claims.iat).toBe(30 * 86_400);
+    expect(claims.verification).toMatchObject({
+      trust_framework: 'verity_sandbox',
+      evidence: [{ type: 'document' }],
+    });
 
     const body = JSON.stringify(jwks);
     const cache = createJwksCache({
