@@ -43,6 +43,8 @@ export function discoveryDocument(config: Config) {
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    // On the identity surface: it ends the session whose cookie only that host receives.
+    end_session_endpoint: `${config.server.identity_url.replace(/\/+$/, '')}/logout`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -12,6 +12,10 @@ export const DiscoveryDocument = z
     revocation_endpoint: z.url(),
     userinfo_endpoint: z.url(),
     jwks_uri: z.url(),
+    end_session_endpoint: z.url().meta({
+      description:
+        'RP-initiated logout, on the identity experience (`<identity_url>/logout`): GET or form POST with `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`, `ui_locales`.',
+    }),
     scopes_supported: z.array(z.string()),
     response_types_supported: z.array(z.literal('code')),
     response_modes_supported: z.array(z.string()),
@@ -142,6 +146,9 @@ export const bearerErrors = {
   401: apiError(
     '`invalid_token`: missing, unknown, expired or revoked token, or the consent was revoked, expired or disconnected.',
     ['WWW-Authenticate'],
+  ),
+  403: apiError(
+    '`ORIGIN_NOT_ALLOWED`: a browser page of an origin the application did not register (no CORS headers).',
   ),
   429: tooManyRequests,
   500: internalError,

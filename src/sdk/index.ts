@@ -38,6 +38,7 @@ export {
   type VerifyDocumentProofOptions,
   verifyDocumentProof,
 } from './document-proof.ts';
+export { type EndSessionUrlParams, endSessionUrl } from './end-session-url.ts';
 export {
   ApiResponseError,
   AuthorizationError,

@@ -116,6 +116,8 @@ export interface DiscoveryDocument {
   token_endpoint: string;
   userinfo_endpoint: string;
   jwks_uri: string;
+  /** RP-initiated logout (`endSessionUrl`). */
+  end_session_endpoint?: string;
   [field: string]: unknown;
 }
 

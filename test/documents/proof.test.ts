@@ -205,6 +205,36 @@ describe('GET …/identity-documents/:documentReference/proof', () => {
     await expect(verify(issued, app.clientId)).rejects.toThrow('"exp" claim timestamp check failed');
   });
 
+  test('CORS as for the detail: the token’s client’s web origin reads it, another origin is refused', async () => {
+    ctx = await testContext();
+    const spa = 'https://spa.example';
+    const app = await createTestApp(ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      webOrigins: [spa],
+      scopes: SCOPES,
+    });
+    setDocumentPolicy(ctx, app, ['id_card'], ['FR']);
+    const { accessToken } = await token(app);
+    const path = `${docPath(await firstReference(accessToken))}/proof`;
+    const from = (origin: string) =>
+      inProcess(ctx)(path, { headers: { Authorization: `Bearer ${accessToken}`, Origin: origin } });
+
+    const ok = await from(spa);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(spa);
+    const other = await from('https://evil.example');
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    expect(((await other.json()) as any).error.code).toBe('ORIGIN_NOT_ALLOWED');
+    const preflight = await inProcess(ctx)(path, {
+      method: 'OPTIONS',
+      headers: { Origin: spa, 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+  });
+
   test('counted in the same per-token bucket as the other documents routes', async () => {
     const app = await setup('[rate_limits.userinfo]\nrequests = 3');
     const { accessToken } = await token(app);

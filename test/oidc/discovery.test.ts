@@ -24,6 +24,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    end_session_endpoint: `${server.ctx.config.server.identity_url}/logout`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
