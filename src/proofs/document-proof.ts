@@ -15,10 +15,10 @@ import { DOCUMENT_PROOF_TYP } from '../sdk/document-proof.ts';
 /**
  * `GET /v1/userinfo/identity-documents/:documentReference/proof`: a JWS over the document as the
  * detail endpoint shows it to this grant (the same view, so no field the consent did not approve) and
- * its verification data (under the rules of `verified_claims`), for
- * the application (`aud`) and the person's pairwise `sub`, signed with the active key and valid for
- * `[assurance] proof_ttl`. The same checks (scope, 404) as the detail endpoint, and like it the bearer
- * guard refuses a token whose consent ended; a proof issued before stays valid until its `exp`.
+ * its verification data, for the application (`aud`) and the person's pairwise `sub`, signed with the
+ * active key and valid for `[assurance] proof_ttl`. The same checks (scope, 404) as the detail
+ * endpoint, and like it the bearer guard refuses a token whose consent ended; a proof issued before
+ * stays valid until its `exp`.
  */
 export async function documentProof(ctx: AppContext, grant: AccessGrant, reference: string): Promise<string> {
   const doc = await resolveSharedDocument(ctx, grant, reference);

@@ -73,7 +73,6 @@ export async function verifyDocumentProof(
     const key = await keyFor(opts.jwks, header.kid);
     ({ payload } = await jwtVerify(jwt, key, {
       algorithms: ['RS256'],
-      typ: DOCUMENT_PROOF_TYP,
       issuer: opts.issuer,
       audience: opts.clientId,
       clockTolerance: MAX_SKEW_SECONDS,
@@ -112,7 +111,6 @@ function mapJoseError(e: unknown): DocumentProofError {
       return new DocumentProofError('proof_iss', 'document proof iss is not the expected issuer');
     if (e.claim === 'aud')
       return new DocumentProofError('proof_aud', 'document proof was issued to another client');
-    if (e.claim === 'typ') return new DocumentProofError('proof_typ', 'not a document proof');
     return new DocumentProofError('proof_claims', `document proof claim ${e.claim} is invalid: ${e.reason}`);
   }
   if (e instanceof errors.JWSSignatureVerificationFailed)
