@@ -43,5 +43,9 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0010_post_logout_uris_bump_clients_cache",
     "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry (src/oauth/client.store.ts) caches post-logout redirect URIs too, so a change to\n-- them moves the clients cache version like a change to redirect URIs does (0003).\nCREATE TRIGGER `post_logout_redirect_uris_insert_bumps_clients_cache` AFTER INSERT ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_update_bumps_clients_cache` AFTER UPDATE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_delete_bumps_clients_cache` AFTER DELETE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
+  },
+  {
+    "name": "0011_document_issue_date_check_method",
+    "sql": "ALTER TABLE `identity_documents` ADD `issue_date` text;--> statement-breakpoint\nALTER TABLE `identity_documents` ADD `check_method` text;"
   }
 ];
