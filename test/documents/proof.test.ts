@@ -109,9 +109,11 @@ describe('GET …/identity-documents/:documentReference/proof', () => {
       evidence: [
         {
           type: 'document',
+          check_details: [{ check_method: 'vri' }],
           document_details: {
             type: 'idcard',
             document_number: doc.maskedDocumentNumber!,
+            date_of_issuance: '2022-09-01',
             date_of_expiry: doc.expiryDate!,
           },
         },
