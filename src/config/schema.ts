@@ -52,6 +52,12 @@ export const serverSchema = z
         (v) => v === '' || new TextEncoder().encode(v).length >= 32,
         'must be at least 32 bytes (e.g. `openssl rand -hex 32`), or empty to serve /metrics to loopback clients only',
       ),
+    /** Threads that sign ID tokens: "auto" = one per core (none on one core), 0 = the serving thread. */
+    signing_threads: z
+      .union([z.literal('auto'), z.number().int().min(0).max(256)], {
+        error: 'must be "auto" or a whole number of threads from 0 to 256',
+      })
+      .default('auto'),
   })
   .prefault({});
 

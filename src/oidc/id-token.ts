@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { base64url, fromHex } from '../crypto/encoding.ts';
 import { unix } from '../platform/clock.ts';
-import { runtime } from '../platform/runtime.ts';
 
 export interface IdTokenInput {
   sub: string;
@@ -35,11 +34,11 @@ function encodedHeader(kid: string): string {
  * to UserInfo. It lives as long as the access token.
  *
  * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
- * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
- * every token with jose and openid-client.
+ * native one of `platform/rs256.ts`, made on a signing thread (`platform/signing-pool.ts`): the token
+ * endpoint is bound by it. Tests verify every token with jose and openid-client.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
-  const { kid, key } = await ctx.keys.signingKey();
+  const key = await ctx.keys.signingKey();
   const iat = unix(ctx.clock);
   const claims = {
     iss: ctx.config.server.base_url,
@@ -54,6 +53,6 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${encodedHeader(kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${runtime.signRs256(key, signingInput)}`;
+  const signingInput = `${encodedHeader(key.kid)}.${base64url(JSON.stringify(claims))}`;
+  return `${signingInput}.${await ctx.keys.sign(key, signingInput)}`;
 }
