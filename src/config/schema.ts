@@ -32,6 +32,8 @@ const secret = z
     'must be at least 32 bytes (verity init writes a random one), or empty to have one generated',
   );
 
+const SIGNING_THREADS = 'must be "auto" or a whole number of threads from 0 to 256';
+
 export const serverSchema = z
   .strictObject({
     listen: listenAddress('127.0.0.1:8080'),
@@ -54,10 +56,9 @@ export const serverSchema = z
       ),
     /** Threads that sign ID tokens: "auto" = one per core (none on one core), 0 = the serving thread. */
     signing_threads: z
-      .union([z.literal('auto'), z.number().int().min(0).max(256)], {
-        error: 'must be "auto" or a whole number of threads from 0 to 256',
-      })
-      .default('auto'),
+      .union([z.literal('auto'), z.number()], { error: SIGNING_THREADS })
+      .default('auto')
+      .refine((v) => v === 'auto' || (Number.isInteger(v) && v >= 0 && v <= 256), SIGNING_THREADS),
   })
   .prefault({});
 
