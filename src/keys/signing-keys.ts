@@ -121,7 +121,9 @@ export class KeyService {
     this.pool ??= createSigningPool({
       threads: signingThreads(this.config.server.signing_threads),
       onWorkerLost: (reason) =>
-        this.log.warn('signing thread lost; its signatures are made on the main thread', { reason }),
+        this.log.warn('signing thread lost; its signatures in flight were made on the serving thread', {
+          reason,
+        }),
     });
     return this.pool.sign(key, input);
   }

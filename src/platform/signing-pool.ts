@@ -20,8 +20,6 @@ export interface PoolKey {
 }
 
 export interface SigningPool {
-  /** Threads that sign; 0 when the calling thread does. */
-  readonly threads: number;
   /** RS256 over `input` (see Runtime.signRs256), made with `key`. */
   sign(key: PoolKey, input: string): Promise<string>;
   /** Ends every worker; signatures in flight and any asked for later are made on the calling thread. */
@@ -99,7 +97,7 @@ function signInline(job: Job): void {
 export function createSigningPool(opts: SigningPoolOptions): SigningPool {
   const threads = Math.max(0, opts.threads);
   if (threads === 0) {
-    return { threads, sign: async (key, input) => runtime.signRs256(key.key, input), close() {} };
+    return { sign: async (key, input) => runtime.signRs256(key.key, input), close() {} };
   }
   const spawn = opts.spawn ?? runtime.spawnWorker;
   const restartAfterMs = opts.restartAfterMs ?? 1000;
@@ -198,7 +196,6 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
   };
 
   return {
-    threads,
     sign(key, input) {
       return new Promise((resolve, reject) => {
         const job = { key, input, resolve, reject };
