@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { applicationsRouter } from './api/applications.router.ts';
 import { webhooksRouter } from './api/webhooks.router.ts';
 import { registerSecurityEvents } from './audit/security-events.ts';
 import { capabilitiesRouter } from './capabilities/capabilities.router.ts';
@@ -6,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { documentsRouter } from './documents/documents.router.ts';
 import { ApiError, OAuthError } from './errors.ts';
 import { BODY_LIMITS, LARGEST_BODY_LIMIT, limitBody, payloadTooLarge } from './http/body-limit.ts';
+import { corsPreflights } from './http/cors.ts';
 import type { AppEnv } from './http/env.ts';
 import { apiErrorResponse, tokenErrorResponse } from './http/errors.ts';
 import { opsRouter } from './http/ops.router.ts';
@@ -13,6 +15,7 @@ import { observe, requestContext } from './http/request-context.ts';
 import { requestId } from './http/request-id.ts';
 import { identityPaths, identityRouter } from './identity/identity.router.tsx';
 import { jwksRouter } from './keys/jwks.router.ts';
+import { clientRegistry } from './oauth/client.store.ts';
 import { oauthRouter } from './oauth/oauth.router.ts';
 import { type PlainHandler, tokenEndpoint } from './oauth/token-endpoint.ts';
 import { discoveryRouter } from './oidc/discovery.router.ts';
@@ -77,6 +80,15 @@ export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(c
   return app;
 }
 
+/** The endpoints a browser application may call, with their methods (their CORS is gated per client). */
+const CORS_PATHS = {
+  '/v1/oauth/token': ['POST'],
+  '/v1/oauth/revoke': ['POST'],
+  '/v1/userinfo': ['GET', 'POST'],
+  '/v1/userinfo/identity-documents': ['GET'],
+  '/v1/userinfo/identity-documents/:documentReference': ['GET'],
+} as const;
+
 function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
   const app = new Hono<AppEnv>();
   // Ahead of the middleware, which it does itself (see token-endpoint.ts).
@@ -98,14 +110,21 @@ function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
 
   app.route('/', opsRouter(ctx));
   if (serves.api) {
+    // Ahead of the routers and their rate limits (see cors.ts).
+    app.route(
+      '/',
+      corsPreflights(CORS_PATHS, (origin) => clientRegistry(ctx).originRegistered(origin)),
+    );
     app.route('/', openApiRouter(ctx));
     app.route('/', jwksRouter(ctx));
     app.route('/', discoveryRouter(ctx));
     app.route('/', oauthRouter(ctx));
-    app.route('/', userinfoRouter(ctx));
-    app.route('/', documentsRouter(ctx));
+    const webOriginsOf = (environmentId: string) => clientRegistry(ctx).webOrigins(environmentId);
+    app.route('/', userinfoRouter(ctx, webOriginsOf));
+    app.route('/', documentsRouter(ctx, webOriginsOf));
     app.route('/', capabilitiesRouter(ctx));
     app.route('/', webhooksRouter(ctx));
+    app.route('/', applicationsRouter(ctx));
   }
   if (serves.identity) app.route(identityPath || '/', identityRouter(ctx));
   if (serves.portal) app.route(developerPath || '/', portalRouter(ctx));

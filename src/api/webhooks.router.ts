@@ -1,11 +1,9 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
+import type { DeveloperApiEnv } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
-import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
-import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { deliveryHistory, redeliverEvent } from '../webhooks/deliveries.ts';
 import {
   createEndpoint,
@@ -16,6 +14,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../webhooks/endpoints.ts';
+import { appId, dev, developerGuard, jsonBody, parse } from './developer-api.ts';
 
 export const createBody = z.object({
   url: z.string(),
@@ -51,51 +50,13 @@ export const historyQuery = z.object({
   cursor: z.string().optional(),
 });
 
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const fields = r.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
-  throw new ValidationError('The request is not valid.', fields);
-}
-
-/** The JSON body; an empty body reads as `{}` for the endpoints whose fields are all optional. */
-async function jsonBody(c: Context<DeveloperApiEnv>): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ValidationError('The body is not valid JSON.', [
-      { path: '(body)', message: 'must be a JSON object' },
-    ]);
-  }
-}
-
 /** /v1/developer/applications/:applicationId/webhooks/*: thin, the work is in the domain modules. */
 export function webhooksRouter(ctx: AppContext) {
   const app = new Hono<DeveloperApiEnv>();
   const base = '/v1/developer/applications/:applicationId/webhooks';
   app.onError((err, c) => apiErrorResponse(err, c as unknown as Context<AppEnv>));
   // `${base}/*` also matches `${base}` itself.
-  app.use(`${base}/*`, identifyDeveloper(ctx));
-  // Per developer and environment (a developer's keys share it); requests without a valid key count
-  // against the client address.
-  const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
-  const bucketOf = (c: Context<AppEnv>) => {
-    const key = keyOf(c);
-    return key ? `${key.developerId}:${key.environment}` : byAddress(c);
-  };
-  const limit = rateLimit(ctx, 'developer', bucketOf, {
-    scopeOf: (c) => {
-      const key = keyOf(c);
-      return key && { environment: key.environment };
-    },
-  }) as unknown as Parameters<typeof app.use>[1];
-  app.use(`${base}/*`, limit);
-  app.use(`${base}/*`, requireDeveloper());
-
-  const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
-  const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;
+  app.use(`${base}/*`, ...developerGuard(ctx));
 
   app.post(base, async (c) => {
     const body = parse(createBody, await jsonBody(c));

@@ -1,5 +1,6 @@
 import { ASSURANCE_LEVELS, type AssuranceLevel, isAssuranceLevel } from '../persons/assurance.ts';
 import type { ApplicationType, PkceMode } from './application.store.ts';
+import { redirectUriProblem } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 
 export const APPLICATION_TYPES: readonly ApplicationType[] = ['confidential', 'public'];
@@ -44,4 +45,17 @@ export function checkPlan(plan: string): string {
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(plan))
     throw ruleViolation('plan', `the plan "${plan}" must be 1-40 lower-case letters, digits, "-" or "_"`);
   return plan;
+}
+
+/**
+ * A privacy policy or terms of service link (RFC 7591 `policy_uri`, `tos_uri`), shown to persons on the
+ * consent page: an absolute https URL, spelt as plainly as a redirect URI. Empty clears it (null).
+ */
+export function checkLink(path: 'policyUri' | 'tosUri', value: string): string | null {
+  const v = value.trim();
+  if (v === '') return null;
+  const label = path === 'policyUri' ? 'privacy policy link' : 'terms of service link';
+  const problem = redirectUriProblem(v) ?? (v.startsWith('https://') ? undefined : 'must use https');
+  if (problem) throw ruleViolation(path, `${label} "${v}": ${problem}`, problem);
+  return v;
 }

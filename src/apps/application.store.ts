@@ -5,8 +5,10 @@ import {
   applicationEnvironments,
   applications,
   clientSecrets,
+  postLogoutRedirectUris,
   productionReviews,
   redirectUris,
+  webOrigins,
 } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
@@ -25,6 +27,10 @@ export interface EnvironmentView {
   clientId: string;
   scopes: string[];
   redirectUris: string[];
+  /** Normalised origins whose pages may call the token, UserInfo and documents endpoints (CORS). */
+  webOrigins: string[];
+  /** Where RP-initiated logout may return to; possibly none. */
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
   /** The lowest acr an authorization must reach when the request names none ("none": no minimum). */
@@ -42,6 +48,8 @@ export interface ReviewView {
   scopes: string[];
   /** null: production keeps its own (the first review takes the sandbox's). */
   redirectUris: string[] | null;
+  webOrigins: string[] | null;
+  postLogoutRedirectUris: string[] | null;
   documentTypes: string[] | null;
   documentCountries: string[] | null;
   fullNumberJustification: string | null;
@@ -59,6 +67,9 @@ export interface ApplicationView {
   pkce: PkceMode;
   plan: string;
   fullNumberApproved: boolean;
+  /** Privacy policy and terms of service links shown on the consent page. */
+  policyUri: string | null;
+  tosUri: string | null;
   createdAt: number;
   updatedAt: number;
   /** Sandbox first; production only after an approved review. */
@@ -79,6 +90,8 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   justification: r.justification,
   scopes: JSON.parse(r.scopes) as string[],
   redirectUris: jsonList(r.redirectUris),
+  webOrigins: jsonList(r.webOrigins),
+  postLogoutRedirectUris: jsonList(r.postLogoutRedirectUris),
   documentTypes: jsonList(r.documentTypes),
   documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
@@ -87,6 +100,17 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   createdAt: r.createdAt,
   decidedAt: r.decidedAt,
 });
+
+type UriTable = typeof redirectUris | typeof postLogoutRedirectUris;
+
+const urisOf = (db: Db, table: UriTable, environmentId: string) =>
+  db.orm
+    .select({ uri: table.uri })
+    .from(table)
+    .where(eq(table.environmentId, environmentId))
+    .orderBy(asc(table.id))
+    .all()
+    .map((r) => r.uri);
 
 function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
   const envs = db.orm
@@ -99,13 +123,15 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
     environment: e.environment,
     clientId: e.clientId,
     scopes: JSON.parse(e.scopes) as string[],
-    redirectUris: db.orm
-      .select({ uri: redirectUris.uri })
-      .from(redirectUris)
-      .where(eq(redirectUris.environmentId, e.id))
-      .orderBy(asc(redirectUris.id))
+    redirectUris: urisOf(db, redirectUris, e.id),
+    postLogoutRedirectUris: urisOf(db, postLogoutRedirectUris, e.id),
+    webOrigins: db.orm
+      .select({ origin: webOrigins.origin })
+      .from(webOrigins)
+      .where(eq(webOrigins.environmentId, e.id))
+      .orderBy(asc(webOrigins.id))
       .all()
-      .map((r) => r.uri),
+      .map((r) => r.origin),
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
     minimumAcr: e.minimumAcr ?? 'none',
@@ -140,6 +166,8 @@ export function findApplication(db: Db, applicationId: string): ApplicationView 
     pkce: app.pkce,
     plan: app.plan,
     fullNumberApproved: app.fullNumberApproved,
+    policyUri: app.policyUri,
+    tosUri: app.tosUri,
     createdAt: app.createdAt,
     updatedAt: app.updatedAt,
     environments: environmentViews(db, app.id),
@@ -223,6 +251,8 @@ export function insertEnvironment(
     environment: Environment;
     scopes: readonly string[];
     redirectUris: readonly string[];
+    webOrigins: readonly string[];
+    postLogoutRedirectUris?: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     minimumAcr?: AssuranceLevel;
@@ -250,18 +280,35 @@ export function insertEnvironment(
     })
     .run();
   replaceRedirectUris(db, row.id, input.redirectUris);
+  replaceWebOrigins(db, row.id, input.webOrigins);
+  replacePostLogoutRedirectUris(db, row.id, input.postLogoutRedirectUris ?? []);
   if (input.secretHash) insertSecret(db, clock, row.id, input.secretHash);
   return row;
 }
 
-export function replaceRedirectUris(db: Db, environmentId: string, uris: readonly string[]): void {
-  db.orm.delete(redirectUris).where(eq(redirectUris.environmentId, environmentId)).run();
+function replaceUris(db: Db, table: UriTable, environmentId: string, uris: readonly string[]): void {
+  db.orm.delete(table).where(eq(table.environmentId, environmentId)).run();
   if (uris.length)
     db.orm
-      .insert(redirectUris)
+      .insert(table)
       .values(uris.map((uri) => ({ environmentId, uri })))
       .run();
 }
+
+export function replaceWebOrigins(db: Db, environmentId: string, origins: readonly string[]): void {
+  db.orm.delete(webOrigins).where(eq(webOrigins.environmentId, environmentId)).run();
+  if (origins.length)
+    db.orm
+      .insert(webOrigins)
+      .values(origins.map((origin) => ({ environmentId, origin })))
+      .run();
+}
+
+export const replaceRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, redirectUris, environmentId, uris);
+
+export const replacePostLogoutRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, postLogoutRedirectUris, environmentId, uris);
 
 export function insertSecret(db: Db, clock: Clock, environmentId: string, secretHash: string): void {
   db.orm

@@ -11,18 +11,31 @@ import {
   setReviewFields,
 } from './application.store.ts';
 import { ruleViolation } from './rule-error.ts';
+import { productionWebOrigins } from './web-origin-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 const MAX_TEXT = 2000;
 
-/** What production serves: the settings that decide which data may reach which callback. */
+/**
+ * What production serves: the settings that decide which data may reach which callback, and which
+ * pages may read it from a browser.
+ */
 export interface ProductionSettings {
   scopes: string[];
   redirectUris: string[];
+  webOrigins: string[];
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
 }
-export const SETTING_KEYS = ['scopes', 'redirectUris', 'documentTypes', 'documentCountries'] as const;
+export const SETTING_KEYS = [
+  'scopes',
+  'redirectUris',
+  'webOrigins',
+  'postLogoutRedirectUris',
+  'documentTypes',
+  'documentCountries',
+] as const;
 type Key = (typeof SETTING_KEYS)[number];
 
 /**
@@ -57,7 +70,8 @@ export type ReviewChanges = Record<Key, SetChange>;
 
 /**
  * What approving `review` would change in production as it is now (nothing yet for a first review,
- * which takes the sandbox's redirect URIs and document policy).
+ * which takes the sandbox's redirect and post-logout URIs, document policy and those of its web
+ * origins that production's rules accept).
  */
 export function reviewChanges(
   review: ReviewView,
@@ -67,7 +81,10 @@ export function reviewChanges(
   const out = {} as ReviewChanges;
   for (const key of SETTING_KEYS) {
     const base = production?.[key] ?? [];
-    const asked = review[key] ?? (production ?? sandbox)[key];
+    const asked =
+      review[key] ??
+      production?.[key] ??
+      (key === 'webOrigins' ? productionWebOrigins(sandbox[key]) : sandbox[key]);
     out[key] = {
       added: asked.filter((x) => !base.includes(x)),
       removed: base.filter((x) => !asked.includes(x)),
@@ -133,6 +150,8 @@ export function fileProductionChange(
   const settings = {
     scopes: JSON.stringify(scopes),
     redirectUris: json('redirectUris'),
+    webOrigins: json('webOrigins'),
+    postLogoutRedirectUris: json('postLogoutRedirectUris'),
     documentTypes: json('documentTypes'),
     documentCountries: json('documentCountries'),
     fullNumberJustification: fullNumberJustification ?? null,

@@ -15,18 +15,21 @@ import {
   insertReview,
   newClientSecret,
   type ReviewView,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
+  replaceWebOrigins,
   setApplicationFields,
   setEnvironmentFields,
   setReviewFields,
   toReviewView,
 } from './application.store.ts';
 import { checkDocumentCountries, checkDocumentTypes } from './document-policy-rules.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
 import { insertSecretReveal } from './secret-reveal.store.ts';
+import { checkWebOrigins, productionWebOrigins } from './web-origin-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 const MAX_TEXT = 2000;
@@ -84,6 +87,8 @@ export function requestProductionReview(
       justification,
       scopes: JSON.stringify(scopes),
       redirectUris: null,
+      webOrigins: null,
+      postLogoutRedirectUris: null,
       documentTypes: null,
       documentCountries: null,
       fullNumberJustification,
@@ -106,7 +111,8 @@ export function requestProductionReview(
  * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
  * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
  * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
- * and the sandbox's callback URIs and document policy as a starting point.
+ * and the sandbox's callback and post-logout URIs, document policy and https web origins as a
+ * starting point.
  */
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
@@ -131,6 +137,8 @@ export async function approveReview(
         justification: 'approved directly by an operator',
         scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
         redirectUris: null,
+        webOrigins: null,
+        postLogoutRedirectUris: null,
         documentTypes: null,
         documentCountries: null,
         fullNumberJustification: null,
@@ -156,6 +164,9 @@ export async function approveReview(
     const existing = findEnvironment(db, applicationId, 'production');
     let result: IssuedCredentials;
     const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
+    const webOrigins = asked.webOrigins && checkWebOrigins(asked.webOrigins, 'production');
+    const postLogoutUris =
+      asked.postLogoutRedirectUris && checkPostLogoutRedirectUris(asked.postLogoutRedirectUris);
     const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
     const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
@@ -165,6 +176,8 @@ export async function approveReview(
         ...(documentCountries ? { documentCountries: JSON.stringify(documentCountries) } : {}),
       });
       if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
+      if (webOrigins) replaceWebOrigins(db, existing.id, webOrigins);
+      if (postLogoutUris) replacePostLogoutRedirectUris(db, existing.id, postLogoutUris);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
       const secret = app.type === 'confidential' ? credential : undefined;
@@ -173,6 +186,9 @@ export async function approveReview(
         environment: 'production',
         scopes,
         redirectUris: redirectUris ?? sandbox.redirectUris,
+        // Sandbox may allow http://localhost pages; production starts with its https origins only.
+        webOrigins: webOrigins ?? productionWebOrigins(sandbox.webOrigins),
+        postLogoutRedirectUris: postLogoutUris ?? sandbox.postLogoutRedirectUris,
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
         minimumAcr: sandbox.minimumAcr,
@@ -201,6 +217,8 @@ export async function approveReview(
         reviewId: review.id,
         scopes,
         ...(redirectUris ? { redirectUris } : {}),
+        ...(webOrigins ? { webOrigins } : {}),
+        ...(postLogoutUris ? { postLogoutRedirectUris: postLogoutUris } : {}),
         clientId: result.clientId,
         fullNumberApproved: grantsFullNumber,
         createdProduction: !existing,

@@ -17,11 +17,20 @@ import {
   insertApplication,
   insertEnvironment,
   newClientSecret,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
+  replaceWebOrigins,
   setApplicationFields,
   setEnvironmentFields,
 } from './application.store.ts';
-import { checkMinimumAcr, checkName, checkPkce, checkPlan, checkType } from './application-rules.ts';
+import {
+  checkLink,
+  checkMinimumAcr,
+  checkName,
+  checkPkce,
+  checkPlan,
+  checkType,
+} from './application-rules.ts';
 import {
   ALL_COUNTRIES,
   checkDocumentCountries,
@@ -29,9 +38,10 @@ import {
   DOCUMENT_TYPES,
 } from './document-policy-rules.ts';
 import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
+import { checkWebOrigins } from './web-origin-rules.ts';
 
 const FULL_NUMBER = RESTRICTED_SCOPES[0]!;
 
@@ -39,7 +49,14 @@ export interface CreateApplicationInput {
   name: string;
   type: string;
   redirectUris: readonly string[];
+  /** Where RP-initiated logout may return to; default none. */
+  postLogoutRedirectUris?: readonly string[];
   scopes: readonly string[];
+  /** Origins of browser pages that may call the token, UserInfo and documents endpoints. */
+  webOrigins?: readonly string[];
+  /** Privacy policy and terms links shown on the consent page (https; empty: none). */
+  policyUri?: string;
+  tosUri?: string;
   ownerDeveloperId?: string;
   /** Default: every document type. */
   documentTypes?: string | readonly string[];
@@ -77,7 +94,11 @@ export async function createApplication(
   const name = checkName(input.name);
   const type = checkType(input.type);
   const uris = checkRedirectUris(input.redirectUris);
+  const postLogoutUris = checkPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = checkScopes(input.scopes, 'sandbox');
+  const webOrigins = checkWebOrigins(input.webOrigins ?? [], 'sandbox');
+  const policyUri = checkLink('policyUri', input.policyUri ?? '');
+  const tosUri = checkLink('tosUri', input.tosUri ?? '');
   const documentTypes =
     input.documentTypes === undefined ? [...DOCUMENT_TYPES] : checkDocumentTypes(input.documentTypes);
   const documentCountries =
@@ -100,6 +121,8 @@ export async function createApplication(
       ownerDeveloperId: input.ownerDeveloperId ?? null,
       pkce,
       plan,
+      policyUri,
+      tosUri,
       createdAt: t,
       updatedAt: t,
     });
@@ -108,6 +131,8 @@ export async function createApplication(
       environment: 'sandbox',
       scopes,
       redirectUris: uris,
+      webOrigins,
+      postLogoutRedirectUris: postLogoutUris,
       documentTypes,
       documentCountries,
       minimumAcr,
@@ -117,7 +142,16 @@ export async function createApplication(
       actor: input.actor,
       action: 'application.create',
       target: applicationId,
-      details: { name, type, environment: 'sandbox', clientId: env.clientId, scopes, redirectUris: uris },
+      details: {
+        name,
+        type,
+        environment: 'sandbox',
+        clientId: env.clientId,
+        scopes,
+        redirectUris: uris,
+        ...(webOrigins.length ? { webOrigins } : {}),
+        ...(postLogoutUris.length ? { postLogoutRedirectUris: postLogoutUris } : {}),
+      },
     });
     return {
       applicationId,
@@ -134,12 +168,23 @@ export interface UpdateApplicationInput {
   plan?: string;
   /** null removes the owner. */
   ownerDeveloperId?: string | null;
+  /** Consent page links; '' removes one. Not a widening: applies at once, in production too. */
+  policyUri?: string;
+  tosUri?: string;
   /** Which environment the fields below change (default sandbox). */
   environment?: Environment;
   /** Replaces the whole set. */
   redirectUris?: readonly string[];
   addRedirectUris?: readonly string[];
   removeRedirectUris?: readonly string[];
+  /** Replaces the whole set (may be empty). */
+  webOrigins?: readonly string[];
+  addWebOrigins?: readonly string[];
+  removeWebOrigins?: readonly string[];
+  /** The same three for the post-logout redirect URIs. */
+  postLogoutRedirectUris?: readonly string[];
+  addPostLogoutRedirectUris?: readonly string[];
+  removePostLogoutRedirectUris?: readonly string[];
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
@@ -151,6 +196,32 @@ export interface UpdateApplicationInput {
   actor: AuditActor;
 }
 
+interface SetEdit {
+  set?: readonly string[];
+  add?: readonly string[];
+  remove?: readonly string[];
+}
+
+const editsSet = (e: SetEdit) => e.set !== undefined || !!e.add?.length || !!e.remove?.length;
+
+/** A URI list after an update's replacement, removals and additions; undefined when it asks none. */
+function editedSet(
+  view: EnvironmentView,
+  key: 'redirectUris' | 'postLogoutRedirectUris',
+  label: string,
+  edit: SetEdit,
+): string[] | undefined {
+  if (!editsSet(edit)) return undefined;
+  let uris = [...(edit.set ?? view[key])];
+  for (const u of edit.remove ?? []) {
+    if (!uris.includes(u))
+      throw ruleViolation(key, `${label} "${u}" is not registered for ${view.environment}`);
+    uris = uris.filter((x) => x !== u);
+  }
+  uris.push(...(edit.add ?? []));
+  return uris;
+}
+
 /** The environment settings an update asks for, each checked against its rule; unset ones absent. */
 function desiredSettings(
   view: EnvironmentView,
@@ -158,16 +229,28 @@ function desiredSettings(
   opts: { fullNumberApproved: boolean },
 ): Partial<ProductionSettings> {
   const out: Partial<ProductionSettings> = {};
-  if (input.redirectUris !== undefined || input.addRedirectUris?.length || input.removeRedirectUris?.length) {
-    let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
-    for (const u of input.removeRedirectUris ?? []) {
-      if (!uris.includes(u))
-        throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${view.environment}`);
-      uris = uris.filter((x) => x !== u);
+  if (input.webOrigins !== undefined || input.addWebOrigins?.length || input.removeWebOrigins?.length) {
+    let origins = checkWebOrigins(input.webOrigins ?? view.webOrigins, view.environment);
+    // Compared normalised, so "https://App.example:443" removes "https://app.example".
+    for (const o of checkWebOrigins(input.removeWebOrigins ?? [], 'sandbox')) {
+      if (!origins.includes(o))
+        throw ruleViolation('webOrigins', `web origin "${o}" is not registered for ${view.environment}`);
+      origins = origins.filter((x) => x !== o);
     }
-    uris.push(...(input.addRedirectUris ?? []));
-    out.redirectUris = checkRedirectUris(uris);
+    out.webOrigins = checkWebOrigins([...origins, ...(input.addWebOrigins ?? [])], view.environment);
   }
+  const redirect = editedSet(view, 'redirectUris', 'redirect URI', {
+    set: input.redirectUris,
+    add: input.addRedirectUris,
+    remove: input.removeRedirectUris,
+  });
+  if (redirect) out.redirectUris = checkRedirectUris(redirect);
+  const postLogout = editedSet(view, 'postLogoutRedirectUris', 'post-logout redirect URI', {
+    set: input.postLogoutRedirectUris,
+    add: input.addPostLogoutRedirectUris,
+    remove: input.removePostLogoutRedirectUris,
+  });
+  if (postLogout) out.postLogoutRedirectUris = checkPostLogoutRedirectUris(postLogout);
   if (input.scopes !== undefined) out.scopes = checkScopes(input.scopes, view.environment, opts);
   if (input.documentTypes !== undefined) out.documentTypes = checkDocumentTypes(input.documentTypes);
   if (input.documentCountries !== undefined)
@@ -190,15 +273,25 @@ export function updateApplication(
     if (input.name !== undefined) appSet.name = changed.name = checkName(input.name);
     if (input.pkce !== undefined) appSet.pkce = changed.pkce = checkPkce(input.pkce);
     if (input.plan !== undefined) appSet.plan = changed.plan = checkPlan(input.plan);
+    for (const key of ['policyUri', 'tosUri'] as const) {
+      const value = input[key];
+      if (value === undefined) continue;
+      const link = checkLink(key, value);
+      if (link !== app[key]) appSet[key] = changed[key] = link;
+    }
     if (input.ownerDeveloperId !== undefined) {
       if (input.ownerDeveloperId !== null) checkOwner(db, input.ownerDeveloperId);
       appSet.ownerDeveloperId = changed.ownerDeveloperId = input.ownerDeveloperId;
     }
 
     const touchesEnvironment =
-      input.redirectUris !== undefined ||
-      input.addRedirectUris?.length ||
-      input.removeRedirectUris?.length ||
+      editsSet({ set: input.redirectUris, add: input.addRedirectUris, remove: input.removeRedirectUris }) ||
+      editsSet({ set: input.webOrigins, add: input.addWebOrigins, remove: input.removeWebOrigins }) ||
+      editsSet({
+        set: input.postLogoutRedirectUris,
+        add: input.addPostLogoutRedirectUris,
+        remove: input.removePostLogoutRedirectUris,
+      }) ||
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined ||
@@ -234,6 +327,14 @@ export function updateApplication(
       if (apply.redirectUris) {
         replaceRedirectUris(db, env.id, apply.redirectUris);
         changed.redirectUris = apply.redirectUris;
+      }
+      if (apply.webOrigins) {
+        replaceWebOrigins(db, env.id, apply.webOrigins);
+        changed.webOrigins = apply.webOrigins;
+      }
+      if (apply.postLogoutRedirectUris) {
+        replacePostLogoutRedirectUris(db, env.id, apply.postLogoutRedirectUris);
+        changed.postLogoutRedirectUris = apply.postLogoutRedirectUris;
       }
       if (apply.scopes) {
         changed.scopes = apply.scopes;

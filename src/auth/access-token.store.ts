@@ -14,13 +14,14 @@ export interface NewAccessToken {
   acr: string;
   liveness_verified: number;
   face_match_verified: number;
+  claims: string | null;
   created_at: number;
   expires_at: number;
 }
 
 const INSERT = `INSERT INTO access_tokens (id, token_hash, environment_id, consent_id, person_id,
-    scopes, acr, liveness_verified, face_match_verified, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    scopes, acr, liveness_verified, face_match_verified, claims, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const REVOKE_FROM_CODE = `UPDATE access_tokens SET revoked_at = ?
   WHERE id = (SELECT token_id FROM authorization_codes WHERE id = ?) AND revoked_at IS NULL`;
 // Only a live token: revoking an expired or already revoked one changes nothing and tells nobody.
@@ -48,6 +49,7 @@ export interface AccessTokenGrantRow {
   acr: string;
   liveness_verified: number;
   face_match_verified: number;
+  claims: string | null;
   application_id: string;
   environment_id: string;
   environment: Environment;
@@ -63,7 +65,7 @@ export interface AccessTokenGrantRow {
 // One indexed read per use. The rules are computed, not filtered on, so a caller can say which one
 // failed, and only after it checked the hash. CAST(? AS TEXT), not a bare ?: see client.store.ts.
 const GRANT = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified,
-    t.face_match_verified, c.application_id, e.id AS environment_id, e.environment, e.document_types,
+    t.face_match_verified, t.claims, c.application_id, e.id AS environment_id, e.environment, e.document_types,
     e.document_countries, a.full_number_approved,
     t.revoked_at IS NULL AND t.expires_at > ? AND p.status = 'active' AS usable,
     ${consentInForce('c')} AS consent_in_force
@@ -92,6 +94,7 @@ export function insertAccessToken(db: Db, t: NewAccessToken): void {
       t.acr,
       t.liveness_verified,
       t.face_match_verified,
+      t.claims,
       t.created_at,
       t.expires_at,
     );

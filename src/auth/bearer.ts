@@ -5,11 +5,12 @@ import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import type { Environment } from '../environment.ts';
-import { OAuthError } from '../errors.ts';
+import { ApiError, OAuthError } from '../errors.ts';
+import { corsForClient, type WebOriginsOf } from '../http/cors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
-import { accessTokenGrant } from './access-token.store.ts';
+import { type AccessTokenGrantRow, accessTokenGrant } from './access-token.store.ts';
 
 /** What a valid access token lets its holder read, with the consent and application it belongs to. */
 export interface AccessGrant {
@@ -28,12 +29,16 @@ export interface AccessGrant {
   documentCountries: readonly string[];
   /** The operator approved this application for `document_number_full`. */
   fullNumberApproved: boolean;
+  /** The authorization request's `claims` parameter as stored (normalised JSON), or null. */
+  claims: string | null;
 }
 
 export interface BearerEnv {
   Variables: AppEnv['Variables'] & {
     /** The presented token once it authenticated, so the limit is per token. */
     bearerToken?: string;
+    /** The environment (client) a known token was issued to, even an expired one: for CORS. */
+    tokenEnvironmentId?: string;
     /** Why the request carries no valid token; raised after it has been counted. */
     bearerError?: Error;
     grant: AccessGrant;
@@ -95,19 +100,27 @@ export async function presentedToken(c: Context): Promise<string | undefined> {
   return fromHeader ?? fromBody;
 }
 
+/** The row of a token that was issued (its hash matches), usable or not. */
+function issuedToken(ctx: AppContext, token: string): AccessTokenGrantRow | undefined {
+  const id = locatedSecretId(token, ACCESS_TOKEN_PREFIX);
+  const row = id === undefined ? undefined : accessTokenGrant(ctx.db, id, unix(ctx.clock));
+  return row && matchesStoredHash(token, row.token_hash) ? row : undefined;
+}
+
 /**
  * The grant behind a token, checked at every use: the token is known, unexpired and not revoked, its
  * consent is active and not past its own expiry (so revocation, disconnection and consent expiry cut
- * off a token that has not reached its 15 minutes), and the person is not disabled. Records the use on
- * the consent.
+ * off a token that has not reached its 15 minutes), and the person is not disabled. The caller records
+ * the use on the consent once it serves the request.
  */
-export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
-  const now = unix(ctx.clock);
-  const id = locatedSecretId(token, ACCESS_TOKEN_PREFIX);
-  const row = id === undefined ? undefined : accessTokenGrant(ctx.db, id, now);
-  if (!row || !matchesStoredHash(token, row.token_hash) || !row.usable) throw invalidToken();
+function usableGrant(row: AccessTokenGrantRow | undefined): AccessGrant {
+  if (!row?.usable) throw invalidToken();
   if (!row.consent_in_force) throw invalidToken('The consent behind this access token has ended.');
-  markConsentUsed(ctx.db, row.consent_id, now);
+  return grantOf(row);
+}
+
+/** What a token's row lets its holder read. */
+export function grantOf(row: AccessTokenGrantRow): AccessGrant {
   return {
     consentId: row.consent_id,
     personId: row.person_id,
@@ -121,17 +134,28 @@ export function authenticateToken(ctx: AppContext, token: string): AccessGrant {
     documentTypes: JSON.parse(row.document_types) as string[],
     documentCountries: JSON.parse(row.document_countries) as string[],
     fullNumberApproved: row.full_number_approved === 1,
+    claims: row.claims,
   };
 }
+
+const originNotAllowed = (origin: string | undefined) =>
+  new ApiError(
+    'ORIGIN_NOT_ALLOWED',
+    `The origin ${origin} is not an allowed web origin of this client.`,
+    403,
+  );
 
 /**
  * The guard of UserInfo and the documents API, in order: read and authenticate the token, count the
  * request (against the token's limit, 600 a minute by default, only if it authenticated; anything
  * else against the client address, so made-up tokens neither escape the limit nor get buckets of
- * their own), then refuse it (400 for the forbidden ways of sending a token, 401) or put the grant on
- * the context. Responses carry `Cache-Control: no-store`: they hold personal data.
+ * their own), apply CORS for the client the token was issued to (a page of another origin goes no
+ * further), then refuse it (400 for the forbidden ways of sending a token, 401) or record the use on
+ * the consent and put the grant on the context. Responses carry `Cache-Control: no-store`: they hold
+ * personal data.
  */
-export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
+export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): MiddlewareHandler<BearerEnv>[] {
+  const ownOrigin = new URL(ctx.config.server.base_url).origin;
   const read: MiddlewareHandler<BearerEnv> = async function readBearer(c, next) {
     c.header('Cache-Control', 'no-store');
     c.header('Pragma', 'no-cache');
@@ -140,7 +164,9 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
       if (token === undefined) throw missingToken();
       // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
       if (!token.startsWith(ACCESS_TOKEN_PREFIX)) throw invalidToken();
-      c.set('grant', authenticateToken(ctx, token));
+      const row = issuedToken(ctx, token);
+      if (row) c.set('tokenEnvironmentId', row.environment_id);
+      c.set('grant', usableGrant(row));
       c.set('bearerToken', token);
     } catch (e) {
       c.set('bearerError', e as Error);
@@ -152,10 +178,21 @@ export function bearerGuard(ctx: AppContext): MiddlewareHandler<BearerEnv>[] {
     // Hashed: the bucket key is stored, and a token is never stored in the clear.
     return token ? `token:${sha256HexSync(token)}` : byAddress(c);
   }) as unknown as MiddlewareHandler<BearerEnv>;
+  const cors: MiddlewareHandler<BearerEnv> = async function crossOrigin(c, next) {
+    const environmentId = c.get('tokenEnvironmentId');
+    // An unknown token names no client: no CORS headers, and the 401 below.
+    const decision = corsForClient(c.req.raw, ownOrigin, () =>
+      environmentId === undefined ? [] : webOriginsOf(environmentId),
+    );
+    for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
+    if (!decision.allowed && environmentId !== undefined) throw originNotAllowed(c.req.header('origin'));
+    await next();
+  };
   const refuse: MiddlewareHandler<BearerEnv> = async function refuseUnauthenticated(c, next) {
     const failure = c.get('bearerError');
     if (failure) throw failure;
+    markConsentUsed(ctx.db, c.get('grant').consentId, unix(ctx.clock));
     await next();
   };
-  return [read, limit, refuse];
+  return [read, limit, cors, refuse];
 }

@@ -38,6 +38,8 @@ const environmentJson = (e: EnvironmentView) => ({
   clientId: e.clientId,
   scopes: e.scopes,
   redirectUris: e.redirectUris,
+  webOrigins: e.webOrigins,
+  postLogoutRedirectUris: e.postLogoutRedirectUris,
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   minimumAcr: e.minimumAcr,
@@ -52,6 +54,8 @@ const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   justification: r.justification,
   scopes: r.scopes,
   redirectUris: r.redirectUris,
+  webOrigins: r.webOrigins,
+  postLogoutRedirectUris: r.postLogoutRedirectUris,
   documentTypes: r.documentTypes,
   documentCountries: r.documentCountries,
   /** Pending reviews: what approval would add to and remove from production as it is now. */
@@ -72,6 +76,8 @@ const applicationJson = (a: ApplicationView) => ({
   pkce: a.pkce,
   plan: a.plan,
   fullNumberApproved: a.fullNumberApproved,
+  policyUri: a.policyUri,
+  tosUri: a.tosUri,
   createdAt: isoTime(a.createdAt),
   updatedAt: isoTime(a.updatedAt),
   environments: a.environments.map(environmentJson),
@@ -104,6 +110,7 @@ function applicationText(a: ApplicationView): string {
     `${a.applicationId}  ${a.name}`,
     `  type: ${a.type}   pkce: ${a.pkce}   plan: ${a.plan}   owner: ${a.ownerDeveloperId ?? '-'}`,
     `  document_number_full approved: ${a.fullNumberApproved ? 'yes' : 'no'}`,
+    `  privacy policy: ${a.policyUri ?? '-'}   terms: ${a.tosUri ?? '-'}`,
   ];
   for (const e of a.environments) {
     lines.push(
@@ -112,6 +119,8 @@ function applicationText(a: ApplicationView): string {
       `    secrets:        ${a.type === 'public' ? 'none (public client)' : `${e.activeSecrets} active`}`,
       `    scopes:         ${e.scopes.join(' ')}`,
       `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
+      `    web origins:    ${e.webOrigins.join('\n                    ') || 'none'}`,
+      `    post-logout:    ${e.postLogoutRedirectUris.join('\n                    ') || 'none'}`,
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
       `    minimum acr:    ${e.minimumAcr}`,
@@ -162,6 +171,14 @@ const policyFlags = {
     type: 'string',
     description: 'lowest assurance level when a request names none: none, low, substantial or high',
   },
+  'policy-uri': {
+    type: 'string',
+    description: 'privacy policy link shown on the consent page ("" removes it)',
+  },
+  'tos-uri': {
+    type: 'string',
+    description: 'terms of service link shown on the consent page ("" removes it)',
+  },
 } as const;
 
 export const appsCommands: Command[] = [
@@ -172,12 +189,25 @@ export const appsCommands: Command[] = [
       'clients, the client secret (shown once). Document types and countries default to all ("none" allows none).',
     usage:
       '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
-      '[--owner DEVELOPER_ID] [--document-types "passport id_card"] [--document-countries "DE FR"] ' +
-      '[--pkce required|public-only] [--plan P] [--minimum-acr LEVEL]',
+      '[--web-origin ORIGIN ...] [--post-logout-redirect-uri U ...] [--owner DEVELOPER_ID] ' +
+      '[--document-types "passport id_card"] ' +
+      '[--document-countries "DE FR"] [--pkce required|public-only] [--plan P] [--policy-uri U] [--tos-uri U] ' +
+      '[--minimum-acr LEVEL]',
     options: {
       name: { type: 'string', description: 'application name shown to persons on the consent page' },
       type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
       'redirect-uri': { type: 'string', multiple: true, description: 'an exact callback URL' },
+      'web-origin': {
+        type: 'string',
+        multiple: true,
+        description:
+          'an origin whose pages may call the token and UserInfo endpoints, e.g. https://app.example',
+      },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'an exact URL RP-initiated logout may return to (optional)',
+      },
       scopes: { type: 'string', description: 'space-separated sandbox scopes, e.g. "openid email"' },
       owner: { type: 'string', description: 'the developer who owns it' },
       ...policyFlags,
@@ -193,7 +223,11 @@ export const appsCommands: Command[] = [
           name,
           type,
           redirectUris,
+          postLogoutRedirectUris: list(args, 'post-logout-redirect-uri'),
           scopes,
+          webOrigins: list(args, 'web-origin'),
+          policyUri: str(args, 'policy-uri'),
+          tosUri: str(args, 'tos-uri'),
           ownerDeveloperId: str(args, 'owner'),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
@@ -258,12 +292,18 @@ export const appsCommands: Command[] = [
   {
     name: 'apps update',
     summary:
-      'Change an application. Name, owner, PKCE mode and plan are shared; redirect URIs, scopes, document ' +
-      'policy and the minimum acr belong to one environment (--env, default sandbox). --redirect-uri replaces the whole set.',
+      'Change an application. Name, owner, PKCE mode, plan and links are shared; redirect and post-logout ' +
+      'URIs, web origins, scopes, document policy and the minimum acr belong to one environment (--env, ' +
+      'default sandbox). --redirect-uri, --post-logout-redirect-uri and --web-origin replace the whole set ' +
+      '("--web-origin none" removes every origin).',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
-      '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--minimum-acr LEVEL]',
+      '[--post-logout-redirect-uri U ...] [--add-post-logout-redirect-uri U ...] ' +
+      '[--remove-post-logout-redirect-uri U ...] ' +
+      '[--web-origin ORIGIN ...] [--add-web-origin ORIGIN ...] [--remove-web-origin ORIGIN ...] ' +
+      '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--policy-uri U] [--tos-uri U] ' +
+      '[--minimum-acr LEVEL]',
     options: {
       name: { type: 'string', description: 'new application name' },
       owner: { type: 'string', description: 'new owning developer ("none" clears it)' },
@@ -274,6 +314,28 @@ export const appsCommands: Command[] = [
       'redirect-uri': { type: 'string', multiple: true, description: 'replaces every redirect URI' },
       'add-redirect-uri': { type: 'string', multiple: true, description: 'adds one redirect URI' },
       'remove-redirect-uri': { type: 'string', multiple: true, description: 'removes one redirect URI' },
+      'web-origin': {
+        type: 'string',
+        multiple: true,
+        description: 'replaces every web origin ("none": none)',
+      },
+      'add-web-origin': { type: 'string', multiple: true, description: 'adds one web origin' },
+      'remove-web-origin': { type: 'string', multiple: true, description: 'removes one web origin' },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'replaces every post-logout redirect URI',
+      },
+      'add-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'adds one post-logout redirect URI',
+      },
+      'remove-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'removes one post-logout redirect URI',
+      },
       scopes: { type: 'string', description: 'space-separated scopes, replacing the current set' },
       ...policyFlags,
     },
@@ -281,6 +343,8 @@ export const appsCommands: Command[] = [
       const id = positional(args, 0, 'APP_ID');
       const environment = requiredEnvironment(args, 'sandbox');
       const set = list(args, 'redirect-uri');
+      const origins = list(args, 'web-origin');
+      const postLogoutSet = list(args, 'post-logout-redirect-uri');
       const scopes = str(args, 'scopes');
       return withContext(cli, async (ctx) => {
         const app = updateApplication(ctx.db, ctx.clock, id, {
@@ -292,6 +356,14 @@ export const appsCommands: Command[] = [
           redirectUris: set.length ? set : undefined,
           addRedirectUris: list(args, 'add-redirect-uri'),
           removeRedirectUris: list(args, 'remove-redirect-uri'),
+          webOrigins: origins.length ? origins.filter((o) => o !== 'none') : undefined,
+          addWebOrigins: list(args, 'add-web-origin'),
+          removeWebOrigins: list(args, 'remove-web-origin'),
+          policyUri: str(args, 'policy-uri'),
+          tosUri: str(args, 'tos-uri'),
+          postLogoutRedirectUris: postLogoutSet.length ? postLogoutSet : undefined,
+          addPostLogoutRedirectUris: list(args, 'add-post-logout-redirect-uri'),
+          removePostLogoutRedirectUris: list(args, 'remove-post-logout-redirect-uri'),
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
@@ -343,7 +415,7 @@ export const appsCommands: Command[] = [
     name: 'apps review list',
     summary:
       'List production reviews (all, or only those with --status); a pending one shows what approving it ' +
-      'adds to and removes from production (scopes, redirect URIs, document policy).',
+      'adds to and removes from production (scopes, redirect URIs, web origins, document policy).',
     usage: '[--status pending|approved|rejected|withdrawn] [--app APP_ID]',
     options: {
       status: { type: 'string', description: 'pending, approved, rejected or withdrawn' },

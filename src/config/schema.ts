@@ -222,6 +222,29 @@ export const emailSchema = z
   })
   .prefault({});
 
+/** The trust framework sandbox `verified_claims` name: it says the data is fictional test data. */
+export const SANDBOX_TRUST_FRAMEWORK = 'verity_sandbox';
+
+/**
+ * Identity assurance (OpenID Connect for Identity Assurance 1.0). `trust_framework` names the framework
+ * production identity verification follows; empty = no `verified_claims` in production.
+ */
+export const assuranceSchema = z
+  .strictObject({
+    trust_framework: z
+      .string()
+      .default('')
+      .refine(
+        (v) => v === '' || /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$/.test(v),
+        'must be an identifier such as "de_aml" or "https://example.com/frameworks/kyc" (letters, digits, _ . : / -), or empty',
+      )
+      .refine(
+        (v) => v !== SANDBOX_TRUST_FRAMEWORK,
+        `"${SANDBOX_TRUST_FRAMEWORK}" marks sandbox data and cannot name a production framework`,
+      ),
+  })
+  .prefault({});
+
 /** The demo relying party (`verity demo`, and `npm start` next to the server). */
 export const demoSchema = z
   .strictObject({
@@ -255,6 +278,7 @@ export const configSchema = z
     email: emailSchema,
     demo: demoSchema,
     log: logSchema,
+    assurance: assuranceSchema,
   })
   // Runs even when other keys are wrong, so every problem is still reported at once.
   .check(

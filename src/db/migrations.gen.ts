@@ -23,5 +23,25 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0005_acr_and_face_reuse",
     "sql": "ALTER TABLE `application_environments` ADD `minimum_acr` text;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `required_acr` text;--> statement-breakpoint\nALTER TABLE `sessions` ADD `face_verified_at` integer;"
+  },
+  {
+    "name": "0006_claims_request",
+    "sql": "ALTER TABLE `access_tokens` ADD `claims` text;--> statement-breakpoint\nALTER TABLE `authorization_codes` ADD `claims` text;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `claims` text;"
+  },
+  {
+    "name": "0007_web_origins",
+    "sql": "CREATE TABLE `web_origins` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`environment_id` text NOT NULL,\n\t`origin` text NOT NULL,\n\tFOREIGN KEY (`environment_id`) REFERENCES `application_environments`(`id`) ON UPDATE no action ON DELETE cascade\n) STRICT;\n--> statement-breakpoint\nCREATE UNIQUE INDEX `web_origins_env_origin` ON `web_origins` (`environment_id`,`origin`);--> statement-breakpoint\nCREATE INDEX `web_origins_origin` ON `web_origins` (`origin`);--> statement-breakpoint\nALTER TABLE `applications` ADD `policy_uri` text;--> statement-breakpoint\nALTER TABLE `applications` ADD `tos_uri` text;--> statement-breakpoint\nALTER TABLE `production_reviews` ADD `web_origins` text;"
+  },
+  {
+    "name": "0008_web_origins_bump_clients_cache",
+    "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry reads web_origins (CORS of the token, UserInfo and documents endpoints), so a\n-- change to it moves the clients cache version like the other tables in 0003.\nCREATE TRIGGER `web_origins_insert_bumps_clients_cache` AFTER INSERT ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_update_bumps_clients_cache` AFTER UPDATE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_delete_bumps_clients_cache` AFTER DELETE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
+  },
+  {
+    "name": "0009_post_logout_redirect_uris",
+    "sql": "CREATE TABLE `post_logout_redirect_uris` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`environment_id` text NOT NULL,\n\t`uri` text NOT NULL,\n\tFOREIGN KEY (`environment_id`) REFERENCES `application_environments`(`id`) ON UPDATE no action ON DELETE cascade\n) STRICT;\n--> statement-breakpoint\nCREATE UNIQUE INDEX `post_logout_redirect_uris_env_uri` ON `post_logout_redirect_uris` (`environment_id`,`uri`);--> statement-breakpoint\nALTER TABLE `production_reviews` ADD `post_logout_redirect_uris` text;"
+  },
+  {
+    "name": "0010_post_logout_uris_bump_clients_cache",
+    "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry (src/oauth/client.store.ts) caches post-logout redirect URIs too, so a change to\n-- them moves the clients cache version like a change to redirect URIs does (0003).\nCREATE TRIGGER `post_logout_redirect_uris_insert_bumps_clients_cache` AFTER INSERT ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_update_bumps_clients_cache` AFTER UPDATE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_delete_bumps_clients_cache` AFTER DELETE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
   }
 ];

@@ -9,6 +9,7 @@ import type { AppEnv } from '../http/env.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
 import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
+import { findClient } from '../oauth/client.store.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { readForm } from '../web/form.ts';
@@ -39,6 +40,7 @@ import {
   signedIn,
   verifyFace,
 } from './flow.ts';
+import { logoutRouter } from './logout/logout.router.tsx';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.page.tsx';
 import { CameraFacePage } from './pages/face-camera.page.tsx';
@@ -90,7 +92,7 @@ const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
 /** The paths of the identity experience's pages, under its mount path `base`. */
 export const identityPaths = (base: string) => (path: string) =>
-  path.startsWith(base) && /^\/(authorize|account)(\/|$)/.test(path.slice(base.length));
+  path.startsWith(base) && /^\/(authorize|account|logout)(\/|$)/.test(path.slice(base.length));
 
 /** The face step's form carries camera frames; every other form is small. */
 const formLimit = (c: C) =>
@@ -260,11 +262,15 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
     if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
+    const client = findClient(ctx, req.clientId);
     return c.html(
       <ConsentPage
         {...props(c, req)}
         action={path(req.id, '/consent')}
         applicationName={req.applicationName}
+        redirectUri={req.redirectUri}
+        policyUri={client?.policyUri ?? null}
+        tosUri={client?.tosUri ?? null}
         purpose={req.purpose}
         scopes={req.scopes}
         personName={person.name ?? ''}
@@ -302,5 +308,6 @@ export function identityRouter(ctx: AppContext) {
   });
 
   app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));
+  app.route('/logout', logoutRouter(ctx, IDENTITY_COOKIE, base));
   return app;
 }

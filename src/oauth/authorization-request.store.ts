@@ -38,13 +38,15 @@ export type NewRequest = Pick<
   | 'login_hint'
   | 'ui_locales'
   | 'required_acr'
+  | 'claims'
   | 'created_at'
   | 'expires_at'
 >;
 
 const INSERT = `INSERT INTO authorization_requests (id, environment_id, redirect_uri, scopes, state, nonce,
-    code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, required_acr, amr, status, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
+    code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, required_acr, claims, amr, status,
+    created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
 
 // Three primary-key lookups rather than a join: cheaper in SQLite without table statistics.
 const REQUEST = 'SELECT * FROM authorization_requests WHERE id = ?';
@@ -75,6 +77,7 @@ export function createAuthorizationRequestStore(db: Db) {
           r.login_hint,
           r.ui_locales,
           r.required_acr,
+          r.claims,
           r.created_at,
           r.expires_at,
         );

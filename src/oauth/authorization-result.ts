@@ -1,5 +1,7 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 
+import { storedClaimsRequest } from '../assurance/claims-request.ts';
+import { meets } from '../assurance/verified-claims.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
@@ -94,6 +96,7 @@ function toRequest(r: JoinedRequestRow): AuthorizationRequest {
     loginHint: orUndefined(r.login_hint),
     uiLocales: orUndefined(r.ui_locales),
     requiredAcr: orUndefined(r.required_acr),
+    claims: storedClaimsRequest(r.claims),
     sessionIdHash: orUndefined(r.session_id_hash),
     personId: orUndefined(r.person_id),
     authTime: orUndefined(r.auth_time),
@@ -163,6 +166,15 @@ export async function approveAuthorization(
   // Async work happens before the (synchronous) transaction.
   const code = mintLocatedSecret(ctx.clock);
   const sub = await subjectFor(ctx, row.application_id, grant.personId);
+  // OIDC Core §5.5.1: an ID token `sub` requested with a value is answered only for that person.
+  const subject = storedClaimsRequest(row.claims)?.id_token?.claims.sub;
+  if (subject && !meets(sub, subject, ctx.clock.now()))
+    return rejectAuthorization(ctx, requestId, {
+      error: 'access_denied',
+      description: 'The person who signed in is not the one the claims request names.',
+      decision: 'failed',
+      reason: 'subject_mismatch',
+    });
   const now = unix(ctx.clock);
   const scopes = JSON.parse(row.scopes) as string[];
 
@@ -204,6 +216,7 @@ export async function approveAuthorization(
       amr,
       liveness_verified: grant.livenessVerified ? 1 : 0,
       face_match_verified: grant.faceMatchVerified ? 1 : 0,
+      claims: row.claims,
       created_at: now,
       expires_at: now + Math.floor(ctx.config.oauth.code_ttl / 1000),
     });

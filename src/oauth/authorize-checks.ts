@@ -1,3 +1,4 @@
+import { type ClaimsRequest, essentialAcr, parseClaimsRequest } from '../assurance/claims-request.ts';
 import { isScope, RESTRICTED_SCOPES } from '../capabilities/scopes.ts';
 import type { Config } from '../config/schema.ts';
 import { utf8 } from '../crypto/encoding.ts';
@@ -24,6 +25,8 @@ export interface ValidAuthorizeRequest {
   uiLocales?: string;
   /** The lowest assurance level the person must have reached (acr_values and the environment's minimum). */
   requiredAcr?: AssuranceLevel;
+  /** The `claims` parameter (OIDC Core §5.5), checked and normalised. */
+  claims?: ClaimsRequest;
 }
 
 export interface CheckInput {
@@ -40,7 +43,7 @@ export type Check = (input: CheckInput) => void;
 const invalid = (description: string) => new OAuthError('invalid_request', description);
 
 /** Caps in UTF-8 bytes: each value is stored with the request and sent back (state) or signed (nonce). */
-export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256 } as const;
+export const MAX_BYTES = { state: 2048, nonce: 512, login_hint: 256, claims: 4096 } as const;
 export const bytes = (v: string) => utf8(v).byteLength;
 
 /** Parameters this endpoint reads; none of them may appear twice. */
@@ -204,14 +207,33 @@ export const uiLocales: Check = ({ value, draft }) => {
   if (tags.length) draft.uiLocales = tags.join(' ');
 };
 
+/**
+ * The lowest level the person must reach: an essential `acr` in the claims parameter (OIDC Core
+ * §5.5.1.1, a requirement) over `acr_values` (§3.1.2.1), never below the environment's minimum.
+ */
 export const acrValues: Check = ({ value, client, draft }) => {
-  const v = value('acr_values');
+  const essential = essentialAcr(draft.claims);
+  const v = essential ? essential.join(' ') : value('acr_values');
   draft.requiredAcr = requiredAcr(v === undefined ? undefined : parseAcrValues(v), client.minimumAcr);
 };
 
 /**
+ * The `claims` parameter (OIDC Core §5.5, OIDC4IDA §5.3). It never widens what is released: claims
+ * still need an approved scope, so it is checked for its shape only.
+ */
+export const claims: Check = ({ value, draft }) => {
+  const v = value('claims');
+  if (v === undefined) return;
+  if (bytes(v) > MAX_BYTES.claims) throw invalid(`The claims parameter is over ${MAX_BYTES.claims} bytes.`);
+  const parsed = parseClaimsRequest(v);
+  if (!parsed.ok) throw invalid(parsed.problem);
+  draft.claims = parsed.request;
+};
+
+/**
  * Run in this order once the client and redirect URI are known (so errors can be redirected).
- * `scope` runs before `nonce`, which needs to know whether openid was asked for.
+ * `scope` runs before `nonce`, which needs to know whether openid was asked for, and `claims` before
+ * `acr_values`, since an essential acr claim is a requirement too.
  */
 export const AUTHORIZE_CHECKS: readonly [string, Check][] = [
   ['no_repeated_params', noRepeatedParams],
@@ -228,5 +250,6 @@ export const AUTHORIZE_CHECKS: readonly [string, Check][] = [
   ['max_age', maxAge],
   ['login_hint', loginHint],
   ['ui_locales', uiLocales],
+  ['claims', claims],
   ['acr_values', acrValues],
 ];

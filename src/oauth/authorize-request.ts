@@ -96,6 +96,7 @@ export function createAuthorizationRequest(ctx: AppContext, req: ValidAuthorizeR
     login_hint: req.loginHint ?? null,
     ui_locales: req.uiLocales ?? null,
     required_acr: req.requiredAcr ?? null,
+    claims: req.claims ? JSON.stringify(req.claims) : null,
     created_at: now,
     expires_at: now + Math.floor(ctx.config.identity.interaction_ttl / 1000),
   });

@@ -2,6 +2,7 @@ import type { SecurityEventFields } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
+import { corsForClient } from '../http/cors.ts';
 import {
   countRequest,
   type RateLimitScope,
@@ -22,8 +23,10 @@ export interface ClientRequest {
  * client authenticated, and the request counted once against the OAuth limit, before anything is
  * refused, at the limit of the client only if it authenticated: naming a client is not being it.
  * (Authenticating first costs one SHA-256 against cached secrets; its failure is raised after the
- * count.) The rate-limit headers go into `headers` as soon as the request is counted. Problems are
- * raised in this order: the limit, the body, the missing `required` parameter, the client.
+ * count.) The rate-limit headers go into `headers` as soon as the request is counted, and the CORS
+ * headers as soon as the client is named: a page of an origin the client did not register gets no
+ * further than naming it. Problems are raised in this order: the limit, the body, the missing
+ * `required` parameter, the client (its origin, then its credentials).
  */
 export async function clientRequest(
   ctx: AppContext,
@@ -46,8 +49,12 @@ export async function clientRequest(
       const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
       event.clientId = credentials.clientId;
       const client = clients.client(credentials.clientId);
-      if (client)
+      if (client) {
         Object.assign(event, { applicationId: client.applicationId, environment: client.environment });
+        const cors = corsForClient(req, ownOrigin(ctx), () => clients.webOrigins(client.environmentId));
+        Object.assign(headers, cors.headers);
+        if (!cors.allowed) throw originNotAllowed(req);
+      }
       authenticated = authenticateClient(ctx, credentials, clients, client);
     } catch (e) {
       credentialsError = e;
@@ -70,3 +77,19 @@ export async function clientRequest(
  */
 const chargedScope = (client: OAuthClient | undefined): RateLimitScope | undefined =>
   client?.type === 'confidential' ? { environment: client.environment, plan: client.plan } : undefined;
+
+const origins = new WeakMap<AppContext, string>();
+function ownOrigin(ctx: AppContext): string {
+  let o = origins.get(ctx);
+  if (o === undefined) {
+    o = new URL(ctx.config.server.base_url).origin;
+    origins.set(ctx, o);
+  }
+  return o;
+}
+
+const originNotAllowed = (req: Request) =>
+  new OAuthError(
+    'invalid_request',
+    `The origin ${req.headers.get('origin')} is not an allowed web origin of this client.`,
+  );

@@ -25,6 +25,9 @@ export interface OAuthClient {
   fullNumberApproved: boolean;
   /** The lowest assurance level an authorization must reach when the request names none. */
   minimumAcr: AssuranceLevel | null;
+  /** Privacy policy and terms links for the consent page, when registered. */
+  policyUri: string | null;
+  tosUri: string | null;
 }
 
 interface ClientRow {
@@ -39,6 +42,8 @@ interface ClientRow {
   plan: string;
   full_number_approved: number;
   minimum_acr: AssuranceLevel | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
 }
 
 // Prepared statements: these run on every authorize and token request. In a join, a parameter
@@ -47,10 +52,13 @@ interface ClientRow {
 // plan), which made this lookup cost ten times as much. CROSS JOIN fixes the order: the client_id
 // index, then the application by primary key.
 const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, e.client_id, e.scopes,
-    e.minimum_acr, a.name, a.type, a.pkce, a.plan, a.full_number_approved
+    e.minimum_acr, a.name, a.type, a.pkce, a.plan, a.full_number_approved, a.policy_uri, a.tos_uri
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
+const WEB_ORIGINS = 'SELECT origin FROM web_origins WHERE environment_id = ? ORDER BY id';
+const ORIGIN_REGISTERED = 'SELECT EXISTS (SELECT 1 FROM web_origins WHERE origin = CAST(? AS TEXT)) AS known';
+const POST_LOGOUT_URIS = 'SELECT uri FROM post_logout_redirect_uris WHERE environment_id = ? ORDER BY id';
 const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
@@ -70,6 +78,10 @@ interface Cache {
   clients: Map<string, OAuthClient>;
   secrets: Map<string, SecretRow[]>;
   redirectUris: Map<string, readonly string[]>;
+  webOrigins: Map<string, readonly string[]>;
+  /** Origin → whether any environment registered it (CORS preflights). */
+  knownOrigins: Map<string, boolean>;
+  postLogoutUris: Map<string, readonly string[]>;
 }
 
 const CLIENTS = slot((): { current?: Cache } => ({}));
@@ -82,8 +94,23 @@ function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   const version = cacheVersion(db, 'clients');
   const held = caches.get(CLIENTS);
   let c = held.current;
-  if (!c || c.version !== version || c.clients.size + c.secrets.size + c.redirectUris.size > MAX_ENTRIES) {
-    c = { version, clients: new Map(), secrets: new Map(), redirectUris: new Map() };
+  const size = (x: Cache) =>
+    x.clients.size +
+    x.secrets.size +
+    x.redirectUris.size +
+    x.postLogoutUris.size +
+    x.webOrigins.size +
+    x.knownOrigins.size;
+  if (!c || c.version !== version || size(c) > MAX_ENTRIES) {
+    c = {
+      version,
+      clients: new Map(),
+      secrets: new Map(),
+      redirectUris: new Map(),
+      webOrigins: new Map(),
+      knownOrigins: new Map(),
+      postLogoutUris: new Map(),
+    };
     held.current = c;
   }
   return c;
@@ -106,6 +133,12 @@ export interface ClientRegistry {
   client(clientId: string): OAuthClient | undefined;
   /** Registered redirect URIs of an environment, in the order they were added. */
   redirectUris(environmentId: string): readonly string[];
+  /** Allowed web origins of an environment (normalised, as browsers send them). */
+  webOrigins(environmentId: string): readonly string[];
+  /** Whether any environment allows this web origin. */
+  originRegistered(origin: string): boolean;
+  /** Where RP-initiated logout may return to for this environment, in the order they were added. */
+  postLogoutRedirectUris(environmentId: string): readonly string[];
   /**
    * Whether `secret` is a current secret of this client's environment. Every current hash is
    * compared in constant time, and only this environment's hashes are compared; a secret carrying
@@ -123,17 +156,34 @@ export interface ClientRegistry {
 export function clientRegistry(ctx: RegistryContext): ClientRegistry {
   const { db } = ctx;
   const cache = currentCache(ctx);
+  const uris = (map: Map<string, readonly string[]> | undefined, query: string, environmentId: string) =>
+    cached(map, environmentId, () =>
+      Object.freeze(
+        db.sql
+          .prepare<{ uri: string }>(query)
+          .all(environmentId)
+          .map((r) => r.uri),
+      ),
+    ) ?? [];
   return {
     client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
-    redirectUris: (environmentId) =>
-      cached(cache?.redirectUris, environmentId, () =>
+    redirectUris: (environmentId) => uris(cache?.redirectUris, REDIRECT_URIS, environmentId),
+    postLogoutRedirectUris: (environmentId) => uris(cache?.postLogoutUris, POST_LOGOUT_URIS, environmentId),
+    webOrigins: (environmentId) =>
+      cached(cache?.webOrigins, environmentId, () =>
         Object.freeze(
           db.sql
-            .prepare<{ uri: string }>(REDIRECT_URIS)
+            .prepare<{ origin: string }>(WEB_ORIGINS)
             .all(environmentId)
-            .map((r) => r.uri),
+            .map((r) => r.origin),
         ),
       ) ?? [],
+    originRegistered: (origin) =>
+      cached(
+        cache?.knownOrigins,
+        origin,
+        () => db.sql.prepare<{ known: number }>(ORIGIN_REGISTERED).get(origin)?.known === 1,
+      ) ?? false,
     secretMatches(client, secret, now) {
       const hash = sha256HexSync(secret);
       const rows =
@@ -178,5 +228,7 @@ function loadClient(db: Db, clientId: string): OAuthClient | undefined {
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
     minimumAcr: row.minimum_acr,
+    policyUri: row.policy_uri,
+    tosUri: row.tos_uri,
   });
 }

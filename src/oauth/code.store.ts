@@ -8,8 +8,8 @@ export type NewCode = Omit<CodeRow, 'used_at' | 'token_id'>;
 
 const INSERT_CODE = `INSERT INTO authorization_codes (id, code_hash, environment_id, client_id, redirect_uri,
     code_challenge, nonce, scopes, consent_id, person_id, auth_time, acr, amr, liveness_verified,
-    face_match_verified, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    face_match_verified, claims, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const FIND_CODE = 'SELECT * FROM authorization_codes WHERE id = ?';
 // The single-use guarantee: of any number of concurrent redemptions, exactly one changes the row. It
 // records the token it is about to issue, for revocation on a later replay.
@@ -36,6 +36,7 @@ export function createCodeStore(db: Db) {
           c.amr,
           c.liveness_verified,
           c.face_match_verified,
+          c.claims,
           c.created_at,
           c.expires_at,
         );

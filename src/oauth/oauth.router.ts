@@ -56,7 +56,7 @@ export function oauthRouter(ctx: AppContext) {
 
   // RFC 7009: the client authenticates as at the token endpoint, and hears 200 whatever the token was.
   app.post('/v1/oauth/revoke', async (c) => {
-    const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+    const headers: Record<string, string> = { 'Cache-Control': 'no-store', Vary: 'Origin' };
     try {
       const text = await c.req.text();
       const { body, client } = await clientRequest(ctx, c.req.raw, text, c.get('clientIp'), headers, 'token');

@@ -30,6 +30,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
       'X-Request-Id': requestId,
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
+      Vary: 'Origin',
     };
     // Filled in as the exchange learns who is asking, for its one `token.*` log line.
     const event: SecurityEventFields = { requestId };
@@ -49,7 +50,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
   };
 }
 
-/** The exchange itself; the rate-limit headers go into `headers` as soon as the request is counted. */
+/** The exchange itself; rate-limit and CORS headers go into `headers` (see clientRequest). */
 async function exchange(
   ctx: AppContext,
   req: Request,

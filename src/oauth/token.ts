@@ -1,12 +1,20 @@
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
+import { storedClaimsRequest } from '../assurance/claims-request.ts';
 import type { SecurityEventFields } from '../audit/security-events.ts';
-import { insertAccessToken, revokeAccessTokenFromCode } from '../auth/access-token.store.ts';
+import {
+  accessTokenGrant,
+  insertAccessToken,
+  revokeAccessTokenFromCode,
+} from '../auth/access-token.store.ts';
+import { grantOf } from '../auth/bearer.ts';
 import { isConsentInForce } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
 import { locatedSecretId, matchesStoredHash, mintLocatedSecret } from '../crypto/located-secret.ts';
 import { OAuthError } from '../errors.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { signIdToken } from '../oidc/id-token.ts';
+import { placesIdTokenClaims } from '../oidc/requested-claims.ts';
+import { idTokenClaimsFor } from '../oidc/userinfo.ts';
 import { unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import type { OAuthClient } from './client.store.ts';
@@ -84,17 +92,22 @@ export async function exchangeCode(
   const amr = JSON.parse(code.amr) as string[];
   const token = mintLocatedSecret(ctx.clock, ACCESS_TOKEN_PREFIX);
   const sub = await subjectFor(ctx, client.applicationId, code.person_id);
-  const idToken = scopes.includes('openid')
-    ? await signIdToken(ctx, {
-        sub,
-        clientId: client.clientId,
-        authTime: code.auth_time,
-        nonce: code.nonce ?? undefined,
-        acr: code.acr,
-        amr,
-        accessTokenHash: token.hash,
-      })
-    : undefined;
+  const sign = (extra?: Record<string, unknown>) =>
+    signIdToken(ctx, {
+      sub,
+      clientId: client.clientId,
+      authTime: code.auth_time,
+      nonce: code.nonce ?? undefined,
+      acr: code.acr,
+      amr,
+      accessTokenHash: token.hash,
+      ...(extra ? { extra } : {}),
+    });
+  // Claims the request places in the ID token are those UserInfo would release for the new token, so
+  // they are read once it exists; without a claims request nothing more is read or computed.
+  const placed = code.claims === null ? undefined : storedClaimsRequest(code.claims)?.id_token;
+  const openid = scopes.includes('openid');
+  let idToken = openid && !placesIdTokenClaims(placed) ? await sign() : undefined;
   const ttl = Math.floor(ctx.config.oauth.token_ttl / 1000);
 
   // Group-committed with the other exchanges of this turn; resolves only once committed.
@@ -115,6 +128,7 @@ export async function exchangeCode(
       acr: code.acr,
       liveness_verified: code.liveness_verified,
       face_match_verified: code.face_match_verified,
+      claims: code.claims,
       created_at: now,
       expires_at: now + ttl,
     });
@@ -134,6 +148,10 @@ export async function exchangeCode(
     return undefined;
   });
   if (outcome) throw invalidGrant(outcome);
+  if (openid && placesIdTokenClaims(placed)) {
+    const row = accessTokenGrant(ctx.db, token.id, now);
+    idToken = await sign(row ? await idTokenClaimsFor(ctx, grantOf(row), placed) : undefined);
+  }
 
   return {
     access_token: token.value,

@@ -1,9 +1,31 @@
+import { IDA_DOCUMENT_TYPES } from '../assurance/verification.ts';
+import { CLAIMS_IN_VERIFIED_CLAIMS } from '../assurance/verified-claims.ts';
 import { CLAIMS_SUPPORTED } from '../capabilities/scope-catalogue.ts';
 import { SCOPES } from '../capabilities/scopes.ts';
-import type { Config } from '../config/schema.ts';
+import { type Config, SANDBOX_TRUST_FRAMEWORK } from '../config/schema.ts';
+import { ID_TOKEN_CLAIMS } from './requested-claims.ts';
 
-/** Claims of the ID token itself, beside those UserInfo releases. */
-const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'acr', 'amr'];
+/**
+ * OpenID Connect for Identity Assurance 1.0 §8 metadata (with `verified_claims_supported`
+ * of its drafts, which relying parties still read): the trust frameworks of sandbox and (when
+ * configured) production, evidence of type `document` of Verity's document types, and the claims it
+ * places in `verified_claims`. Verity records no check methods, so `documents_check_methods_supported`
+ * is left out. Without any trust framework (no sandbox personas and none configured) nothing is offered.
+ */
+function assuranceMetadata(config: Config) {
+  const frameworks = [
+    ...(config.identity.sandbox ? [SANDBOX_TRUST_FRAMEWORK] : []),
+    ...(config.assurance.trust_framework ? [config.assurance.trust_framework] : []),
+  ];
+  if (!frameworks.length) return {};
+  return {
+    verified_claims_supported: true,
+    trust_frameworks_supported: frameworks,
+    evidence_supported: ['document'],
+    documents_supported: [...new Set(Object.values(IDA_DOCUMENT_TYPES))],
+    claims_in_verified_claims_supported: [...CLAIMS_IN_VERIFIED_CLAIMS],
+  };
+}
 
 /** The token and revocation endpoints authenticate clients alike (oauth/client-request.ts). */
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -21,6 +43,8 @@ export function discoveryDocument(config: Config) {
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    // On the identity surface: it ends the session whose cookie only that host receives.
+    end_session_endpoint: `${config.server.identity_url.replace(/\/+$/, '')}/logout`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -30,9 +54,9 @@ export function discoveryDocument(config: Config) {
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     code_challenge_methods_supported: ['S256'],
-    claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...CLAIMS_SUPPORTED])],
+    claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...CLAIMS_SUPPORTED, 'verified_claims'])],
     claim_types_supported: ['normal'],
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     acr_values_supported: ['none', 'low', 'substantial', 'high'],
     prompt_values_supported: ['none', 'login', 'consent'],
     display_values_supported: ['page', 'popup'],
@@ -41,5 +65,6 @@ export function discoveryDocument(config: Config) {
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
     authorization_response_iss_parameter_supported: true,
+    ...assuranceMetadata(config),
   };
 }

@@ -11,6 +11,8 @@ export interface IdTokenInput {
   amr: string[];
   /** SHA-256 of the access token, hex: the digest already computed to store it. */
   accessTokenHash: string;
+  /** Claims a claims request placed in the ID token (OIDC Core §5.5); the token's own claims win. */
+  extra?: Record<string, unknown>;
 }
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
@@ -30,8 +32,8 @@ function encodedHeader(kid: string): string {
 }
 
 /**
- * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data is not in it: that goes
- * to UserInfo. It lives as long as the access token.
+ * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data goes to UserInfo unless the
+ * request's `claims` parameter places some of it here (`extra`). It lives as long as the access token.
  *
  * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
  * native one of `platform/rs256.ts`, made on a signing thread (`platform/signing-pool.ts`): the token
@@ -41,6 +43,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
   const key = await ctx.keys.signingKey();
   const iat = unix(ctx.clock);
   const claims = {
+    ...input.extra,
     iss: ctx.config.server.base_url,
     sub: input.sub,
     aud: input.clientId,

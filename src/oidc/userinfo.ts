@@ -1,3 +1,6 @@
+import { type RequestedClaims, storedClaimsRequest } from '../assurance/claims-request.ts';
+import { trustFrameworkFor } from '../assurance/verification.ts';
+import { availableVerifiedClaims } from '../assurance/verified-claims.ts';
 import type { AccessGrant } from '../auth/bearer.ts';
 import { invalidToken } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
@@ -7,6 +10,7 @@ import { referencesFor } from '../documents/reference.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { type Claims, type ClaimsPerson, claimsFor } from './claims.ts';
+import { requestedClaims } from './requested-claims.ts';
 
 /** The person's releasable data, or undefined if the row is gone. */
 export function loadClaimsPerson(ctx: AppContext, personId: string): ClaimsPerson | undefined {
@@ -14,20 +18,30 @@ export function loadClaimsPerson(ctx: AppContext, personId: string): ClaimsPerso
   return p && { ...p, nationalities: JSON.parse(p.nationalities) as string[] };
 }
 
-/** `GET /v1/userinfo`: the claims of an authenticated grant, computed at request time. */
-export async function userinfoFor(ctx: AppContext, grant: AccessGrant): Promise<Claims> {
+/**
+ * The claims the grant's scopes release, computed at request time, and what a claims request member
+ * makes of them (verified claims are built only when it asks for them).
+ */
+async function releasedClaims(
+  ctx: AppContext,
+  grant: AccessGrant,
+  member: RequestedClaims | undefined,
+  target: 'userinfo' | 'id_token',
+): Promise<Record<string, unknown>> {
   const person = loadClaimsPerson(ctx, grant.personId);
   if (!person) throw invalidToken();
-  const wantsDocument = [...grant.scopes].some((s) => s.startsWith('document_'));
+  const wantsVerified = member?.verifiedClaims !== undefined;
+  const wantsDocument = wantsVerified || [...grant.scopes].some((s) => s.startsWith('document_'));
   const documents = wantsDocument
     ? createDocumentStore(ctx.db)
         .forPerson(grant.personId)
         .filter((d) => isShareable(d, grant))
     : [];
   const refs = await referencesFor(ctx, grant.applicationId, documents);
-  return claimsFor(person, documents, grant.scopes, {
+  const now = ctx.clock.now();
+  const released: Claims = claimsFor(person, documents, grant.scopes, {
     sub: await subjectFor(ctx, grant.applicationId, grant.personId),
-    now: ctx.clock.now(),
+    now,
     faceResults: { livenessVerified: grant.livenessVerified, faceMatchVerified: grant.faceMatchVerified },
     environment: grant.environment,
     documentTypes: grant.documentTypes,
@@ -35,4 +49,24 @@ export async function userinfoFor(ctx: AppContext, grant: AccessGrant): Promise<
     fullNumberApproved: grant.fullNumberApproved,
     referenceOf: (id) => refs.get(id) ?? '',
   });
+  if (!member) return released;
+  const verified = wantsVerified
+    ? availableVerifiedClaims(person, {
+        trustFramework: trustFrameworkFor(ctx.config, grant.environment),
+        documents,
+        scopes: grant.scopes,
+        access: grant,
+      })
+    : undefined;
+  return requestedClaims(released, member, target, verified, now);
 }
+
+/** `GET /v1/userinfo`: the claims of an authenticated grant, with its claims request's `userinfo` member. */
+export async function userinfoFor(ctx: AppContext, grant: AccessGrant): Promise<Claims> {
+  const member = storedClaimsRequest(grant.claims)?.userinfo;
+  return (await releasedClaims(ctx, grant, member, 'userinfo')) as Claims;
+}
+
+/** The claims an `id_token` member of a claims request places in the ID token (OIDC Core §5.5). */
+export const idTokenClaimsFor = (ctx: AppContext, grant: AccessGrant, member: RequestedClaims) =>
+  releasedClaims(ctx, grant, member, 'id_token');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config/schema.ts';
+import { applicationRoutes } from './applications.ts';
 import { capabilityRoutes } from './capabilities.ts';
 import { HEADERS } from './common.ts';
 import { documentRoutes } from './documents.ts';
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...documentRoutes,
   ...capabilityRoutes,
   ...webhookRoutes,
+  ...applicationRoutes,
   ...opsRoutes,
   selfRoute,
 ];
@@ -43,6 +45,7 @@ const TAGS = [
   { name: 'Identity documents', description: 'Documents the person shares with the application.' },
   { name: 'Capabilities', description: 'Public capability discovery; cache briefly.' },
   { name: 'Webhooks', description: 'Developer API for webhook endpoints (`Authorization: Bearer dk_…`).' },
+  { name: 'Applications', description: 'Developer API for applications (`Authorization: Bearer dk_…`).' },
   { name: 'Operations', description: 'Health, readiness, metrics.' },
 ];
 

@@ -63,10 +63,10 @@ const errors = {
   401: apiError('`invalid_token`: missing, unknown, expired or revoked token, or the consent ended.', [
     'WWW-Authenticate',
   ]),
-  403: apiError('`insufficient_scope`: the scope `identity_documents` was not granted.', [
-    'WWW-Authenticate',
-    ...rated(),
-  ]),
+  403: apiError(
+    '`insufficient_scope`: the scope `identity_documents` was not granted; `ORIGIN_NOT_ALLOWED`: a browser page of an origin the application did not register (no CORS headers).',
+    ['WWW-Authenticate', ...rated()],
+  ),
   429: tooManyRequests,
   500: internalError,
 };

@@ -46,6 +46,10 @@ export const AuthorizeQuery = z.object({
         'Acceptable assurance levels (`none`, `low`, `substantial`, `high`), space-separated in preference order; ' +
         'a person below the lowest one listed (or the environment minimum) ends with `unmet_authentication_requirements`.',
     }),
+  claims: z.string().max(4096).optional().meta({
+    description:
+      'JSON claims request (OpenID Connect Core §5.5), with `verified_claims` (OpenID Connect for Identity Assurance 1.0). Places and narrows claims; never releases one no approved scope covers.',
+  }),
   response_mode: z.literal('query').optional(),
 });
 

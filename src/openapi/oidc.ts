@@ -12,6 +12,10 @@ export const DiscoveryDocument = z
     revocation_endpoint: z.url(),
     userinfo_endpoint: z.url(),
     jwks_uri: z.url(),
+    end_session_endpoint: z.url().meta({
+      description:
+        'RP-initiated logout, on the identity experience (`<identity_url>/logout`): GET or form POST with `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`, `ui_locales`.',
+    }),
     scopes_supported: z.array(z.string()),
     response_types_supported: z.array(z.literal('code')),
     response_modes_supported: z.array(z.string()),
@@ -36,6 +40,12 @@ export const DiscoveryDocument = z
     request_uri_parameter_supported: z.boolean(),
     require_request_uri_registration: z.boolean(),
     authorization_response_iss_parameter_supported: z.literal(true),
+    // OpenID Connect for Identity Assurance 1.0 §8; absent when no trust framework is offered.
+    verified_claims_supported: z.boolean().optional(),
+    trust_frameworks_supported: z.array(z.string()).optional(),
+    evidence_supported: z.array(z.literal('document')).optional(),
+    documents_supported: z.array(z.string()).optional(),
+    claims_in_verified_claims_supported: z.array(z.string()).optional(),
   })
   .meta({ id: 'DiscoveryDocument' });
 
@@ -112,6 +122,13 @@ export const UserInfo = z
         description:
           "Only the approved fields of the person's primary shared document (`document_*` scopes); no display name.",
       }),
+    verified_claims: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+      .optional()
+      .meta({
+        description:
+          'Only when the `claims` parameter asked for it in `userinfo`: an object (or a list, when a list was asked) as OpenID Identity Assurance Schema Definition 1.0 defines it.',
+      }),
   })
   .meta({
     id: 'UserInfo',
@@ -129,6 +146,9 @@ export const bearerErrors = {
   401: apiError(
     '`invalid_token`: missing, unknown, expired or revoked token, or the consent was revoked, expired or disconnected.',
     ['WWW-Authenticate'],
+  ),
+  403: apiError(
+    '`ORIGIN_NOT_ALLOWED`: a browser page of an origin the application did not register (no CORS headers).',
   ),
   429: tooManyRequests,
   500: internalError,

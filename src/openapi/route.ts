@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Names of the security schemes declared in the document's components. */
 export type SecurityScheme = 'clientSecretBasic' | 'accessToken' | 'developerApiKey';

@@ -34,6 +34,10 @@ const appForm = z.object({
   name: z.string().max(1000),
   type: z.string().max(40).optional(),
   redirect_uris: z.string().max(50_000).default(''),
+  web_origins: z.string().max(10_000).default(''),
+  policy_uri: z.string().max(2000).default(''),
+  tos_uri: z.string().max(2000).default(''),
+  post_logout_redirect_uris: z.string().max(50_000).default(''),
   scopes: multi,
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
@@ -52,6 +56,10 @@ const reviewForm = z.object({
 /** Domain rule paths → form field ids. */
 function fieldOf(path: string): string {
   if (path.startsWith('redirectUris')) return 'redirect_uris';
+  if (path.startsWith('webOrigins')) return 'web_origins';
+  if (path === 'policyUri') return 'policy_uri';
+  if (path === 'tosUri') return 'tos_uri';
+  if (path.startsWith('postLogoutRedirectUris')) return 'post_logout_redirect_uris';
   if (path === 'documentTypes') return 'document_types';
   if (path === 'documentCountries') return 'document_countries';
   if (path === 'minimumAcr') return 'minimum_acr';
@@ -74,6 +82,10 @@ type AppForm = z.infer<typeof appForm>;
 /** The environment settings a submitted form asks for, as creating and editing both take them. */
 const settingsOf = (f: AppForm) => ({
   redirectUris: lines(f.redirect_uris),
+  webOrigins: lines(f.web_origins),
+  policyUri: f.policy_uri,
+  tosUri: f.tos_uri,
+  postLogoutRedirectUris: lines(f.post_logout_redirect_uris),
   scopes: f.scopes,
   documentTypes: f.document_types.length ? f.document_types : 'none',
   documentCountries: f.document_countries.trim() || 'none',
@@ -85,6 +97,10 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   name: f.name,
   type,
   redirectUris: f.redirect_uris,
+  webOrigins: f.web_origins,
+  policyUri: f.policy_uri,
+  tosUri: f.tos_uri,
+  postLogoutRedirectUris: f.post_logout_redirect_uris,
   scopes: f.scopes,
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
@@ -101,6 +117,10 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
     name: app.name,
     type: app.type,
     redirectUris: (review?.redirectUris ?? env.redirectUris).join('\n'),
+    webOrigins: (review?.webOrigins ?? env.webOrigins).join('\n'),
+    policyUri: app.policyUri ?? '',
+    tosUri: app.tosUri ?? '',
+    postLogoutRedirectUris: (review?.postLogoutRedirectUris ?? env.postLogoutRedirectUris).join('\n'),
     scopes: review?.scopes ?? env.scopes,
     documentTypes: review?.documentTypes ?? env.documentTypes,
     documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
@@ -163,6 +183,10 @@ export function appsRoutes(p: Portal) {
       name: '',
       type: 'confidential',
       redirectUris: '',
+      webOrigins: '',
+      policyUri: '',
+      tosUri: '',
+      postLogoutRedirectUris: '',
       scopes: ['openid'],
       documentTypes: [...DOCUMENT_TYPES],
       documentCountries: 'all',

@@ -1,3 +1,4 @@
+import type { ClaimsRequest } from './claims-parameter.ts';
 import { codeChallenge, type Transaction } from './transaction.ts';
 
 export interface AuthorizationUrlParams {
@@ -15,6 +16,8 @@ export interface AuthorizationUrlParams {
   maxAge?: number;
   loginHint?: string;
   uiLocales?: string;
+  /** The `claims` parameter: a request object, or its JSON text (see `claimsParameter`). */
+  claims?: ClaimsRequest | string;
 }
 
 /** The `/v1/oauth/authorize` URL for a transaction: state, nonce and the S256 challenge of its verifier. */
@@ -37,5 +40,6 @@ export async function authorizationUrl(p: AuthorizationUrlParams): Promise<strin
   if (p.maxAge !== undefined) q.set('max_age', String(p.maxAge));
   if (p.loginHint) q.set('login_hint', p.loginHint);
   if (p.uiLocales) q.set('ui_locales', p.uiLocales);
+  if (p.claims) q.set('claims', typeof p.claims === 'string' ? p.claims : JSON.stringify(p.claims));
   return url.toString();
 }

@@ -1,4 +1,4 @@
-import { authorizationUrl } from './authorization-url.ts';
+import { type AuthorizationUrlParams, authorizationUrl } from './authorization-url.ts';
 import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
 import { type SdkClock, systemClock } from './clock.ts';
 import { discover } from './discovery.ts';
@@ -41,6 +41,8 @@ export interface StartSignInInput {
   display?: 'page' | 'popup';
   prompt?: 'none' | 'login' | 'consent';
   returnTo?: string;
+  /** The `claims` parameter, e.g. from `claimsParameter` (verified claims in UserInfo or the ID token). */
+  claims?: AuthorizationUrlParams['claims'];
 }
 
 /** Everything the callback produced; tokens stay on the backend. */
@@ -119,6 +121,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         scope: input.scope,
         ...(input.purpose ? { purpose: input.purpose } : {}),
         ...(input.prompt ? { prompt: input.prompt } : {}),
+        ...(input.claims ? { claims: input.claims } : {}),
       });
       await options.store.save(tx);
       return { transactionId: tx.id, authorizationUrl: url };

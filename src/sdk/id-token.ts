@@ -40,8 +40,9 @@ export const MAX_SKEW_SECONDS = 60;
 
 /**
  * Validates an ID token exactly as the interface requires: RS256 only, key chosen by `kid` from the
- * cached JWKS, `iss`, `aud` (and `azp` when there are several audiences), `exp`, `iat` and `auth_time`
- * with at most 60 s of skew, `nonce` compared in constant time, and `at_hash` when present.
+ * cached JWKS, `iss`, `aud` (and `azp` when present or when there are several audiences), `exp`,
+ * `iat` and `auth_time` with at most 60 s of skew, `nonce` compared in constant time, and `at_hash`
+ * when present.
  */
 export async function validateIdToken(idToken: string, opts: ValidateIdTokenOptions): Promise<IdTokenClaims> {
   const now = (opts.clock ?? systemClock).now();
@@ -80,8 +81,10 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
     throw new IdTokenError('id_token_auth_time', 'ID token auth_time is missing or in the future');
   if (typeof payload.sub !== 'string' || payload.sub === '')
     throw new IdTokenError('id_token_claims', 'ID token has no sub');
-  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== opts.clientId)
-    throw new IdTokenError('id_token_azp', 'ID token has several audiences and azp is not this client');
+  // OIDC Core §3.1.3.7: several audiences need azp, and an azp present must name this client.
+  const severalAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
+  if ((severalAudiences || payload.azp !== undefined) && payload.azp !== opts.clientId)
+    throw new IdTokenError('id_token_azp', 'ID token azp is not this client');
   if (typeof payload.nonce !== 'string' || !(await timingSafeEqual(payload.nonce, opts.nonce)))
     throw new IdTokenError('id_token_nonce', 'ID token nonce does not match the transaction');
   if (payload.at_hash !== undefined && opts.accessToken !== undefined) {

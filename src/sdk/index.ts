@@ -13,6 +13,17 @@ export {
   handleCallback,
 } from './callback.ts';
 export {
+  type ClaimRequest,
+  type ClaimsRequest,
+  type ClaimsRequestMember,
+  type ClaimsSelection,
+  claimsParameter,
+  type EvidenceRequest,
+  type VerifiedClaimsRequest,
+  type VerifiedClaimsSelection,
+  verifiedClaimsRequest,
+} from './claims-parameter.ts';
+export {
   createVerityClient,
   type SignInResult,
   type StartSignInInput,
@@ -21,6 +32,7 @@ export {
 } from './client.ts';
 export { type SdkClock, systemClock } from './clock.ts';
 export { discover } from './discovery.ts';
+export { type EndSessionUrlParams, endSessionUrl } from './end-session-url.ts';
 export {
   ApiResponseError,
   AuthorizationError,
@@ -66,6 +78,7 @@ export {
 export type {
   DiscoveryDocument,
   DocumentClaim,
+  DocumentEvidence,
   DocumentProof,
   EmailEntry,
   IdentityDocument,
@@ -73,4 +86,6 @@ export type {
   PhoneEntry,
   TokenResponse,
   UserInfo,
+  Verification,
+  VerifiedClaims,
 } from './types.ts';

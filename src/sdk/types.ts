@@ -71,6 +71,8 @@ export interface UserInfo {
   picture?: string;
   picture_verified?: boolean;
   document?: DocumentClaim;
+  /** Present when the `claims` parameter asked for it in `userinfo` (an array when it asked with one). */
+  verified_claims?: VerifiedClaims | VerifiedClaims[];
   [claim: string]: unknown;
 }
 
@@ -114,5 +116,49 @@ export interface DiscoveryDocument {
   token_endpoint: string;
   userinfo_endpoint: string;
   jwks_uri: string;
+  /** RP-initiated logout (`endSessionUrl`). */
+  end_session_endpoint?: string;
   [field: string]: unknown;
+}
+
+/** An evidence of type `document` (OpenID Identity Assurance Schema Definition 1.0 §5.4.4.2). */
+export interface DocumentEvidence {
+  type: 'document';
+  document_details?: {
+    /** `passport`, `idcard`, `driving_permit`, `residence_permit`. */
+    type: string;
+    /** Masked (`******T47`) unless `document_number_full` was approved in production. */
+    document_number?: string;
+    /** `YYYY-MM-DD`. */
+    date_of_expiry?: string;
+    /** `country`: the country's English name; `country_code`: ISO 3166-1 alpha-3. */
+    issuer?: { country?: string; country_code?: string };
+    [element: string]: unknown;
+  };
+  [element: string]: unknown;
+}
+
+/** How the claims beside it were verified: only the elements that were asked for and matched. */
+export interface Verification {
+  /** `verity_sandbox` for sandbox personas; in production the operator's configured framework. */
+  trust_framework: string;
+  assurance_level?: 'none' | 'low' | 'substantial' | 'high' | string;
+  /** ISO 8601, UTC: the latest check of the documents behind the verification. */
+  time?: string;
+  evidence?: DocumentEvidence[];
+  [element: string]: unknown;
+}
+
+/** One `verified_claims` object: verified data, never to be mixed up with the unverified claims beside it. */
+export interface VerifiedClaims {
+  verification: Verification;
+  /** The verified claims that were asked for, approved and held (`given_name` and `family_name` are legal names). */
+  claims: {
+    given_name?: string;
+    family_name?: string;
+    /** `YYYY-MM-DD`. */
+    birthdate?: string;
+    nationalities?: string[];
+    [claim: string]: unknown;
+  };
 }

@@ -143,3 +143,19 @@ describe('problems an operator can act on', () => {
     expect(problems('[oidc]\npairwise_secret = ""')).toEqual([]);
   });
 });
+
+describe('[assurance] trust_framework', () => {
+  test('empty by default; an identifier or a URL is accepted', () => {
+    expect(parseConfig('').assurance.trust_framework).toBe('');
+    expect(problems('[assurance]\ntrust_framework = "de_aml"')).toEqual([]);
+    expect(problems('[assurance]\ntrust_framework = "https://example.com/frameworks/kyc"')).toEqual([]);
+  });
+  test('the sandbox name and anything that is not an identifier are refused, saying why', () => {
+    expect(problems('[assurance]\ntrust_framework = "verity_sandbox"')).toEqual([
+      'assurance.trust_framework: "verity_sandbox" marks sandbox data and cannot name a production framework',
+    ]);
+    expect(problems('[assurance]\ntrust_framework = "our framework"')[0]).toStartWith(
+      'assurance.trust_framework: must be an identifier',
+    );
+  });
+});

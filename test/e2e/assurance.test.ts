@@ -172,6 +172,20 @@ describe('required assurance (acr)', () => {
     expect(consents.n).toBe(0);
   });
 
+  test('an essential acr in the claims parameter is a requirement too, over acr_values', async () => {
+    const context = await chromium.newContext();
+    const claims = JSON.stringify({ id_token: { acr: { essential: true, values: ['low', 'high'] } } });
+    const { query, state } = await authorize(
+      s,
+      context,
+      { claims, acr_values: 'none' },
+      personaOnly('Cleo Sandbox'),
+    );
+    await context.close();
+    expect(query.error).toBe('unmet_authentication_requirements');
+    expect(query.state).toBe(state);
+  });
+
   test('Ada (high) asked for "high substantial": a code, and the ID token says high', async () => {
     const context = await chromium.newContext();
     const { exchange } = await authorize(

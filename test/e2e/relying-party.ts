@@ -79,6 +79,8 @@ export interface OpenIdSignIn {
   /** `popup`: the relying party's page opens the authorization URL in a popup, as a button would. */
   display?: 'page' | 'popup';
   persona?: string;
+  /** More authorization parameters, e.g. `claims`. */
+  params?: Record<string, string>;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function signInWithOpenIdClient(o: OpenIdSignIn) {
     nonce,
     purpose: o.purpose,
     ...(o.display ? { display: o.display } : {}),
+    ...o.params,
   });
 
   const context = await o.browser.newContext();

@@ -7,6 +7,8 @@ import { unix } from '../../src/platform/clock.ts';
 export interface TestAppOptions {
   type: 'confidential' | 'public';
   redirectUris: string[];
+  /** Origins allowed to call the token, UserInfo and documents endpoints from a browser (normalised). */
+  webOrigins?: string[];
   /** Enabled scopes of the environment (array or space-separated). */
   scopes: string[] | string;
   pkce?: 'required' | 'public-only';
@@ -57,6 +59,7 @@ export async function createTestApp(ctx: AppContext, opts: TestAppOptions): Prom
       environment,
       scopes,
       redirectUris: opts.redirectUris,
+      webOrigins: opts.webOrigins ?? [],
       documentTypes: [],
       documentCountries: [],
       secretHash,

@@ -73,6 +73,8 @@ export interface MintOptions {
   state?: string;
   personId?: string;
   grant?: Partial<Grant>;
+  /** More authorize parameters (e.g. `claims`). */
+  params?: Record<string, string>;
 }
 
 export interface Minted {
@@ -102,6 +104,7 @@ export async function mintCode(ctx: AppContext, app: TestApp, opts: MintOptions 
     state,
   });
   if (nonce) params.set('nonce', nonce);
+  for (const [k, v] of Object.entries(opts.params ?? {})) params.set(k, v);
   if (pair) {
     params.set('code_challenge', pair.challenge);
     params.set('code_challenge_method', 'S256');

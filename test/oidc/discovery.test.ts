@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { SCOPES } from '../../src/capabilities/scopes.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { discoveryDocument } from '../../src/oidc/discovery.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -22,6 +24,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    end_session_endpoint: `${server.ctx.config.server.identity_url}/logout`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
@@ -34,7 +37,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     display_values_supported: ['page', 'popup'],
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     authorization_response_iss_parameter_supported: true,
   });
   expect(doc.scopes_supported).toEqual([...SCOPES]);
@@ -51,10 +54,40 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     'birthdate',
     'age_over_18',
     'document',
+    'verified_claims',
   ]) {
     expect(claims).toContain(c);
   }
   expect(new Set(claims).size).toBe(claims.length);
+});
+
+test('identity assurance metadata (OIDC4IDA §8): the sandbox framework, document evidence, verified claims', async () => {
+  const doc = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<
+    string,
+    unknown
+  >;
+  expect(doc).toMatchObject({
+    verified_claims_supported: true,
+    trust_frameworks_supported: ['verity_sandbox'],
+    evidence_supported: ['document'],
+    documents_supported: ['passport', 'idcard', 'driving_permit', 'residence_permit'],
+    claims_in_verified_claims_supported: ['given_name', 'family_name', 'birthdate', 'nationalities'],
+  });
+  // Verity records no check method: nothing is claimed about one.
+  expect(doc.documents_check_methods_supported).toBeUndefined();
+});
+
+test('a configured production framework is published beside the sandbox one; none at all, nothing', () => {
+  const withFramework = parseConfig('[assurance]\ntrust_framework = "de_aml"\n');
+  expect(discoveryDocument(withFramework).trust_frameworks_supported).toEqual(['verity_sandbox', 'de_aml']);
+  const productionOnly = parseConfig(
+    '[identity]\nsandbox = false\n[assurance]\ntrust_framework = "de_aml"\n',
+  );
+  expect(discoveryDocument(productionOnly).trust_frameworks_supported).toEqual(['de_aml']);
+  const none = discoveryDocument(parseConfig('[identity]\nsandbox = false\n'));
+  for (const key of ['verified_claims_supported', 'trust_frameworks_supported', 'evidence_supported'])
+    expect(key in none).toBe(false);
+  expect(none.claims_parameter_supported).toBe(true);
 });
 
 test('the RFC 8414 document is the same', async () => {

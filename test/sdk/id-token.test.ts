@@ -76,6 +76,12 @@ describe('validateIdToken', () => {
     expect(await refusal(validateIdToken(multi, opts()))).toBe('id_token_azp');
   });
 
+  test('refuses an azp naming another client even with this client as the only audience', async () => {
+    const other = await token({ extra: { azp: 'cid_test_other' } });
+    expect(await refusal(validateIdToken(other, opts()))).toBe('id_token_azp');
+    expect((await validateIdToken(await token({ extra: { azp: CLIENT } }), opts())).azp).toBe(CLIENT);
+  });
+
   test('refuses a nonce other than the transaction nonce', async () => {
     expect(await refusal(validateIdToken(await token({ nonce: 'm'.repeat(43) }), opts()))).toBe(
       'id_token_nonce',

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import {
-  ApiResponseError,
   createVerityClient,
   memoryTransactionStore,
   OAuthResponseError,
@@ -56,7 +55,7 @@ for (const [name, app, authMethod] of [
     expect((await c.userinfo(accessToken)).sub).toBeString();
     await c.revokeToken(accessToken);
     const err = await c.userinfo(accessToken).catch((e) => e);
-    expect(err).toBeInstanceOf(ApiResponseError);
+    expect(err).toBeInstanceOf(OAuthResponseError);
     expect(err.code).toBe('invalid_token');
     expect(err.status).toBe(401);
     // Revoking it again, or a token that never existed, succeeds as well.

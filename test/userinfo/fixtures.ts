@@ -21,7 +21,7 @@ export interface Issued {
 export async function issueToken(
   ctx: AppContext,
   app: TestApp,
-  opts: { scopes: string[]; personId?: string; grant?: Partial<Grant> },
+  opts: { scopes: string[]; personId?: string; grant?: Partial<Grant>; params?: Record<string, string> },
 ): Promise<Issued> {
   const minted = await mintCode(ctx, app, { ...opts, nonce: randomToken() });
   const { consentId, personId } = minted;

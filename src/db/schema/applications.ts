@@ -14,6 +14,9 @@ export const applications = sqliteTable('applications', {
   /** Operator approval needed before production may be granted `document_number_full`. */
   fullNumberApproved: flag('full_number_approved').notNull().default(false),
   plan: text('plan').notNull().default('default'),
+  /** Optional links shown on the consent page (RFC 7591 names); not a widening, so never reviewed. */
+  policyUri: text('policy_uri'),
+  tosUri: text('tos_uri'),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
 });
@@ -55,6 +58,39 @@ export const redirectUris = sqliteTable(
   (t) => [uniqueIndex('redirect_uris_env_uri').on(t.environmentId, t.uri)],
 );
 
+/** Origins (scheme://host[:port]) whose pages may call the token, UserInfo and documents endpoints. */
+export const webOrigins = sqliteTable(
+  'web_origins',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    origin: text('origin').notNull(),
+  },
+  (t) => [
+    uniqueIndex('web_origins_env_origin').on(t.environmentId, t.origin),
+    // A CORS preflight names no client: it asks whether any environment registered the origin.
+    index('web_origins_origin').on(t.origin),
+  ],
+);
+
+/**
+ * Where RP-initiated logout may send the browser back (`post_logout_redirect_uri`), per environment,
+ * matched exactly like redirect URIs.
+ */
+export const postLogoutRedirectUris = sqliteTable(
+  'post_logout_redirect_uris',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+  },
+  (t) => [uniqueIndex('post_logout_redirect_uris_env_uri').on(t.environmentId, t.uri)],
+);
+
 /** Only SHA-256 of a secret is kept; the clear value is printed once. */
 export const clientSecrets = sqliteTable(
   'client_secrets',
@@ -87,6 +123,8 @@ export const productionReviews = sqliteTable(
      * production has (or, for the first review, takes the sandbox's).
      */
     redirectUris: text('redirect_uris'),
+    webOrigins: text('web_origins'),
+    postLogoutRedirectUris: text('post_logout_redirect_uris'),
     documentTypes: text('document_types'),
     documentCountries: text('document_countries'),
     fullNumberJustification: text('full_number_justification'),

@@ -29,6 +29,8 @@ export const authorizationRequests = sqliteTable(
     uiLocales: text('ui_locales'),
     /** The lowest assurance level the request accepts (acr_values and the environment's minimum). */
     requiredAcr: text('required_acr', { enum: ['none', 'low', 'substantial', 'high'] }),
+    /** The checked `claims` parameter (OIDC Core §5.5), as normalised JSON; null when none was sent. */
+    claims: text('claims'),
     personId: text('person_id').references(() => persons.id, { onDelete: 'cascade' }),
     authTime: time('auth_time'),
     amr: text('amr').notNull().default('[]'),
@@ -75,6 +77,8 @@ export const authorizationCodes = sqliteTable(
     amr: text('amr').notNull(),
     livenessVerified: flag('liveness_verified').notNull(),
     faceMatchVerified: flag('face_match_verified').notNull(),
+    /** The request's `claims` parameter, carried to the ID token and the access token. */
+    claims: text('claims'),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     usedAt: time('used_at'),
@@ -103,6 +107,8 @@ export const accessTokens = sqliteTable(
     acr: text('acr').notNull(),
     livenessVerified: flag('liveness_verified').notNull(),
     faceMatchVerified: flag('face_match_verified').notNull(),
+    /** The request's `claims` parameter: what UserInfo adds (`userinfo` member). */
+    claims: text('claims'),
     createdAt: time('created_at').notNull(),
     expiresAt: time('expires_at').notNull(),
     revokedAt: time('revoked_at'),

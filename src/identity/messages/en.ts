@@ -19,6 +19,15 @@ export const en = {
     `The server is busy. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
   errorSandboxDisabled: 'Sandbox sign-in is turned off on this server.',
 
+  logoutTitle: 'Sign out',
+  logoutAsk: (app: string | undefined) =>
+    app ? `${app} asks to sign you out of Verity.` : 'Do you want to sign out of Verity?',
+  logoutSignedInAs: (name: string) => `You are signed in as ${name}.`,
+  logoutConfirm: 'Sign out',
+  logoutStay: 'Stay signed in',
+  signedOutTitle: 'Signed out',
+  signedOut: 'You are signed out of Verity. You can close this window.',
+
   signinTitle: 'Sign in',
   signinTo: (app: string) => `to continue to ${app}`,
   email: 'Email',
@@ -64,6 +73,10 @@ export const en = {
   consentScopes: 'It will be able to see',
   consentSignedInAs: (name: string) => `Signed in as ${name}`,
   consentFooter: 'You can withdraw this consent at any time from your account page.',
+  consentReturnsTo: (host: string) => `You will return to ${host}`,
+  consentPrivacyPolicy: 'Privacy policy',
+  consentTerms: 'Terms of service',
+  consentOpensNewWindow: '(opens in a new window)',
   allow: 'Allow',
   deny: 'Deny',
 

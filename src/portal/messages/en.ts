@@ -104,6 +104,15 @@ export const en = {
   redirectUris: 'Redirect URIs',
   redirectUrisHint:
     'One per line, matched exactly (http://127.0.0.1/… and http://[::1]/… on any port, for native apps). HTTPS is required, except http on localhost, 127.0.0.1 and [::1]. Wildcards, fragments (#) and user:password@ are refused. At most 20.',
+  webOrigins: 'Allowed web origins',
+  webOriginsHint:
+    'Only for an app that calls the token or UserInfo endpoint from the browser (a single-page app). One origin per line, like https://app.example: no path, not even a trailing /. HTTPS is required; http://localhost:PORT and http://127.0.0.1:PORT only in sandbox. Wildcards are refused. At most 20.',
+  policyUri: 'Privacy policy link',
+  tosUri: 'Terms of service link',
+  linkHint: 'An https address shown to people on the consent screen. Applies to both environments at once.',
+  postLogoutRedirectUris: 'Post-logout redirect URIs',
+  postLogoutRedirectUrisHint:
+    'Where signing out from your application (RP-initiated logout) may return the browser, passed as post_logout_redirect_uri. Same rules as redirect URIs.',
   scopes: 'Enabled scopes',
   scopesHint: 'The most an authorization request of this environment may ask for.',
   sensitivity: { basic: 'Basic', sensitive: 'Sensitive', restricted: 'Restricted' } as Record<string, string>,
@@ -195,12 +204,14 @@ export const en = {
     withdrawn: 'Withdrawn',
   } as Record<string, string>,
   productionEditIntro:
-    'Removing scopes, redirect URIs or document types and countries applies at once. Anything added is sent to the operator for review; until it is approved, production keeps serving the approved settings.',
+    'Removing scopes, redirect URIs, post-logout redirect URIs, web origins or document types and countries applies at once; links apply at once too. Anything added is sent to the operator for review; until it is approved, production keeps serving the approved settings.',
   changePending:
     'Removals were applied. What you added waits for the operator’s review; production serves the approved settings until then.',
   pendingChange: {
     scopes: 'Scopes asked for',
     redirectUris: 'Redirect URIs asked for',
+    webOrigins: 'Web origins asked for',
+    postLogoutRedirectUris: 'Post-logout redirect URIs asked for',
     documentTypes: 'Document types asked for',
     documentCountries: 'Issuing countries asked for',
   } as Record<string, string>,

@@ -89,6 +89,50 @@ export function AppPage(
             </li>
           ))}
         </ul>
+        {env.webOrigins.length ? (
+          <>
+            <h3>{m.webOrigins}</h3>
+            <ul>
+              {env.webOrigins.map((o) => (
+                <li>
+                  <code>{o}</code>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        {env.postLogoutRedirectUris.length ? (
+          <>
+            <h3>{m.postLogoutRedirectUris}</h3>
+            <ul>
+              {env.postLogoutRedirectUris.map((u) => (
+                <li>
+                  <code>{u}</code>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        {app.policyUri || app.tosUri ? (
+          <dl>
+            {app.policyUri ? (
+              <>
+                <dt>{m.policyUri}</dt>
+                <dd>
+                  <code>{app.policyUri}</code>
+                </dd>
+              </>
+            ) : null}
+            {app.tosUri ? (
+              <>
+                <dt>{m.tosUri}</dt>
+                <dd>
+                  <code>{app.tosUri}</code>
+                </dd>
+              </>
+            ) : null}
+          </dl>
+        ) : null}
         <h3>{m.scopes}</h3>
         <p>
           {env.scopes.map((s, i) => (

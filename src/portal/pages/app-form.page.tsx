@@ -20,6 +20,10 @@ export interface AppFormValues {
   name: string;
   type: 'confidential' | 'public';
   redirectUris: string;
+  webOrigins: string;
+  policyUri: string;
+  tosUri: string;
+  postLogoutRedirectUris: string;
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
@@ -91,6 +95,20 @@ export function AppFormPage(
             errors={errors}
             required
           />
+          <TextArea
+            id="web_origins"
+            label={`${m.webOrigins} ${m.optional}`}
+            hint={m.webOriginsHint}
+            value={values.webOrigins}
+            errors={errors}
+          />
+          <TextArea
+            id="post_logout_redirect_uris"
+            label={`${m.postLogoutRedirectUris} ${m.optional}`}
+            hint={m.postLogoutRedirectUrisHint}
+            value={values.postLogoutRedirectUris}
+            errors={errors}
+          />
           <ScopePicker
             m={m}
             id="scopes"
@@ -141,6 +159,22 @@ export function AppFormPage(
               </div>
             ))}
           </fieldset>
+          <TextField
+            id="policy_uri"
+            type="url"
+            label={`${m.policyUri} ${m.optional}`}
+            hint={m.linkHint}
+            value={values.policyUri}
+            errors={errors}
+          />
+          <TextField
+            id="tos_uri"
+            type="url"
+            label={`${m.tosUri} ${m.optional}`}
+            hint={m.linkHint}
+            value={values.tosUri}
+            errors={errors}
+          />
           {props.environment === 'production' ? (
             <>
               <p>{m.productionEditIntro}</p>

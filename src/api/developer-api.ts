@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { z } from 'zod';
+import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
+import type { AppContext } from '../context.ts';
+import { ValidationError } from '../errors.ts';
+import type { AppEnv } from '../http/env.ts';
+import { byAddress, rateLimit } from '../http/rate-limit.ts';
+
+/**
+ * What every developer API route runs first: identify the key, count the request (per developer and
+ * environment, a developer's keys sharing it; without a valid key, against the client address), then
+ * refuse it without a key.
+ */
+export function developerGuard(ctx: AppContext): MiddlewareHandler<DeveloperApiEnv>[] {
+  const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
+  const bucketOf = (c: Context<AppEnv>) => {
+    const key = keyOf(c);
+    return key ? `${key.developerId}:${key.environment}` : byAddress(c);
+  };
+  const limit = rateLimit(ctx, 'developer', bucketOf, {
+    scopeOf: (c) => {
+      const key = keyOf(c);
+      return key && { environment: key.environment };
+    },
+  }) as unknown as MiddlewareHandler<DeveloperApiEnv>;
+  return [identifyDeveloper(ctx), limit, requireDeveloper()];
+}
+
+export const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
+export const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;
+
+export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const fields = r.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
+  throw new ValidationError('The request is not valid.', fields);
+}
+
+/** The JSON body; an empty body reads as `{}` for the endpoints whose fields are all optional. */
+export async function jsonBody(c: Context<DeveloperApiEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError('The body is not valid JSON.', [
+      { path: '(body)', message: 'must be a JSON object' },
+    ]);
+  }
+}

@@ -1,0 +1,204 @@
+import type {
+  ElementRequest,
+  EvidenceRequest,
+  RequestedClaims,
+  VerificationRequest,
+  VerifiedClaimsRequest,
+} from './claims-request.ts';
+import {
+  type DocumentDetails,
+  type DocumentEvidence,
+  type Verification,
+  type VerificationInput,
+  verificationFor,
+} from './verification.ts';
+
+/** One `verified_claims` object (OpenID Identity Assurance Schema Definition 1.0 §5.2). */
+export interface VerifiedClaims {
+  verification: Verification;
+  claims: Record<string, unknown>;
+}
+
+/** The claims Verity places inside `verified_claims` (discovery: `claims_in_verified_claims_supported`). */
+export const CLAIMS_IN_VERIFIED_CLAIMS = ['given_name', 'family_name', 'birthdate', 'nationalities'] as const;
+
+/** The verified identity data of a person (as imported from the upstream verification process). */
+export interface VerifiedPerson {
+  identityVerified: boolean;
+  assuranceLevel: string;
+  legalGivenName: string | null;
+  legalFamilyName: string | null;
+  /** `YYYY-MM-DD`. */
+  birthdate: string | null;
+  nationalities: readonly string[];
+}
+
+/**
+ * Everything a person's verified data offers under the approved scopes, before a request filters it;
+ * undefined when there is nothing verified to offer: no trust framework for the environment, a person
+ * whose identity is not verified, or no `identity_verified` scope. The claims are the legal names
+ * (`legal_name`), the date of birth (`date_of_birth`) and the nationalities (`nationality`).
+ */
+export function availableVerifiedClaims(
+  person: VerifiedPerson,
+  input: Omit<VerificationInput, 'trustFramework' | 'assuranceLevel'> & { trustFramework?: string },
+): VerifiedClaims | undefined {
+  const { scopes } = input;
+  if (!input.trustFramework || !person.identityVerified || !scopes.has('identity_verified')) return undefined;
+  const claims: Record<string, unknown> = {};
+  if (scopes.has('legal_name')) {
+    if (person.legalGivenName) claims.given_name = person.legalGivenName;
+    if (person.legalFamilyName) claims.family_name = person.legalFamilyName;
+  }
+  if (scopes.has('date_of_birth') && person.birthdate) claims.birthdate = person.birthdate;
+  if (scopes.has('nationality') && person.nationalities.length)
+    claims.nationalities = [...person.nationalities];
+  const verification = verificationFor({
+    ...input,
+    trustFramework: input.trustFramework,
+    assuranceLevel: person.assuranceLevel,
+  });
+  return { verification, claims };
+}
+
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Seconds since a date (`YYYY-MM-DD`, counted from its last second, as OIDC4IDA §5.5.2 says) or a
+ * timestamp; undefined for anything else.
+ */
+function secondsSince(value: unknown, now: Date): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T23:59:59Z`) : Date.parse(value);
+  return Number.isNaN(at) ? undefined : (now.getTime() - at) / 1000;
+}
+
+/** Whether a value meets a request's `value`, `values` (Core §5.5.1) and `max_age` (OIDC4IDA §5.4.2). */
+export function meets(value: unknown, request: ElementRequest, now: Date): boolean {
+  if (request.value !== undefined && !same(value, request.value)) return false;
+  if (request.values !== undefined && !request.values.some((v) => same(value, v))) return false;
+  if (request.max_age !== undefined) {
+    const age = secondsSince(value, now);
+    if (age === undefined || age > request.max_age) return false;
+  }
+  return true;
+}
+
+const constrained = (r: ElementRequest) =>
+  r.value !== undefined || r.values !== undefined || r.max_age !== undefined;
+
+/**
+ * The requested elements that are available and meet their constraints. With `strict` (elements of
+ * `verification`, OIDC4IDA §5.7.4), a constrained element that is missing or does not match fails the whole
+ * selection (undefined); otherwise such an element is only left out.
+ */
+export function select(
+  available: Readonly<Record<string, unknown>>,
+  request: Readonly<Record<string, ElementRequest>>,
+  now: Date,
+  strict: boolean,
+): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const [name, r] of Object.entries(request)) {
+    const v = available[name];
+    if (v !== undefined && meets(v, r, now)) out[name] = v;
+    else if (strict && constrained(r)) return undefined;
+  }
+  return out;
+}
+
+const DETAIL_ELEMENTS = ['type', 'document_number', 'serial_number', 'date_of_issuance', 'date_of_expiry'];
+
+/**
+ * A document evidence shaped by one evidence request (OIDC4IDA §5.4: the request is a filter and a template),
+ * or undefined when it does not pass the filter. Verity holds no `check_details`, so a request that
+ * constrains them matches nothing.
+ */
+function evidenceFor(item: DocumentEvidence, r: EvidenceRequest, now: Date): DocumentEvidence | undefined {
+  if (r.type.value !== item.type) return undefined;
+  if (r.check_details?.some((c) => Object.values(c).some(constrained))) return undefined;
+  const dd = r.document_details;
+  if (!dd) return { type: item.type };
+  const held: Record<string, unknown> = { ...item.document_details };
+  const flat = Object.fromEntries(
+    DETAIL_ELEMENTS.flatMap((k) => (dd[k] === undefined ? [] : [[k, dd[k] as ElementRequest]])),
+  );
+  const details = select(held, flat, now, true);
+  if (!details) return undefined;
+  if (dd.issuer) {
+    const issuer = select(item.document_details?.issuer ?? {}, dd.issuer, now, true);
+    if (!issuer) return undefined;
+    if (Object.keys(issuer).length) details.issuer = issuer;
+  }
+  // `document_details` without its required `type` is left out whole (OIDC4IDA §5.7.5).
+  return details.type === undefined
+    ? { type: item.type }
+    : { type: item.type, document_details: details as unknown as DocumentDetails };
+}
+
+/** Available evidence that passes any of the requested filters (they are OR'ed), each as its template says. */
+function evidenceList(
+  available: readonly DocumentEvidence[],
+  requests: readonly EvidenceRequest[],
+  now: Date,
+): DocumentEvidence[] {
+  return available.flatMap((item) => {
+    for (const r of requests) {
+      const shaped = evidenceFor(item, r, now);
+      if (shaped) return [shaped];
+    }
+    return [];
+  });
+}
+
+const VERIFICATION_ELEMENTS = ['trust_framework', 'assurance_level', 'time', 'verification_process'] as const;
+
+/**
+ * The `verification` element a request asks for, or undefined when the available data does not meet
+ * its constraints: then the whole `verified_claims` is left out, never an error (OIDC4IDA §5.7.4).
+ */
+export function filterVerification(
+  available: Verification,
+  request: VerificationRequest,
+  now: Date,
+): Verification | undefined {
+  const asked = Object.fromEntries(
+    VERIFICATION_ELEMENTS.flatMap((k) => (request[k] === undefined ? [] : [[k, request[k]!]])),
+  );
+  const out = select(available as unknown as Record<string, unknown>, asked, now, true);
+  if (!out || out.trust_framework === undefined) return undefined;
+  if (request.evidence) {
+    // Every evidence request names its type with `value`: no matching evidence fails the filter.
+    const evidence = evidenceList(available.evidence ?? [], request.evidence, now);
+    if (!evidence.length) return undefined;
+    out.evidence = evidence;
+  }
+  return out as unknown as Verification;
+}
+
+/** One requested `verified_claims`: its verification as filtered, its claims as far as they match. */
+export function answerVerifiedClaims(
+  available: VerifiedClaims,
+  request: VerifiedClaimsRequest,
+  now: Date,
+): VerifiedClaims | undefined {
+  const verification = filterVerification(available.verification, request.verification, now);
+  if (!verification) return undefined;
+  return { verification, claims: select(available.claims, request.claims, now, false)! };
+}
+
+/**
+ * The `verified_claims` value for one member of the claims request (OIDC4IDA §5.6: each requested object is
+ * answered independently), in the shape asked: a list for a list, an object for an object; undefined
+ * when nothing could be answered.
+ */
+export function verifiedClaimsAnswer(
+  available: VerifiedClaims | undefined,
+  member: RequestedClaims,
+  now: Date,
+): VerifiedClaims | VerifiedClaims[] | undefined {
+  if (!available || !member.verifiedClaims) return undefined;
+  const answers = member.verifiedClaims.flatMap((r) => answerVerifiedClaims(available, r, now) ?? []);
+  if (!answers.length) return undefined;
+  return member.verifiedClaimsList ? answers : answers[0];
+}
