@@ -1,5 +1,4 @@
 import { base64url } from '../crypto/encoding.ts';
-import { runtime } from '../platform/runtime.ts';
 import type { KeyService } from './signing-keys.ts';
 
 // The encoded protected header depends only on typ and kid: a memo of constants, shared by every context.
@@ -20,11 +19,12 @@ function encodedHeader(typ: string, kid: string): string {
 
 /**
  * A compact RS256 JWS of `claims`, signed with the active key and naming its `kid` and the given `typ`.
- * Put together here rather than by jose's SignJWT so that the signature is the synchronous native one
- * of `platform/rs256.ts` (the token endpoint is bound by it); tests verify every JWT with jose.
+ * Put together here rather than by jose's SignJWT so that the signature is the native one of
+ * `platform/rs256.ts`, made on a signing thread (`platform/signing-pool.ts`): the token endpoint is
+ * bound by it. Tests verify every JWT with jose and openid-client.
  */
 export async function signJwt(keys: KeyService, typ: string, claims: object): Promise<string> {
-  const { kid, key } = await keys.signingKey();
-  const signingInput = `${encodedHeader(typ, kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${runtime.signRs256(key, signingInput)}`;
+  const key = await keys.signingKey();
+  const signingInput = `${encodedHeader(typ, key.kid)}.${base64url(JSON.stringify(claims))}`;
+  return `${signingInput}.${await keys.sign(key, signingInput)}`;
 }
