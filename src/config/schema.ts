@@ -32,6 +32,8 @@ const secret = z
     'must be at least 32 bytes (verity init writes a random one), or empty to have one generated',
   );
 
+const SIGNING_THREADS = 'must be "auto" or a whole number of threads from 0 to 256';
+
 export const serverSchema = z
   .strictObject({
     listen: listenAddress('127.0.0.1:8080'),
@@ -52,6 +54,11 @@ export const serverSchema = z
         (v) => v === '' || new TextEncoder().encode(v).length >= 32,
         'must be at least 32 bytes (e.g. `openssl rand -hex 32`), or empty to serve /metrics to loopback clients only',
       ),
+    /** Threads that sign ID tokens: "auto" = one per core (none on one core), 0 = the serving thread. */
+    signing_threads: z
+      .union([z.literal('auto'), z.number()], { error: SIGNING_THREADS })
+      .default('auto')
+      .refine((v) => v === 'auto' || (Number.isInteger(v) && v >= 0 && v <= 256), SIGNING_THREADS),
   })
   .prefault({});
 
@@ -220,7 +227,8 @@ export const SANDBOX_TRUST_FRAMEWORK = 'verity_sandbox';
 
 /**
  * Identity assurance (OpenID Connect for Identity Assurance 1.0). `trust_framework` names the framework
- * production identity verification follows; empty = no `verified_claims` in production.
+ * production identity verification follows; empty = no `verified_claims` in production. `proof_ttl` is
+ * how long a signed document proof stays valid.
  */
 export const assuranceSchema = z
   .strictObject({
@@ -235,6 +243,11 @@ export const assuranceSchema = z
         (v) => v !== SANDBOX_TRUST_FRAMEWORK,
         `"${SANDBOX_TRUST_FRAMEWORK}" marks sandbox data and cannot name a production framework`,
       ),
+    // Retired signing keys stay published this long, so a long one keeps more keys in the JWKS.
+    proof_ttl: duration('30d').refine(
+      (ms) => ms >= 5 * 60_000 && ms <= 366 * 86_400_000,
+      'must be between "5m" and "366d"',
+    ),
   })
   .prefault({});
 

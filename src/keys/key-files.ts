@@ -11,7 +11,8 @@ export interface KeyFiles {
   dir: string;
   /** Writes a fresh key file; `createdAt` (unix seconds) lets a sweep tell a crashed write from a fresh one. */
   generate(bits: number, createdAt: number): Promise<{ kid: string; publicJwk: JWK }>;
-  loadPrivate(kid: string): Promise<RsaPrivateKey>;
+  /** The private JWK (for the signing threads) and the key imported from it. */
+  loadPrivate(kid: string): Promise<{ jwk: JWK; key: RsaPrivateKey }>;
   /** The whole JWK of a key file; undefined when the file is missing. */
   loadPrivateJwk(kid: string): Promise<JWK | undefined>;
   loadPublic(kid: string): Promise<JWK | undefined>;
@@ -59,7 +60,7 @@ export function keyFiles(dir: string): KeyFiles {
     async loadPrivate(kid) {
       const jwk = await this.loadPrivateJwk(kid);
       if (!jwk) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
-      return runtime.importRsaPrivateJwk(jwk);
+      return { jwk, key: runtime.importRsaPrivateJwk(jwk) };
     },
     async loadPrivateJwk(kid) {
       const text = await files.readText(pathOf(dir, kid));

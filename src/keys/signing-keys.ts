@@ -4,14 +4,17 @@ import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
-import type { RsaPrivateKey } from '../platform/rs256.ts';
+import {
+  createSigningPool,
+  type PoolKey,
+  type SigningPool,
+  signingThreads,
+} from '../platform/signing-pool.ts';
 import { createKeyStore, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
 
-export interface SigningKey {
-  kid: string;
-  key: RsaPrivateKey;
-}
+/** The active key: its kid, its private JWK (sent to the signing threads) and the key imported from it. */
+export type SigningKey = PoolKey;
 
 /**
  * The signing keys as the server uses them: the active private key for ID tokens, and a precomputed
@@ -25,6 +28,8 @@ export class KeyService {
   private jwks?: { body: string; version: number };
   /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
   private publicByKid = new Map<string, JWK>();
+  /** Started on the first signature: commands that never sign start no threads. */
+  private pool?: SigningPool;
 
   constructor(
     readonly db: Db,
@@ -94,7 +99,7 @@ export class KeyService {
     const active = rows.find((r) => r.state === 'active');
     this.signing =
       active && active.kid !== this.signing?.kid
-        ? { kid: active.kid, key: await this.files.loadPrivate(active.kid) }
+        ? { kid: active.kid, ...(await this.files.loadPrivate(active.kid)) }
         : active
           ? this.signing
           : undefined;
@@ -106,6 +111,26 @@ export class KeyService {
     await this.refresh();
     if (!this.signing) throw new Error('no active signing key');
     return this.signing;
+  }
+
+  /**
+   * RS256 over `input` with `key` (the one signingKey() returned), on one of `[server] signing_threads`
+   * threads: the pool only ever signs with the key it is handed, so the check above still decides.
+   */
+  sign(key: SigningKey, input: string): Promise<string> {
+    this.pool ??= createSigningPool({
+      threads: signingThreads(this.config.server.signing_threads),
+      onWorkerLost: (reason) =>
+        this.log.warn('signing thread lost; its signatures in flight were made on the serving thread', {
+          reason,
+        }),
+    });
+    return this.pool.sign(key, input);
+  }
+
+  /** Ends the signing threads; a signature asked for later is made on the calling thread. */
+  close(): void {
+    this.pool?.close();
   }
 
   async jwksBody(): Promise<string> {

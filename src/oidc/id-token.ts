@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { base64url, fromHex } from '../crypto/encoding.ts';
+import { signJwt } from '../keys/sign-jwt.ts';
 import { unix } from '../platform/clock.ts';
-import { runtime } from '../platform/runtime.ts';
 
 export interface IdTokenInput {
   sub: string;
@@ -21,27 +21,11 @@ export function atHash(accessTokenHash: string): string {
   return base64url(fromHex(accessTokenHash.slice(0, 32)));
 }
 
-// The encoded protected header depends only on the kid: a memo of constants, shared by every context.
-const headers = new Map<string, string>();
-function encodedHeader(kid: string): string {
-  let h = headers.get(kid);
-  if (!h) {
-    h = base64url(JSON.stringify({ alg: 'RS256', kid, typ: 'JWT' }));
-    headers.set(kid, h);
-  }
-  return h;
-}
-
 /**
  * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data goes to UserInfo unless the
  * request's `claims` parameter places some of it here (`extra`). It lives as long as the access token.
- *
- * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
- * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
- * every token with jose and openid-client.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
-  const { kid, key } = await ctx.keys.signingKey();
   const iat = unix(ctx.clock);
   const claims = {
     ...input.extra,
@@ -57,6 +41,5 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${encodedHeader(kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${runtime.signRs256(key, signingInput)}`;
+  return signJwt(ctx.keys, 'JWT', claims);
 }
