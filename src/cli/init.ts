@@ -21,6 +21,7 @@ developer_url = ""                 # default base_url + "/developer"
 trust_proxy = ""                   # e.g. "x-forwarded-for" behind a reverse proxy; empty = socket address
 allow_http = false                 # true allows http:// public URLs on a non-loopback host
 metrics_token = ""                 # bearer token for /metrics from other hosts (32+ bytes); empty = loopback clients only
+signing_threads = "auto"           # threads that sign ID tokens: "auto" = one per core; 0 = the serving thread
 
 [database]
 path = "./data/verity.db"
@@ -104,6 +105,7 @@ from = "Verity <verity@localhost>"
 
 [assurance]
 trust_framework = ""               # trust framework named in production verified_claims; empty = none
+proof_ttl = "30d"                  # lifetime of a signed document proof
 
 [demo]
 enabled = true                     # npm start (verity demo --with-server) also starts the demo; serve never does

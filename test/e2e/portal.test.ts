@@ -90,13 +90,13 @@ describe('developer portal in Chromium', () => {
     // A registration rule broken, shown next to its field, then a confidential sandbox application.
     await page.getByRole('link', { name: 'New application' }).click();
     await page.getByLabel('Application name').fill('Acme Shop');
-    await page.getByLabel('Redirect URIs').fill('http://rp.example/callback');
+    await page.getByLabel('Redirect URIs', { exact: true }).fill('http://rp.example/callback');
     await page.getByRole('button', { name: 'Create application' }).click();
     expect(await page.locator('#redirect_uris-error').textContent()).toMatch(/must use https/i);
     await shot(page, 'app-form-errors');
     await page.getByRole('link', { name: /must use https/i }).click();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('redirect_uris');
-    await page.getByLabel('Redirect URIs').fill(`${rp}/callback`);
+    await page.getByLabel('Redirect URIs', { exact: true }).fill(`${rp}/callback`);
     await page.getByRole('checkbox', { name: 'profile Basic', exact: true }).check();
     await page.getByRole('checkbox', { name: 'age_over_18 Sensitive', exact: true }).check();
     await page.getByRole('button', { name: 'Create application' }).click();
@@ -278,7 +278,7 @@ describe('developer portal in Chromium', () => {
     await page.getByRole('link', { name: 'Applications', exact: true }).click();
     await page.getByRole('link', { name: 'New application' }).click();
     await page.getByLabel('Application name').fill('Carol Reloads');
-    await page.getByLabel('Redirect URIs').fill('https://rp.example/callback');
+    await page.getByLabel('Redirect URIs', { exact: true }).fill('https://rp.example/callback');
     await page.getByRole('button', { name: 'Create application' }).click();
     const secret = (await page.locator('#client-secret').textContent())!;
     expect(secret).toStartWith('cs_test_');
