@@ -35,5 +35,9 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0008_web_origins_bump_clients_cache",
     "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry reads web_origins (CORS of the token, UserInfo and documents endpoints), so a\n-- change to it moves the clients cache version like the other tables in 0003.\nCREATE TRIGGER `web_origins_insert_bumps_clients_cache` AFTER INSERT ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_update_bumps_clients_cache` AFTER UPDATE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_delete_bumps_clients_cache` AFTER DELETE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
+  },
+  {
+    "name": "0009_signing_algs",
+    "sql": "DROP INDEX `signing_keys_one_active`;--> statement-breakpoint\nALTER TABLE `signing_keys` ADD `alg` text DEFAULT 'RS256' NOT NULL;--> statement-breakpoint\nCREATE UNIQUE INDEX `signing_keys_one_active_per_alg` ON `signing_keys` (`alg`) WHERE state = 'active';--> statement-breakpoint\nALTER TABLE `application_environments` ADD `id_token_signed_response_alg` text DEFAULT 'RS256' NOT NULL;"
   }
 ];
