@@ -28,6 +28,7 @@ export const applicationJson = (a: ApplicationView, environment: string) => {
     webOrigins: e.webOrigins,
     documentTypes: e.documentTypes,
     documentCountries: e.documentCountries,
+    idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
   };
 };
 

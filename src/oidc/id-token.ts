@@ -1,11 +1,16 @@
+import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { base64url, fromHex } from '../crypto/encoding.ts';
+import type { SigningAlg } from '../keys/signing-algs.ts';
 import { unix } from '../platform/clock.ts';
+import { signEd25519, signEs256 } from '../platform/jws-sign.ts';
 import { runtime } from '../platform/runtime.ts';
 
 export interface IdTokenInput {
   sub: string;
   clientId: string;
+  /** The client's `id_token_signed_response_alg`. */
+  alg: SigningAlg;
   authTime: number;
   nonce?: string;
   acr: string;
@@ -21,27 +26,36 @@ export function atHash(accessTokenHash: string): string {
   return base64url(fromHex(accessTokenHash.slice(0, 32)));
 }
 
-// The encoded protected header depends only on the kid: a memo of constants, shared by every context.
+// The encoded protected header depends only on the kid (a key has one algorithm): a memo of
+// constants, shared by every context.
 const headers = new Map<string, string>();
-function encodedHeader(kid: string): string {
+function encodedHeader(alg: SigningAlg, kid: string): string {
   let h = headers.get(kid);
   if (!h) {
-    h = base64url(JSON.stringify({ alg: 'RS256', kid, typ: 'JWT' }));
+    h = base64url(JSON.stringify({ alg, kid, typ: 'JWT' }));
     headers.set(kid, h);
   }
   return h;
 }
 
+const SIGN: Record<SigningAlg, (key: KeyObject, input: string) => string> = {
+  // Read at each call: `runtime` picks the native signer once it has loaded.
+  RS256: (key, input) => runtime.signRs256(key, input),
+  ES256: signEs256,
+  EdDSA: signEd25519,
+};
+
 /**
- * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data goes to UserInfo unless the
- * request's `claims` parameter places some of it here (`extra`). It lives as long as the access token.
+ * An ID token signed with the active key of the client's algorithm (DESIGN.md §5). Identity data goes
+ * to UserInfo unless the request's `claims` parameter places some of it here (`extra`). It lives as
+ * long as the access token.
  *
- * The compact JWS is put together here rather than by jose's SignJWT so that the signature is the
- * synchronous native one of `platform/rs256.ts` (the token endpoint is bound by it); tests verify
- * every token with jose and openid-client.
+ * The compact JWS is put together here rather than by jose's SignJWT so that the signature is a
+ * synchronous native one (`platform/rs256.ts`, `platform/jws-sign.ts`; the token endpoint is bound by
+ * it); tests verify every token with jose and openid-client.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
-  const { kid, key } = await ctx.keys.signingKey();
+  const { kid, alg, key } = await ctx.keys.signingKey(input.alg);
   const iat = unix(ctx.clock);
   const claims = {
     ...input.extra,
@@ -57,6 +71,6 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${encodedHeader(kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${runtime.signRs256(key, signingInput)}`;
+  const signingInput = `${encodedHeader(alg, kid)}.${base64url(JSON.stringify(claims))}`;
+  return `${signingInput}.${SIGN[alg](key, signingInput)}`;
 }

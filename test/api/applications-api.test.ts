@@ -34,7 +34,13 @@ describe('developer API: applications', () => {
       const res = await get(key);
       expect(res.status).toBe(200);
       const { data } = (await res.json()) as { data: Record<string, unknown> };
-      expect(data).toMatchObject({ applicationId: o.applicationId, environment, webOrigins: [] });
+      expect(data).toMatchObject({
+        applicationId: o.applicationId,
+        environment,
+        webOrigins: [],
+        // What the client must accept its ID tokens signed with (RFC 7591 name).
+        idTokenSignedResponseAlg: 'RS256',
+      });
       expect(data.clientId).toMatch(environment === 'sandbox' ? /^cid_test_/ : /^cid_live_/);
       expect(JSON.stringify(data)).not.toContain('cs_');
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
+import type { SigningAlg } from '../../src/keys/signing-algs.ts';
 import { silentLogger } from '../../src/log.ts';
 import { cli } from '../helpers/cli.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
@@ -20,7 +21,10 @@ async function setup(extra = '') {
   await Bun.write(configPath, toml);
   const ctx = await createContext(parseConfig(toml), { log: silentLogger });
   /** The first active kid of each algorithm. */
-  const first = Object.fromEntries(ctx.keys.store.actives().map((r) => [r.alg, r.kid]));
+  const first = Object.fromEntries(ctx.keys.store.actives().map((r) => [r.alg, r.kid])) as Record<
+    SigningAlg,
+    string
+  >;
   ctx.db.close();
   const run = (...args: string[]) => cli(...args, '--config', configPath);
   const audit = async () => {
@@ -53,7 +57,7 @@ describe('verity keys', () => {
     const s = await setup();
     const r = await s.run('keys', 'list', '--json');
     expect(r.code).toBe(0);
-    const row = (alg: string) => ({
+    const row = (alg: SigningAlg) => ({
       kid: s.first[alg],
       alg,
       state: 'active',
@@ -63,7 +67,7 @@ describe('verity keys', () => {
       removeAfter: null,
     });
     expect(r.json.keys).toHaveLength(3);
-    expect(r.json.keys).toEqual(expect.arrayContaining(['RS256', 'ES256', 'EdDSA'].map(row)));
+    expect(r.json.keys).toEqual(expect.arrayContaining((['RS256', 'ES256', 'EdDSA'] as const).map(row)));
     const human = await s.run('keys', 'list');
     expect(human.stdout).toContain(`${s.first.ES256}  ES256  active`);
     expect(human.stdout).toContain(`${s.first.RS256}  RS256  active`);
@@ -111,7 +115,7 @@ describe('verity keys', () => {
     const r = await s.run('keys', 'rotate', '--now', '--json');
     expect(r.code).toBe(0);
     expect(r.json.active).toEqual(ANY_SET);
-    for (const alg of ['RS256', 'ES256', 'EdDSA']) expect(r.json.active[alg]).not.toBe(s.first[alg]);
+    for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) expect(r.json.active[alg]).not.toBe(s.first[alg]);
     expect([...r.json.retired].sort()).toEqual(Object.values(s.first).sort());
     expect(r.json.next).toEqual(ANY_SET);
     expect(r.json.next.RS256).not.toBe(r.json.active.RS256);
