@@ -1,7 +1,7 @@
 /**
  * Benchmark of the authorization code flow's hot path (issue 3 item 11).
  *
- *   bun scripts/bench/flow.ts [--codes 8000] [--warm-up 12000] [--slices 32] [--sign-ms 150] [--connections 50] [--seconds 3]
+ *   bun scripts/bench/flow.ts [--codes 8000] [--warm-up 12000] [--slices 32] [--sign-ms 150] [--connections 50] [--seconds 3] [--es256-codes 8000]
  *
  * A server process is started (pinned to one core with `taskset` when there are two or more; this
  * process, the load generator, keeps to the other cores). Its ceiling for exchanges with `openid` is
@@ -18,6 +18,8 @@
  * exchanges, compares two different speeds, and short slices keep each close to its ceilings.)
  * The server's own CPU time per exchange and per signature is reported too. A bare hono route on the
  * same listener, discovery and JWKS are measured the same way.
+ * Then the same number of codes of a client that chose ES256 ID tokens are exchanged, for their rate
+ * beside RS256's (several times higher: an ECDSA P-256 signature costs a fraction of an RSA one).
  * If `dist/verity` exists, its idle and peak RSS are read from /proc while it serves exchanges.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,10 +32,12 @@ import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomId, randomToken, sha256, sha256Hex } from '../../src/crypto/tokens.ts';
 import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
+import type { SigningAlg } from '../../src/keys/signing-algs.ts';
 import { silentLogger } from '../../src/log.ts';
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { unix } from '../../src/platform/clock.ts';
+import { signEs256 } from '../../src/platform/jws-sign.ts';
 import { signRs256 } from '../../src/platform/rs256.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import { freePort } from '../../test/helpers/port.ts';
@@ -61,7 +65,15 @@ async function serve(configPath: string, port: number) {
   const { fetch, routes } = createHandlers(ctx, (app) => {
     app.get('/bench/bare', (c) => c.text('ok'));
     // The ceiling on demand, between slices of exchanges (see main).
-    app.get('/bench/sign', async (c) => c.json(await measureSigning(ctx, Number(c.req.query('ms') ?? 2000))));
+    app.get('/bench/sign', async (c) =>
+      c.json(
+        await measureSigning(
+          ctx,
+          Number(c.req.query('ms') ?? 2000),
+          c.req.query('alg') === 'ES256' ? 'ES256' : 'RS256',
+        ),
+      ),
+    );
     // CPU time the server itself used: per request, it does not depend on what else the machine runs.
     app.get('/bench/cpu', (c) => {
       const u = process.cpuUsage();
@@ -74,14 +86,20 @@ async function serve(configPath: string, port: number) {
 }
 
 /**
- * Sequential RS256 signatures with the active key, through the same native call the token endpoint
- * uses (platform/rs256.ts), over the signing input of an ID token of the same size: one core's ceiling.
+ * Sequential RS256 (or ES256) signatures with the active key, through the same native call the token
+ * endpoint uses (platform/rs256.ts, platform/jws-sign.ts), over the signing input of an ID token of the
+ * same size: one core's ceiling.
  */
-async function measureSigning(ctx: AppContext, ms: number): Promise<Signing> {
-  const { kid, key } = await ctx.keys.signingKey();
+async function measureSigning(
+  ctx: AppContext,
+  ms: number,
+  alg: 'RS256' | 'ES256' = 'RS256',
+): Promise<Signing> {
+  const { kid, key } = await ctx.keys.signingKey(alg);
+  const signOnce = alg === 'ES256' ? signEs256 : signRs256;
   const clientId = 'cid_test_0123456789012345678901234567890123456789012';
   const part = (value: object) => base64url(new TextEncoder().encode(JSON.stringify(value)));
-  const input = `${part({ alg: 'RS256', kid, typ: 'JWT' })}.${part({
+  const input = `${part({ alg, kid, typ: 'JWT' })}.${part({
     iss: 'http://localhost:8080',
     sub: randomToken(),
     aud: clientId,
@@ -94,12 +112,12 @@ async function measureSigning(ctx: AppContext, ms: number): Promise<Signing> {
     acr: 'high',
     amr: ['pwd', 'face'],
   })}`;
-  for (let i = 0; i < 50; i++) signRs256(key, input);
+  for (let i = 0; i < 50; i++) signOnce(key, input);
   let n = 0;
   const start = performance.now();
   const cpu = process.cpuUsage();
   while (performance.now() - start < ms) {
-    signRs256(key, input);
+    signOnce(key, input);
     n++;
   }
   const used = process.cpuUsage(cpu);
@@ -217,7 +235,7 @@ interface Fixture {
 }
 
 /** An application, a person and a consent, then `n` codes minted the way the flow mints them. */
-async function mintCodes(ctx: AppContext, n: number): Promise<Fixture> {
+async function mintCodes(ctx: AppContext, n: number, alg: SigningAlg = 'RS256'): Promise<Fixture> {
   const now = unix(ctx.clock);
   const applicationId = randomId('app_');
   const environmentId = randomId('env_');
@@ -238,10 +256,10 @@ async function mintCodes(ctx: AppContext, n: number): Promise<Fixture> {
       .run(applicationId, now, now);
     sql
       .prepare(
-        `INSERT INTO application_environments (id, application_id, environment, client_id, scopes, created_at)
-         VALUES (?, ?, 'sandbox', ?, ?, ?)`,
+        `INSERT INTO application_environments (id, application_id, environment, client_id, scopes, created_at, id_token_signed_response_alg)
+         VALUES (?, ?, 'sandbox', ?, ?, ?, ?)`,
       )
-      .run(environmentId, applicationId, clientId, JSON.stringify(scopes), now);
+      .run(environmentId, applicationId, clientId, JSON.stringify(scopes), now, alg);
     sql
       .prepare('INSERT INTO redirect_uris (environment_id, uri) VALUES (?, ?)')
       .run(environmentId, redirectUri);
@@ -368,6 +386,7 @@ async function main() {
     const mintStart = performance.now();
     const fixture = await mintCodes(ctx, codes);
     const warmUp = await mintCodes(ctx, warmUpCodes);
+    const es256Fixture = await mintCodes(ctx, flag('es256-codes', codes), 'ES256');
     const mintSeconds = (performance.now() - mintStart) / 1000;
 
     const bareReq = () => new Request(`${base}/bench/bare`);
@@ -421,6 +440,15 @@ async function main() {
     const cpuRatio = median(slices.map((x) => x.signCpuMicros / (x.cpuMicros / x.exchanges.requests)));
     // The three routes take turns in short rounds, for the same reason the exchanges run in slices;
     // each document is compared with the bare route of its own round.
+    // A client that chose ES256: the same exchanges, bound by a much cheaper signature.
+    const es256Exchange = await load(
+      'token exchange (ES256 client)',
+      connections,
+      exchangeRequests(base, es256Fixture),
+    );
+    const es256Signing = (await (
+      await fetch(`${base}/bench/sign?ms=${flag('sign-ms', 150)}&alg=ES256`)
+    ).json()) as Signing;
     const routes = {
       bare: bareReq,
       discovery: () => new Request(`${base}/.well-known/openid-configuration`),
@@ -453,7 +481,14 @@ async function main() {
     const exe = join(root, 'dist', 'verity');
     if (existsSync(exe)) binary = await measureBinary(exe, dir, codes, connections, cores);
 
-    const rows = [exchange, bare, discovery, jwks, ...(binary?.exchanges ? [binary.exchanges] : [])];
+    const rows = [
+      exchange,
+      es256Exchange,
+      bare,
+      discovery,
+      jwks,
+      ...(binary?.exchanges ? [binary.exchanges] : []),
+    ];
     const pad = (s: string, n: number) => s.padEnd(n);
     const num = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-').padStart(10);
     console.log(
@@ -470,6 +505,11 @@ async function main() {
     console.log(
       `${pad('RS256 signatures (1 core, seq.)', 34)}${num(signsPerSecond)}   (median of ${signings.length} measurements, ${Math.min(...signings.map((x) => x.signsPerSecond)).toFixed(0)}–${Math.max(...signings.map((x) => x.signsPerSecond)).toFixed(0)})`,
     );
+    console.log(`${pad('ES256 signatures (1 core, seq.)', 34)}${num(es256Signing.signsPerSecond)}`);
+    console.log(
+      `\nES256 client: ${es256Exchange.perSecond.toFixed(0)} exchanges/s, ${(es256Exchange.perSecond / exchange.perSecond).toFixed(1)}× the RS256 rate (its signature costs ${(signsPerSecond / es256Signing.signsPerSecond).toFixed(2)}× as much time as RS256's)`,
+    );
+    if (es256Exchange.errors) console.log(`WARNING: ${es256Exchange.errors} ES256 exchanges failed`);
     const list = (rs: number[]) => rs.map((r) => r.toFixed(2)).join(' ');
     console.log(`\nExchanges ÷ signatures, ${sliceCount} slices, each against its neighbouring ceilings:`);
     console.log(`  their mean:       ${list(ratios)}`);
