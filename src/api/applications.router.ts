@@ -26,8 +26,10 @@ export const applicationJson = (a: ApplicationView, environment: string) => {
     scopes: e.scopes,
     redirectUris: e.redirectUris,
     webOrigins: e.webOrigins,
+    postLogoutRedirectUris: e.postLogoutRedirectUris,
     documentTypes: e.documentTypes,
     documentCountries: e.documentCountries,
+    minimumAcr: e.minimumAcr,
     idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
   };
 };

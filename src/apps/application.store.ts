@@ -5,6 +5,7 @@ import {
   applicationEnvironments,
   applications,
   clientSecrets,
+  postLogoutRedirectUris,
   productionReviews,
   redirectUris,
   webOrigins,
@@ -29,6 +30,8 @@ export interface EnvironmentView {
   redirectUris: string[];
   /** Normalised origins whose pages may call the token, UserInfo and documents endpoints (CORS). */
   webOrigins: string[];
+  /** Where RP-initiated logout may return to; possibly none. */
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
   /** The lowest acr an authorization must reach when the request names none ("none": no minimum). */
@@ -49,6 +52,7 @@ export interface ReviewView {
   /** null: production keeps its own (the first review takes the sandbox's). */
   redirectUris: string[] | null;
   webOrigins: string[] | null;
+  postLogoutRedirectUris: string[] | null;
   documentTypes: string[] | null;
   documentCountries: string[] | null;
   fullNumberJustification: string | null;
@@ -90,6 +94,7 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   scopes: JSON.parse(r.scopes) as string[],
   redirectUris: jsonList(r.redirectUris),
   webOrigins: jsonList(r.webOrigins),
+  postLogoutRedirectUris: jsonList(r.postLogoutRedirectUris),
   documentTypes: jsonList(r.documentTypes),
   documentCountries: jsonList(r.documentCountries),
   fullNumberJustification: r.fullNumberJustification,
@@ -98,6 +103,17 @@ export const toReviewView = (r: ReviewRow): ReviewView => ({
   createdAt: r.createdAt,
   decidedAt: r.decidedAt,
 });
+
+type UriTable = typeof redirectUris | typeof postLogoutRedirectUris;
+
+const urisOf = (db: Db, table: UriTable, environmentId: string) =>
+  db.orm
+    .select({ uri: table.uri })
+    .from(table)
+    .where(eq(table.environmentId, environmentId))
+    .orderBy(asc(table.id))
+    .all()
+    .map((r) => r.uri);
 
 function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
   const envs = db.orm
@@ -110,13 +126,8 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
     environment: e.environment,
     clientId: e.clientId,
     scopes: JSON.parse(e.scopes) as string[],
-    redirectUris: db.orm
-      .select({ uri: redirectUris.uri })
-      .from(redirectUris)
-      .where(eq(redirectUris.environmentId, e.id))
-      .orderBy(asc(redirectUris.id))
-      .all()
-      .map((r) => r.uri),
+    redirectUris: urisOf(db, redirectUris, e.id),
+    postLogoutRedirectUris: urisOf(db, postLogoutRedirectUris, e.id),
     webOrigins: db.orm
       .select({ origin: webOrigins.origin })
       .from(webOrigins)
@@ -245,6 +256,7 @@ export function insertEnvironment(
     scopes: readonly string[];
     redirectUris: readonly string[];
     webOrigins: readonly string[];
+    postLogoutRedirectUris?: readonly string[];
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     minimumAcr?: AssuranceLevel;
@@ -275,15 +287,16 @@ export function insertEnvironment(
     .run();
   replaceRedirectUris(db, row.id, input.redirectUris);
   replaceWebOrigins(db, row.id, input.webOrigins);
+  replacePostLogoutRedirectUris(db, row.id, input.postLogoutRedirectUris ?? []);
   if (input.secretHash) insertSecret(db, clock, row.id, input.secretHash);
   return row;
 }
 
-export function replaceRedirectUris(db: Db, environmentId: string, uris: readonly string[]): void {
-  db.orm.delete(redirectUris).where(eq(redirectUris.environmentId, environmentId)).run();
+function replaceUris(db: Db, table: UriTable, environmentId: string, uris: readonly string[]): void {
+  db.orm.delete(table).where(eq(table.environmentId, environmentId)).run();
   if (uris.length)
     db.orm
-      .insert(redirectUris)
+      .insert(table)
       .values(uris.map((uri) => ({ environmentId, uri })))
       .run();
 }
@@ -296,6 +309,12 @@ export function replaceWebOrigins(db: Db, environmentId: string, origins: readon
       .values(origins.map((origin) => ({ environmentId, origin })))
       .run();
 }
+
+export const replaceRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, redirectUris, environmentId, uris);
+
+export const replacePostLogoutRedirectUris = (db: Db, environmentId: string, uris: readonly string[]) =>
+  replaceUris(db, postLogoutRedirectUris, environmentId, uris);
 
 export function insertSecret(db: Db, clock: Clock, environmentId: string, secretHash: string): void {
   db.orm

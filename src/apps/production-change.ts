@@ -24,6 +24,7 @@ export interface ProductionSettings {
   scopes: string[];
   redirectUris: string[];
   webOrigins: string[];
+  postLogoutRedirectUris: string[];
   documentTypes: string[];
   documentCountries: string[];
 }
@@ -31,6 +32,7 @@ export const SETTING_KEYS = [
   'scopes',
   'redirectUris',
   'webOrigins',
+  'postLogoutRedirectUris',
   'documentTypes',
   'documentCountries',
 ] as const;
@@ -68,8 +70,8 @@ export type ReviewChanges = Record<Key, SetChange>;
 
 /**
  * What approving `review` would change in production as it is now (nothing yet for a first review,
- * which takes the sandbox's redirect URIs, document policy and those of its web origins that
- * production's rules accept).
+ * which takes the sandbox's redirect and post-logout URIs, document policy and those of its web
+ * origins that production's rules accept).
  */
 export function reviewChanges(
   review: ReviewView,
@@ -149,6 +151,7 @@ export function fileProductionChange(
     scopes: JSON.stringify(scopes),
     redirectUris: json('redirectUris'),
     webOrigins: json('webOrigins'),
+    postLogoutRedirectUris: json('postLogoutRedirectUris'),
     documentTypes: json('documentTypes'),
     documentCountries: json('documentCountries'),
     fullNumberJustification: fullNumberJustification ?? null,

@@ -15,6 +15,7 @@ import {
   insertReview,
   newClientSecret,
   type ReviewView,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
   replaceWebOrigins,
   setApplicationFields,
@@ -23,7 +24,7 @@ import {
   toReviewView,
 } from './application.store.ts';
 import { checkDocumentCountries, checkDocumentTypes } from './document-policy-rules.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import type { IssuedCredentials } from './registration.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
@@ -87,6 +88,7 @@ export function requestProductionReview(
       scopes: JSON.stringify(scopes),
       redirectUris: null,
       webOrigins: null,
+      postLogoutRedirectUris: null,
       documentTypes: null,
       documentCountries: null,
       fullNumberJustification,
@@ -109,7 +111,8 @@ export function requestProductionReview(
  * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
  * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
  * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
- * and the sandbox's callback URIs, document policy and https web origins as a starting point.
+ * and the sandbox's callback and post-logout URIs, document policy and https web origins as a
+ * starting point.
  */
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
@@ -135,6 +138,7 @@ export async function approveReview(
         scopes: JSON.stringify(checkScopes(sandbox.scopes, 'production', { fullNumberApproved: true })),
         redirectUris: null,
         webOrigins: null,
+        postLogoutRedirectUris: null,
         documentTypes: null,
         documentCountries: null,
         fullNumberJustification: null,
@@ -161,6 +165,8 @@ export async function approveReview(
     let result: IssuedCredentials;
     const redirectUris = asked.redirectUris && checkRedirectUris(asked.redirectUris);
     const webOrigins = asked.webOrigins && checkWebOrigins(asked.webOrigins, 'production');
+    const postLogoutUris =
+      asked.postLogoutRedirectUris && checkPostLogoutRedirectUris(asked.postLogoutRedirectUris);
     const documentTypes = asked.documentTypes && checkDocumentTypes(asked.documentTypes);
     const documentCountries = asked.documentCountries && checkDocumentCountries(asked.documentCountries);
     if (existing) {
@@ -171,6 +177,7 @@ export async function approveReview(
       });
       if (redirectUris) replaceRedirectUris(db, existing.id, redirectUris);
       if (webOrigins) replaceWebOrigins(db, existing.id, webOrigins);
+      if (postLogoutUris) replacePostLogoutRedirectUris(db, existing.id, postLogoutUris);
       result = { applicationId, environment: 'production', clientId: existing.clientId };
     } else {
       const secret = app.type === 'confidential' ? credential : undefined;
@@ -181,6 +188,7 @@ export async function approveReview(
         redirectUris: redirectUris ?? sandbox.redirectUris,
         // Sandbox may allow http://localhost pages; production starts with its https origins only.
         webOrigins: webOrigins ?? productionWebOrigins(sandbox.webOrigins),
+        postLogoutRedirectUris: postLogoutUris ?? sandbox.postLogoutRedirectUris,
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
         minimumAcr: sandbox.minimumAcr,
@@ -211,6 +219,7 @@ export async function approveReview(
         scopes,
         ...(redirectUris ? { redirectUris } : {}),
         ...(webOrigins ? { webOrigins } : {}),
+        ...(postLogoutUris ? { postLogoutRedirectUris: postLogoutUris } : {}),
         clientId: result.clientId,
         fullNumberApproved: grantsFullNumber,
         createdProduction: !existing,

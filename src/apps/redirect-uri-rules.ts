@@ -78,14 +78,25 @@ export function redirectUriMatches(registered: string, requested: string): boole
  * Duplicates collapse to one. Returns the set in the order given.
  */
 export function checkRedirectUris(uris: readonly string[], opts: { allowEmpty?: boolean } = {}): string[] {
+  return checkUriSet(uris, 'redirectUris', 'redirect URI', opts.allowEmpty ?? false);
+}
+
+/**
+ * The same rules for the URIs RP-initiated logout may return to (`post_logout_redirect_uri`, OpenID
+ * Connect RP-Initiated Logout 1.0 §3.1): also matched exactly; none registered is allowed.
+ */
+export function checkPostLogoutRedirectUris(uris: readonly string[]): string[] {
+  return checkUriSet(uris, 'postLogoutRedirectUris', 'post-logout redirect URI', true);
+}
+
+function checkUriSet(uris: readonly string[], field: string, label: string, allowEmpty: boolean): string[] {
   const unique = [...new Set(uris)];
-  if (unique.length === 0 && !opts.allowEmpty)
-    throw ruleViolation('redirectUris', 'at least one redirect URI is required');
+  if (unique.length === 0 && !allowEmpty) throw ruleViolation(field, `at least one ${label} is required`);
   if (unique.length > MAX_REDIRECT_URIS)
-    throw ruleViolation('redirectUris', `at most ${MAX_REDIRECT_URIS} redirect URIs may be registered`);
+    throw ruleViolation(field, `at most ${MAX_REDIRECT_URIS} ${label}s may be registered`);
   unique.forEach((uri, i) => {
     const problem = redirectUriProblem(uri);
-    if (problem) throw ruleViolation(`redirectUris[${i}]`, `redirect URI "${uri}": ${problem}`, problem);
+    if (problem) throw ruleViolation(`${field}[${i}]`, `${label} "${uri}": ${problem}`, problem);
   });
   return unique;
 }

@@ -17,6 +17,7 @@ import {
   insertApplication,
   insertEnvironment,
   newClientSecret,
+  replacePostLogoutRedirectUris,
   replaceRedirectUris,
   replaceWebOrigins,
   setApplicationFields,
@@ -38,7 +39,7 @@ import {
   DOCUMENT_TYPES,
 } from './document-policy-rules.ts';
 import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
-import { checkRedirectUris } from './redirect-uri-rules.ts';
+import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
 import { checkWebOrigins } from './web-origin-rules.ts';
@@ -49,6 +50,8 @@ export interface CreateApplicationInput {
   name: string;
   type: string;
   redirectUris: readonly string[];
+  /** Where RP-initiated logout may return to; default none. */
+  postLogoutRedirectUris?: readonly string[];
   scopes: readonly string[];
   /** Origins of browser pages that may call the token, UserInfo and documents endpoints. */
   webOrigins?: readonly string[];
@@ -94,6 +97,7 @@ export async function createApplication(
   const name = checkName(input.name);
   const type = checkType(input.type);
   const uris = checkRedirectUris(input.redirectUris);
+  const postLogoutUris = checkPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const scopes = checkScopes(input.scopes, 'sandbox');
   const webOrigins = checkWebOrigins(input.webOrigins ?? [], 'sandbox');
   const policyUri = checkLink('policyUri', input.policyUri ?? '');
@@ -135,6 +139,7 @@ export async function createApplication(
       scopes,
       redirectUris: uris,
       webOrigins,
+      postLogoutRedirectUris: postLogoutUris,
       documentTypes,
       documentCountries,
       minimumAcr,
@@ -153,6 +158,7 @@ export async function createApplication(
         scopes,
         redirectUris: uris,
         ...(webOrigins.length ? { webOrigins } : {}),
+        ...(postLogoutUris.length ? { postLogoutRedirectUris: postLogoutUris } : {}),
       },
     });
     return {
@@ -183,6 +189,10 @@ export interface UpdateApplicationInput {
   webOrigins?: readonly string[];
   addWebOrigins?: readonly string[];
   removeWebOrigins?: readonly string[];
+  /** The same three for the post-logout redirect URIs. */
+  postLogoutRedirectUris?: readonly string[];
+  addPostLogoutRedirectUris?: readonly string[];
+  removePostLogoutRedirectUris?: readonly string[];
   scopes?: readonly string[];
   documentTypes?: string | readonly string[];
   documentCountries?: string | readonly string[];
@@ -199,6 +209,32 @@ export interface UpdateApplicationInput {
   actor: AuditActor;
 }
 
+interface SetEdit {
+  set?: readonly string[];
+  add?: readonly string[];
+  remove?: readonly string[];
+}
+
+const editsSet = (e: SetEdit) => e.set !== undefined || !!e.add?.length || !!e.remove?.length;
+
+/** A URI list after an update's replacement, removals and additions; undefined when it asks none. */
+function editedSet(
+  view: EnvironmentView,
+  key: 'redirectUris' | 'postLogoutRedirectUris',
+  label: string,
+  edit: SetEdit,
+): string[] | undefined {
+  if (!editsSet(edit)) return undefined;
+  let uris = [...(edit.set ?? view[key])];
+  for (const u of edit.remove ?? []) {
+    if (!uris.includes(u))
+      throw ruleViolation(key, `${label} "${u}" is not registered for ${view.environment}`);
+    uris = uris.filter((x) => x !== u);
+  }
+  uris.push(...(edit.add ?? []));
+  return uris;
+}
+
 /** The environment settings an update asks for, each checked against its rule; unset ones absent. */
 function desiredSettings(
   view: EnvironmentView,
@@ -206,16 +242,6 @@ function desiredSettings(
   opts: { fullNumberApproved: boolean },
 ): Partial<ProductionSettings> {
   const out: Partial<ProductionSettings> = {};
-  if (input.redirectUris !== undefined || input.addRedirectUris?.length || input.removeRedirectUris?.length) {
-    let uris = input.redirectUris !== undefined ? [...input.redirectUris] : [...view.redirectUris];
-    for (const u of input.removeRedirectUris ?? []) {
-      if (!uris.includes(u))
-        throw ruleViolation('redirectUris', `redirect URI "${u}" is not registered for ${view.environment}`);
-      uris = uris.filter((x) => x !== u);
-    }
-    uris.push(...(input.addRedirectUris ?? []));
-    out.redirectUris = checkRedirectUris(uris);
-  }
   if (input.webOrigins !== undefined || input.addWebOrigins?.length || input.removeWebOrigins?.length) {
     let origins = checkWebOrigins(input.webOrigins ?? view.webOrigins, view.environment);
     // Compared normalised, so "https://App.example:443" removes "https://app.example".
@@ -226,6 +252,18 @@ function desiredSettings(
     }
     out.webOrigins = checkWebOrigins([...origins, ...(input.addWebOrigins ?? [])], view.environment);
   }
+  const redirect = editedSet(view, 'redirectUris', 'redirect URI', {
+    set: input.redirectUris,
+    add: input.addRedirectUris,
+    remove: input.removeRedirectUris,
+  });
+  if (redirect) out.redirectUris = checkRedirectUris(redirect);
+  const postLogout = editedSet(view, 'postLogoutRedirectUris', 'post-logout redirect URI', {
+    set: input.postLogoutRedirectUris,
+    add: input.addPostLogoutRedirectUris,
+    remove: input.removePostLogoutRedirectUris,
+  });
+  if (postLogout) out.postLogoutRedirectUris = checkPostLogoutRedirectUris(postLogout);
   if (input.scopes !== undefined) out.scopes = checkScopes(input.scopes, view.environment, opts);
   if (input.documentTypes !== undefined) out.documentTypes = checkDocumentTypes(input.documentTypes);
   if (input.documentCountries !== undefined)
@@ -260,12 +298,13 @@ export function updateApplication(
     }
 
     const touchesEnvironment =
-      input.redirectUris !== undefined ||
-      input.addRedirectUris?.length ||
-      input.removeRedirectUris?.length ||
-      input.webOrigins !== undefined ||
-      input.addWebOrigins?.length ||
-      input.removeWebOrigins?.length ||
+      editsSet({ set: input.redirectUris, add: input.addRedirectUris, remove: input.removeRedirectUris }) ||
+      editsSet({ set: input.webOrigins, add: input.addWebOrigins, remove: input.removeWebOrigins }) ||
+      editsSet({
+        set: input.postLogoutRedirectUris,
+        add: input.addPostLogoutRedirectUris,
+        remove: input.removePostLogoutRedirectUris,
+      }) ||
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined ||
@@ -306,6 +345,10 @@ export function updateApplication(
       if (apply.webOrigins) {
         replaceWebOrigins(db, env.id, apply.webOrigins);
         changed.webOrigins = apply.webOrigins;
+      }
+      if (apply.postLogoutRedirectUris) {
+        replacePostLogoutRedirectUris(db, env.id, apply.postLogoutRedirectUris);
+        changed.postLogoutRedirectUris = apply.postLogoutRedirectUris;
       }
       if (apply.scopes) {
         changed.scopes = apply.scopes;

@@ -11,20 +11,29 @@ import { isoTime } from '../platform/clock.ts';
 /**
  * The `verification` element of OpenID Identity Assurance Schema Definition 1.0 §5.4 built from what
  * Verity holds: the trust framework, the person's assurance level, when the documents behind it were
- * checked, and an evidence of type `document` (§5.4.4.2) per document the application may see. What
- * Verity does not hold (`verification_process`, `check_details`, the date of issuance, the issuer's
- * name) is left out, never made up.
+ * checked, and an evidence of type `document` (§5.4.4.2) per document the application may see, with
+ * how and when it was checked (`check_details`) when upstream recorded it. What Verity does not hold
+ * (`verification_process`, the issuer's name) is left out, never made up.
  */
 
 export interface DocumentDetails {
   type: string;
   document_number?: string;
+  date_of_issuance?: string;
   date_of_expiry?: string;
   issuer?: { country?: string; country_code?: string };
 }
 
+/** One check of the document: a registered `check_method` (persons/check-methods.ts) and its time. */
+export interface CheckDetail {
+  check_method: string;
+  /** ISO 8601, UTC. */
+  time?: string;
+}
+
 export interface DocumentEvidence {
   type: 'document';
+  check_details?: CheckDetail[];
   document_details?: DocumentDetails;
 }
 
@@ -60,12 +69,21 @@ export interface EvidenceScopes {
 }
 
 /**
- * One document as evidence, with only the fields approved scopes release. The number is masked unless
- * the full number is allowed (production, `document_number_full`, approved application). Without
- * `document_type` there is no `document_details`, which the schema cannot have without its `type`.
+ * One document as evidence, with only the fields approved scopes release. How the document was checked
+ * says how the identity was verified, so it comes with `identity_verified`; the time of the check with
+ * `document_verified_at`. The number is masked unless the full number is allowed (production,
+ * `document_number_full`, approved application); the date of issuance comes with the date of expiry
+ * (`document_expiry_date`). Without `document_type` there is no `document_details`, which the schema
+ * cannot have without its `type`.
  */
 export function documentEvidence(doc: SharedDocument, { scopes, access }: EvidenceScopes): DocumentEvidence {
-  if (!scopes.has('document_type')) return { type: 'document' };
+  const evidence: DocumentEvidence = { type: 'document' };
+  if (doc.checkMethod && scopes.has('identity_verified')) {
+    const check: CheckDetail = { check_method: doc.checkMethod };
+    if (doc.verifiedAt !== null && scopes.has('document_verified_at')) check.time = isoTime(doc.verifiedAt);
+    evidence.check_details = [check];
+  }
+  if (!scopes.has('document_type')) return evidence;
   const details: DocumentDetails = { type: IDA_DOCUMENT_TYPES[doc.documentType] };
   if (fullNumberAllowed(scopes, access)) details.document_number = doc.documentNumber;
   else if (scopes.has('document_number_masked')) details.document_number = maskNumber(doc.documentNumber);
@@ -74,8 +92,12 @@ export function documentEvidence(doc: SharedDocument, { scopes, access }: Eviden
     const alpha3 = countries.alpha2ToAlpha3(doc.issuingCountry);
     details.issuer = { country: countryName(doc.issuingCountry), country_code: alpha3 ?? doc.issuingCountry };
   }
-  if (scopes.has('document_expiry_date')) details.date_of_expiry = doc.expiryDate;
-  return { type: 'document', document_details: details };
+  if (scopes.has('document_expiry_date')) {
+    if (doc.issueDate) details.date_of_issuance = doc.issueDate;
+    details.date_of_expiry = doc.expiryDate;
+  }
+  evidence.document_details = details;
+  return evidence;
 }
 
 export interface VerificationInput extends EvidenceScopes {

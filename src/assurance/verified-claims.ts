@@ -6,6 +6,7 @@ import type {
   VerifiedClaimsRequest,
 } from './claims-request.ts';
 import {
+  type CheckDetail,
   type DocumentDetails,
   type DocumentEvidence,
   type Verification,
@@ -110,15 +111,39 @@ export function select(
 const DETAIL_ELEMENTS = ['type', 'document_number', 'serial_number', 'date_of_issuance', 'date_of_expiry'];
 
 /**
+ * The checks an evidence request's `check_details` lets through (OIDC4IDA §5.4: its entries are OR'ed),
+ * each shaped by the entry it meets; undefined when an entry constrains a check and none meets one.
+ */
+function checksFor(
+  held: readonly CheckDetail[],
+  requested: readonly Record<string, ElementRequest>[],
+  now: Date,
+): CheckDetail[] | undefined {
+  const kept = held.flatMap((check) => {
+    for (const entry of requested) {
+      const shaped = select(check as unknown as Record<string, unknown>, entry, now, true);
+      if (shaped) return [shaped as unknown as CheckDetail];
+    }
+    return [];
+  });
+  if (!kept.length && requested.some((entry) => Object.values(entry).some(constrained))) return undefined;
+  return kept;
+}
+
+/**
  * A document evidence shaped by one evidence request (OIDC4IDA §5.4: the request is a filter and a template),
- * or undefined when it does not pass the filter. Verity holds no `check_details`, so a request that
- * constrains them matches nothing.
+ * or undefined when it does not pass the filter.
  */
 function evidenceFor(item: DocumentEvidence, r: EvidenceRequest, now: Date): DocumentEvidence | undefined {
   if (r.type.value !== item.type) return undefined;
-  if (r.check_details?.some((c) => Object.values(c).some(constrained))) return undefined;
+  const out: DocumentEvidence = { type: item.type };
+  if (r.check_details) {
+    const checks = checksFor(item.check_details ?? [], r.check_details, now);
+    if (!checks) return undefined;
+    if (checks.length) out.check_details = checks;
+  }
   const dd = r.document_details;
-  if (!dd) return { type: item.type };
+  if (!dd) return out;
   const held: Record<string, unknown> = { ...item.document_details };
   const flat = Object.fromEntries(
     DETAIL_ELEMENTS.flatMap((k) => (dd[k] === undefined ? [] : [[k, dd[k] as ElementRequest]])),
@@ -131,9 +156,8 @@ function evidenceFor(item: DocumentEvidence, r: EvidenceRequest, now: Date): Doc
     if (Object.keys(issuer).length) details.issuer = issuer;
   }
   // `document_details` without its required `type` is left out whole (OIDC4IDA §5.7.5).
-  return details.type === undefined
-    ? { type: item.type }
-    : { type: item.type, document_details: details as unknown as DocumentDetails };
+  if (details.type !== undefined) out.document_details = details as unknown as DocumentDetails;
+  return out;
 }
 
 /** Available evidence that passes any of the requested filters (they are OR'ed), each as its template says. */

@@ -8,6 +8,7 @@ export const SECURITY_EVENTS = [
   'signin.succeeded',
   'signin.failed',
   'signin.throttled',
+  'signout',
   'face.passed',
   'face.failed',
   'consent.granted',

@@ -123,8 +123,9 @@ const ENTRIES: Record<Scope, Entry> = {
     sensitivity: 'sensitive',
   },
   identity_verified: {
-    consentText: 'Whether your identity has been verified',
-    description: 'A boolean: whether the identity of the person has been verified from a document.',
+    consentText: 'Whether and how your identity has been verified',
+    description:
+      'A boolean: whether the identity of the person has been verified from a document. In `verified_claims` it also releases how each document was checked (`check_details[].check_method`).',
     claims: ['identity_verified'],
     sensitivity: 'sensitive',
   },
@@ -179,8 +180,8 @@ const ENTRIES: Record<Scope, Entry> = {
   ),
   document_expiry_date: documentScope(
     'expiryDate',
-    'When your identity document expires',
-    'The expiry date (`YYYY-MM-DD`).',
+    'When your identity document was issued and when it expires',
+    'The expiry date (`YYYY-MM-DD`); in `verified_claims` also the date of issuance (`date_of_issuance`).',
   ),
   document_validity: documentScope(
     'validityStatus',
@@ -195,7 +196,7 @@ const ENTRIES: Record<Scope, Entry> = {
   document_verified_at: documentScope(
     'verifiedAt',
     'When your identity document was verified',
-    'When the document was verified (ISO 8601 timestamp).',
+    'When the document was verified (ISO 8601 timestamp); in `verified_claims` also the time of its check (`check_details[].time`).',
   ),
   document_number_masked: documentScope(
     'maskedDocumentNumber',

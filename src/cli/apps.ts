@@ -39,6 +39,7 @@ const environmentJson = (e: EnvironmentView) => ({
   scopes: e.scopes,
   redirectUris: e.redirectUris,
   webOrigins: e.webOrigins,
+  postLogoutRedirectUris: e.postLogoutRedirectUris,
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   minimumAcr: e.minimumAcr,
@@ -55,6 +56,7 @@ const reviewJson = (r: ReviewView, changes?: ReviewChanges) => ({
   scopes: r.scopes,
   redirectUris: r.redirectUris,
   webOrigins: r.webOrigins,
+  postLogoutRedirectUris: r.postLogoutRedirectUris,
   documentTypes: r.documentTypes,
   documentCountries: r.documentCountries,
   /** Pending reviews: what approval would add to and remove from production as it is now. */
@@ -119,6 +121,7 @@ function applicationText(a: ApplicationView): string {
       `    scopes:         ${e.scopes.join(' ')}`,
       `    redirect URIs:  ${e.redirectUris.join('\n                    ')}`,
       `    web origins:    ${e.webOrigins.join('\n                    ') || 'none'}`,
+      `    post-logout:    ${e.postLogoutRedirectUris.join('\n                    ') || 'none'}`,
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
       `    minimum acr:    ${e.minimumAcr}`,
@@ -192,7 +195,8 @@ export const appsCommands: Command[] = [
       'clients, the client secret (shown once). Document types and countries default to all ("none" allows none).',
     usage:
       '--name N --type confidential|public --redirect-uri U [--redirect-uri U2 ...] --scopes "s1 s2" ' +
-      '[--web-origin ORIGIN ...] [--owner DEVELOPER_ID] [--document-types "passport id_card"] ' +
+      '[--web-origin ORIGIN ...] [--post-logout-redirect-uri U ...] [--owner DEVELOPER_ID] ' +
+      '[--document-types "passport id_card"] ' +
       '[--document-countries "DE FR"] [--pkce required|public-only] [--plan P] [--policy-uri U] [--tos-uri U] ' +
       '[--minimum-acr LEVEL] [--id-token-alg RS256|ES256|EdDSA]',
     options: {
@@ -204,6 +208,11 @@ export const appsCommands: Command[] = [
         multiple: true,
         description:
           'an origin whose pages may call the token and UserInfo endpoints, e.g. https://app.example',
+      },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'an exact URL RP-initiated logout may return to (optional)',
       },
       scopes: { type: 'string', description: 'space-separated sandbox scopes, e.g. "openid email"' },
       owner: { type: 'string', description: 'the developer who owns it' },
@@ -220,6 +229,7 @@ export const appsCommands: Command[] = [
           name,
           type,
           redirectUris,
+          postLogoutRedirectUris: list(args, 'post-logout-redirect-uri'),
           scopes,
           webOrigins: list(args, 'web-origin'),
           policyUri: str(args, 'policy-uri'),
@@ -289,13 +299,15 @@ export const appsCommands: Command[] = [
   {
     name: 'apps update',
     summary:
-      'Change an application. Name, owner, PKCE mode, plan and links are shared; redirect URIs, web origins, ' +
-      'scopes, document policy, the minimum acr and the ID token algorithm belong to one environment (--env, ' +
-      'default sandbox). --redirect-uri and --web-origin replace the whole set ("--web-origin none" removes ' +
-      'every origin).',
+      'Change an application. Name, owner, PKCE mode, plan and links are shared; redirect and post-logout ' +
+      'URIs, web origins, scopes, document policy, the minimum acr and the ID token algorithm belong to one ' +
+      'environment (--env, default sandbox). --redirect-uri, --post-logout-redirect-uri and --web-origin ' +
+      'replace the whole set ("--web-origin none" removes every origin).',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
+      '[--post-logout-redirect-uri U ...] [--add-post-logout-redirect-uri U ...] ' +
+      '[--remove-post-logout-redirect-uri U ...] ' +
       '[--web-origin ORIGIN ...] [--add-web-origin ORIGIN ...] [--remove-web-origin ORIGIN ...] ' +
       '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--policy-uri U] [--tos-uri U] ' +
       '[--minimum-acr LEVEL] [--id-token-alg RS256|ES256|EdDSA]',
@@ -316,6 +328,21 @@ export const appsCommands: Command[] = [
       },
       'add-web-origin': { type: 'string', multiple: true, description: 'adds one web origin' },
       'remove-web-origin': { type: 'string', multiple: true, description: 'removes one web origin' },
+      'post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'replaces every post-logout redirect URI',
+      },
+      'add-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'adds one post-logout redirect URI',
+      },
+      'remove-post-logout-redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'removes one post-logout redirect URI',
+      },
       scopes: { type: 'string', description: 'space-separated scopes, replacing the current set' },
       ...policyFlags,
     },
@@ -324,6 +351,7 @@ export const appsCommands: Command[] = [
       const environment = requiredEnvironment(args, 'sandbox');
       const set = list(args, 'redirect-uri');
       const origins = list(args, 'web-origin');
+      const postLogoutSet = list(args, 'post-logout-redirect-uri');
       const scopes = str(args, 'scopes');
       return withContext(cli, async (ctx) => {
         const app = updateApplication(ctx.db, ctx.clock, id, {
@@ -340,6 +368,9 @@ export const appsCommands: Command[] = [
           removeWebOrigins: list(args, 'remove-web-origin'),
           policyUri: str(args, 'policy-uri'),
           tosUri: str(args, 'tos-uri'),
+          postLogoutRedirectUris: postLogoutSet.length ? postLogoutSet : undefined,
+          addPostLogoutRedirectUris: list(args, 'add-post-logout-redirect-uri'),
+          removePostLogoutRedirectUris: list(args, 'remove-post-logout-redirect-uri'),
           scopes: scopes === undefined ? undefined : parseScopeList(scopes),
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),

@@ -73,6 +73,8 @@ provider = "none"                  # none | http ("local", on-box models, is not
 http_url = ""
 http_token = ""
 timeout = "10s"
+attempts = 3                       # failed face checks allowed per authorization
+reuse_within = "0s"                # "0s": every authorization performs its own face check
 
 [consent]
 max_age = "365d"
@@ -99,6 +101,9 @@ starttls = true
 user = ""
 password = ""                      # or VERITY_EMAIL_PASSWORD
 from = "Verity <verity@localhost>"
+
+[assurance]
+trust_framework = ""               # trust framework named in production verified_claims; empty = none
 
 [demo]
 enabled = true                     # npm start (verity demo --with-server) also starts the demo; serve never does

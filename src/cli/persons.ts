@@ -119,9 +119,12 @@ function describe(p: PersonDetail): string {
     lines.push(
       `  phone           ${ph.phone}${ph.verified ? ' (verified)' : ''}${ph.primary ? ' [primary]' : ''}`,
     );
-  for (const d of p.documents)
+  for (const d of p.documents) {
+    const issued = d.issueDate ? `issued ${d.issueDate}, ` : '';
+    const method = d.checkMethod ? ` by ${d.checkMethod}` : '';
     lines.push(
-      `  document        ${d.documentId} ${d.type} ${d.issuingCountry} ${d.maskedNumber} expires ${d.expiryDate}, ${d.validityStatus}${d.verified ? ', verified' : ''}${d.primary ? ' [primary]' : ''}${d.status === 'disabled' ? ' (disabled)' : ''}`,
+      `  document        ${d.documentId} ${d.type} ${d.issuingCountry} ${d.maskedNumber} ${issued}expires ${d.expiryDate}, ${d.validityStatus}${d.verified ? `, verified${method}` : ''}${d.primary ? ' [primary]' : ''}${d.status === 'disabled' ? ' (disabled)' : ''}`,
     );
+  }
   return lines.join('\n');
 }

@@ -104,6 +104,10 @@ export interface ConsentKey extends ConsentHolder {
 }
 
 /** Consent records as granting needs them (`grant.ts`); listing and ending them is in `lifecycle.store.ts`. */
+/** The newest consent in force with the same binding (a ConsentKey's five values, then `now`). */
+const SAME_CONSENT = `environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
+  AND ${consentInForce('consents')} ORDER BY granted_at DESC LIMIT 1`;
+
 export function createConsentStore(db: Db) {
   return {
     insert(c: Consent): void {
@@ -142,12 +146,7 @@ export function createConsentStore(db: Db) {
      */
     findActive(key: ConsentKey, now: number): Consent | undefined {
       const row = db.sql
-        .prepare<ConsentRow>(
-          `SELECT * FROM consents
-           WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
-             AND ${consentInForce('consents')}
-           ORDER BY granted_at DESC LIMIT 1`,
-        )
+        .prepare<ConsentRow>(`SELECT * FROM consents WHERE ${SAME_CONSENT}`)
         .get(
           key.environmentId,
           key.personId,
@@ -168,11 +167,7 @@ export function createConsentStore(db: Db) {
       const row = db.sql
         .prepare<ConsentRow>(
           `UPDATE consents SET granted_at = ?, expires_at = ?, last_used_at = ?
-           WHERE id = (SELECT id FROM consents
-             WHERE environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
-               AND ${consentInForce('consents')}
-             ORDER BY granted_at DESC LIMIT 1)
-           RETURNING *`,
+           WHERE id = (SELECT id FROM consents WHERE ${SAME_CONSENT}) RETURNING *`,
         )
         .get(
           now,

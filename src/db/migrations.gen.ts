@@ -37,7 +37,19 @@ export const migrations: { name: string; sql: string }[] = [
     "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry reads web_origins (CORS of the token, UserInfo and documents endpoints), so a\n-- change to it moves the clients cache version like the other tables in 0003.\nCREATE TRIGGER `web_origins_insert_bumps_clients_cache` AFTER INSERT ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_update_bumps_clients_cache` AFTER UPDATE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `web_origins_delete_bumps_clients_cache` AFTER DELETE ON `web_origins`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
   },
   {
-    "name": "0009_signing_algs",
+    "name": "0009_post_logout_redirect_uris",
+    "sql": "CREATE TABLE `post_logout_redirect_uris` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`environment_id` text NOT NULL,\n\t`uri` text NOT NULL,\n\tFOREIGN KEY (`environment_id`) REFERENCES `application_environments`(`id`) ON UPDATE no action ON DELETE cascade\n) STRICT;\n--> statement-breakpoint\nCREATE UNIQUE INDEX `post_logout_redirect_uris_env_uri` ON `post_logout_redirect_uris` (`environment_id`,`uri`);--> statement-breakpoint\nALTER TABLE `production_reviews` ADD `post_logout_redirect_uris` text;"
+  },
+  {
+    "name": "0010_post_logout_uris_bump_clients_cache",
+    "sql": "-- Custom SQL migration file, put your code below! --\n-- The client registry (src/oauth/client.store.ts) caches post-logout redirect URIs too, so a change to\n-- them moves the clients cache version like a change to redirect URIs does (0003).\nCREATE TRIGGER `post_logout_redirect_uris_insert_bumps_clients_cache` AFTER INSERT ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_update_bumps_clients_cache` AFTER UPDATE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `post_logout_redirect_uris_delete_bumps_clients_cache` AFTER DELETE ON `post_logout_redirect_uris`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'clients';\nEND;\n"
+  },
+  {
+    "name": "0011_document_issue_date_check_method",
+    "sql": "ALTER TABLE `identity_documents` ADD `issue_date` text;--> statement-breakpoint\nALTER TABLE `identity_documents` ADD `check_method` text;"
+  },
+  {
+    "name": "0012_signing_algs",
     "sql": "DROP INDEX `signing_keys_one_active`;--> statement-breakpoint\nALTER TABLE `signing_keys` ADD `alg` text DEFAULT 'RS256' NOT NULL;--> statement-breakpoint\nCREATE UNIQUE INDEX `signing_keys_one_active_per_alg` ON `signing_keys` (`alg`) WHERE state = 'active';--> statement-breakpoint\nALTER TABLE `application_environments` ADD `id_token_signed_response_alg` text DEFAULT 'RS256' NOT NULL;"
   }
 ];

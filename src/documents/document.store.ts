@@ -16,10 +16,12 @@ const documentFromRow = (r: Row): SharedDocument => ({
   issuingCountry: r.issuing_country,
   documentNumber: r.document_number,
   displayName: r.display_name,
+  issueDate: r.issue_date,
   expiryDate: r.expiry_date,
   validityStatus: r.validity_status,
   verified: r.verified === 1,
   verifiedAt: r.verified_at,
+  checkMethod: r.check_method,
   shareEnabled: r.share_enabled === 1,
   status: r.status,
   primary: r.primary === 1,
@@ -29,8 +31,8 @@ const documentFromRow = (r: Row): SharedDocument => ({
 
 // Ordered so "the first" is stable: primary first, then by verification time and id.
 const FOR_PERSON = `SELECT id, person_id, document_type, issuing_country, document_number, display_name,
-    expiry_date, validity_status, verified, verified_at, share_enabled, status, "primary", attestation_id,
-    proof_status
+    issue_date, expiry_date, validity_status, verified, verified_at, check_method, share_enabled, status,
+    "primary", attestation_id, proof_status
   FROM identity_documents WHERE person_id = ?
   ORDER BY "primary" DESC, verified_at IS NULL, verified_at, id`;
 

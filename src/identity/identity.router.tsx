@@ -40,6 +40,7 @@ import {
   signedIn,
   verifyFace,
 } from './flow.ts';
+import { logoutRouter } from './logout/logout.router.tsx';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.page.tsx';
 import { CameraFacePage } from './pages/face-camera.page.tsx';
@@ -91,7 +92,7 @@ const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
 /** The paths of the identity experience's pages, under its mount path `base`. */
 export const identityPaths = (base: string) => (path: string) =>
-  path.startsWith(base) && /^\/(authorize|account)(\/|$)/.test(path.slice(base.length));
+  path.startsWith(base) && /^\/(authorize|account|logout)(\/|$)/.test(path.slice(base.length));
 
 /** The face step's form carries camera frames; every other form is small. */
 const formLimit = (c: C) =>
@@ -307,5 +308,6 @@ export function identityRouter(ctx: AppContext) {
   });
 
   app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));
+  app.route('/logout', logoutRouter(ctx, IDENTITY_COOKIE, base));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { SharedDocument } from '../documents/document.store.ts';
 import type { AssuranceLevel } from '../persons/assurance.ts';
+import type { CheckMethod } from '../persons/check-methods.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { PERSONA_PHOTOS } from './persona-photos.ts';
 
@@ -21,8 +22,10 @@ export type PersonaDocument = Pick<
   | 'issuingCountry'
   | 'documentNumber'
   | 'displayName'
+  | 'issueDate'
   | 'expiryDate'
   | 'validityStatus'
+  | 'checkMethod'
   | 'primary'
 >;
 
@@ -58,22 +61,10 @@ const VERIFIED_AT = Date.UTC(2025, 8, 15, 9, 30) / 1000;
 
 const doc = (
   key: PersonaId,
-  documentType: PersonaDocument['documentType'],
-  issuingCountry: string,
-  documentNumber: string,
-  expiryDate: string,
-  validityStatus: PersonaDocument['validityStatus'],
-  primary: boolean,
-  displayName: string,
+  d: Omit<PersonaDocument, 'id' | 'checkMethod'> & { checkMethod: CheckMethod },
 ): PersonaDocument => ({
-  id: `doc_sandbox_${key}_${documentType}_${issuingCountry.toLowerCase()}`,
-  documentType,
-  issuingCountry,
-  documentNumber,
-  displayName,
-  expiryDate,
-  validityStatus,
-  primary,
+  id: `doc_sandbox_${key}_${d.documentType}_${d.issuingCountry.toLowerCase()}`,
+  ...d,
 });
 
 export const PERSONAS: readonly Persona[] = [
@@ -99,7 +90,19 @@ export const PERSONAS: readonly Persona[] = [
       { email: 'ada.work@sandbox.example', verified: true, primary: false },
     ],
     phones: [{ phone: '+4915112345601', verified: true, primary: true }],
-    documents: [doc('ada', 'passport', 'DE', 'C01X00T47', '2031-03-14', 'valid', true, 'German passport')],
+    documents: [
+      doc('ada', {
+        documentType: 'passport',
+        issuingCountry: 'DE',
+        documentNumber: 'C01X00T47',
+        displayName: 'German passport',
+        issueDate: '2021-03-15',
+        expiryDate: '2031-03-14',
+        validityStatus: 'valid',
+        checkMethod: 'vcrypt',
+        primary: true,
+      }),
+    ],
     face: 'scripted',
   },
   {
@@ -122,8 +125,28 @@ export const PERSONAS: readonly Persona[] = [
     emails: [{ email: 'ben@sandbox.example', verified: true, primary: true }],
     phones: [{ phone: '+33612345602', verified: true, primary: true }],
     documents: [
-      doc('ben', 'id_card', 'FR', 'X4RTBPFW4', '2032-08-31', 'valid', true, 'French identity card'),
-      doc('ben', 'passport', 'FR', '19AB12345', '2024-01-15', 'expired', false, 'French passport'),
+      doc('ben', {
+        documentType: 'id_card',
+        issuingCountry: 'FR',
+        documentNumber: 'X4RTBPFW4',
+        displayName: 'French identity card',
+        issueDate: '2022-09-01',
+        expiryDate: '2032-08-31',
+        validityStatus: 'valid',
+        checkMethod: 'vri',
+        primary: true,
+      }),
+      doc('ben', {
+        documentType: 'passport',
+        issuingCountry: 'FR',
+        documentNumber: '19AB12345',
+        displayName: 'French passport',
+        issueDate: '2014-01-16',
+        expiryDate: '2024-01-15',
+        validityStatus: 'expired',
+        checkMethod: 'vpip',
+        primary: false,
+      }),
     ],
     face: 'scripted',
   },
@@ -169,7 +192,19 @@ export const PERSONAS: readonly Persona[] = [
     identityVerified: true,
     emails: [{ email: 'dan@sandbox.example', verified: true, primary: true }],
     phones: [{ phone: '+31612345604', verified: true, primary: true }],
-    documents: [doc('dan', 'id_card', 'NL', 'IRX5D7L29', '2030-05-31', 'valid', true, 'Dutch identity card')],
+    documents: [
+      doc('dan', {
+        documentType: 'id_card',
+        issuingCountry: 'NL',
+        documentNumber: 'IRX5D7L29',
+        displayName: 'Dutch identity card',
+        issueDate: '2025-06-01',
+        expiryDate: '2030-05-31',
+        validityStatus: 'valid',
+        checkMethod: 'vcrypt',
+        primary: true,
+      }),
+    ],
     face: 'scripted',
   },
   {
@@ -191,7 +226,19 @@ export const PERSONAS: readonly Persona[] = [
     identityVerified: true,
     emails: [{ email: 'eve@sandbox.example', verified: true, primary: true }],
     phones: [{ phone: '+447700900605', verified: true, primary: true }],
-    documents: [doc('eve', 'passport', 'GB', '925076473', '2029-11-20', 'valid', true, 'British passport')],
+    documents: [
+      doc('eve', {
+        documentType: 'passport',
+        issuingCountry: 'GB',
+        documentNumber: '925076473',
+        displayName: 'British passport',
+        issueDate: '2019-11-21',
+        expiryDate: '2029-11-20',
+        validityStatus: 'valid',
+        checkMethod: 'vri',
+        primary: true,
+      }),
+    ],
     face: 'always_fail_match',
   },
   {
@@ -214,7 +261,17 @@ export const PERSONAS: readonly Persona[] = [
     emails: [{ email: 'finn@sandbox.example', verified: true, primary: true }],
     phones: [{ phone: '+353851234606', verified: true, primary: true }],
     documents: [
-      doc('finn', 'driving_licence', 'IE', 'D1234567', '2033-02-28', 'valid', true, 'Irish driving licence'),
+      doc('finn', {
+        documentType: 'driving_licence',
+        issuingCountry: 'IE',
+        documentNumber: 'D1234567',
+        displayName: 'Irish driving licence',
+        issueDate: '2023-03-01',
+        expiryDate: '2033-02-28',
+        validityStatus: 'valid',
+        checkMethod: 'data',
+        primary: true,
+      }),
     ],
     face: 'always_fail_liveness',
   },
@@ -256,9 +313,11 @@ export function seedPersonas(db: Db): void {
           issuingCountry: d.issuingCountry,
           documentNumber: d.documentNumber,
           displayName: d.displayName,
+          issueDate: d.issueDate,
           expiryDate: d.expiryDate,
           validityStatus: d.validityStatus,
           verifiedAt: VERIFIED_AT,
+          checkMethod: d.checkMethod,
           primary: d.primary,
           attestationId: `att_${d.id.slice('doc_'.length)}`,
         })),

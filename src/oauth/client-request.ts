@@ -79,11 +79,14 @@ const chargedScope = (client: OAuthClient | undefined): RateLimitScope | undefin
   client?.type === 'confidential' ? { environment: client.environment, plan: client.plan } : undefined;
 
 const origins = new WeakMap<AppContext, string>();
-const ownOrigin = (ctx: AppContext) => {
+function ownOrigin(ctx: AppContext): string {
   let o = origins.get(ctx);
-  if (o === undefined) origins.set(ctx, (o = new URL(ctx.config.server.base_url).origin));
+  if (o === undefined) {
+    o = new URL(ctx.config.server.base_url).origin;
+    origins.set(ctx, o);
+  }
   return o;
-};
+}
 
 const originNotAllowed = (req: Request) =>
   new OAuthError(

@@ -63,6 +63,7 @@ const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, 
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
 const WEB_ORIGINS = 'SELECT origin FROM web_origins WHERE environment_id = ? ORDER BY id';
 const ORIGIN_REGISTERED = 'SELECT EXISTS (SELECT 1 FROM web_origins WHERE origin = CAST(? AS TEXT)) AS known';
+const POST_LOGOUT_URIS = 'SELECT uri FROM post_logout_redirect_uris WHERE environment_id = ? ORDER BY id';
 const SECRETS = `SELECT secret_hash, revoked_at FROM client_secrets
   WHERE environment_id = ? AND (revoked_at IS NULL OR revoked_at > ?)`;
 
@@ -85,6 +86,7 @@ interface Cache {
   webOrigins: Map<string, readonly string[]>;
   /** Origin → whether any environment registered it (CORS preflights). */
   knownOrigins: Map<string, boolean>;
+  postLogoutUris: Map<string, readonly string[]>;
 }
 
 const CLIENTS = slot((): { current?: Cache } => ({}));
@@ -98,7 +100,12 @@ function currentCache({ db, caches }: RegistryContext): Cache | undefined {
   const held = caches.get(CLIENTS);
   let c = held.current;
   const size = (x: Cache) =>
-    x.clients.size + x.secrets.size + x.redirectUris.size + x.webOrigins.size + x.knownOrigins.size;
+    x.clients.size +
+    x.secrets.size +
+    x.redirectUris.size +
+    x.postLogoutUris.size +
+    x.webOrigins.size +
+    x.knownOrigins.size;
   if (!c || c.version !== version || size(c) > MAX_ENTRIES) {
     c = {
       version,
@@ -107,6 +114,7 @@ function currentCache({ db, caches }: RegistryContext): Cache | undefined {
       redirectUris: new Map(),
       webOrigins: new Map(),
       knownOrigins: new Map(),
+      postLogoutUris: new Map(),
     };
     held.current = c;
   }
@@ -134,6 +142,8 @@ export interface ClientRegistry {
   webOrigins(environmentId: string): readonly string[];
   /** Whether any environment allows this web origin. */
   originRegistered(origin: string): boolean;
+  /** Where RP-initiated logout may return to for this environment, in the order they were added. */
+  postLogoutRedirectUris(environmentId: string): readonly string[];
   /**
    * Whether `secret` is a current secret of this client's environment. Every current hash is
    * compared in constant time, and only this environment's hashes are compared; a secret carrying
@@ -151,17 +161,19 @@ export interface ClientRegistry {
 export function clientRegistry(ctx: RegistryContext): ClientRegistry {
   const { db } = ctx;
   const cache = currentCache(ctx);
+  const uris = (map: Map<string, readonly string[]> | undefined, query: string, environmentId: string) =>
+    cached(map, environmentId, () =>
+      Object.freeze(
+        db.sql
+          .prepare<{ uri: string }>(query)
+          .all(environmentId)
+          .map((r) => r.uri),
+      ),
+    ) ?? [];
   return {
     client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
-    redirectUris: (environmentId) =>
-      cached(cache?.redirectUris, environmentId, () =>
-        Object.freeze(
-          db.sql
-            .prepare<{ uri: string }>(REDIRECT_URIS)
-            .all(environmentId)
-            .map((r) => r.uri),
-        ),
-      ) ?? [],
+    redirectUris: (environmentId) => uris(cache?.redirectUris, REDIRECT_URIS, environmentId),
+    postLogoutRedirectUris: (environmentId) => uris(cache?.postLogoutUris, POST_LOGOUT_URIS, environmentId),
     webOrigins: (environmentId) =>
       cached(cache?.webOrigins, environmentId, () =>
         Object.freeze(

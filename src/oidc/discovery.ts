@@ -4,14 +4,15 @@ import { CLAIMS_SUPPORTED } from '../capabilities/scope-catalogue.ts';
 import { SCOPES } from '../capabilities/scopes.ts';
 import { type Config, SANDBOX_TRUST_FRAMEWORK } from '../config/schema.ts';
 import { SIGNING_ALGS } from '../keys/signing-algs.ts';
+import { CHECK_METHODS } from '../persons/check-methods.ts';
 import { ID_TOKEN_CLAIMS } from './requested-claims.ts';
 
 /**
  * OpenID Connect for Identity Assurance 1.0 §8 metadata (with `verified_claims_supported`
  * of its drafts, which relying parties still read): the trust frameworks of sandbox and (when
- * configured) production, evidence of type `document` of Verity's document types, and the claims it
- * places in `verified_claims`. Verity records no check methods, so `documents_check_methods_supported`
- * is left out. Without any trust framework (no sandbox personas and none configured) nothing is offered.
+ * configured) production, evidence of type `document` of Verity's document types, the check methods
+ * its documents may carry (import accepts only these), and the claims it places in `verified_claims`.
+ * Without any trust framework (no sandbox personas and none configured) nothing is offered.
  */
 function assuranceMetadata(config: Config) {
   const frameworks = [
@@ -24,6 +25,7 @@ function assuranceMetadata(config: Config) {
     trust_frameworks_supported: frameworks,
     evidence_supported: ['document'],
     documents_supported: [...new Set(Object.values(IDA_DOCUMENT_TYPES))],
+    documents_check_methods_supported: [...CHECK_METHODS],
     claims_in_verified_claims_supported: [...CLAIMS_IN_VERIFIED_CLAIMS],
   };
 }
@@ -44,6 +46,8 @@ export function discoveryDocument(config: Config) {
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    // On the identity surface: it ends the session whose cookie only that host receives.
+    end_session_endpoint: `${config.server.identity_url.replace(/\/+$/, '')}/logout`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -19,8 +19,14 @@ const DeveloperApplication = z
     webOrigins: z.array(z.string()).meta({
       description: 'Origins whose pages may call the token, UserInfo and documents endpoints (CORS).',
     }),
+    postLogoutRedirectUris: z.array(z.string()).meta({
+      description: 'Where RP-initiated logout may return the browser (`post_logout_redirect_uri`).',
+    }),
     documentTypes: z.array(z.string()),
     documentCountries: z.array(z.string()),
+    minimumAcr: z.enum(['none', 'low', 'substantial', 'high']).meta({
+      description: 'The lowest assurance level an authorization must reach when the request names none.',
+    }),
     idTokenSignedResponseAlg: z.enum(SIGNING_ALGS).meta({
       description: 'How ID tokens are signed for this environment (RFC 7591); the client must accept it.',
     }),

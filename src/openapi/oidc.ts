@@ -13,6 +13,10 @@ export const DiscoveryDocument = z
     revocation_endpoint: z.url(),
     userinfo_endpoint: z.url(),
     jwks_uri: z.url(),
+    end_session_endpoint: z.url().meta({
+      description:
+        'RP-initiated logout, on the identity experience (`<identity_url>/logout`): GET or form POST with `id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`, `ui_locales`.',
+    }),
     scopes_supported: z.array(z.string()),
     response_types_supported: z.array(z.literal('code')),
     response_modes_supported: z.array(z.string()),

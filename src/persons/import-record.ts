@@ -1,6 +1,7 @@
 import countries from 'i18n-iso-countries/index.js';
 import { z } from 'zod';
 import { ASSURANCE_LEVELS } from './assurance.ts';
+import { CHECK_METHODS } from './check-methods.ts';
 
 /**
  * One line of a `verity persons import` file: a person and their verified identity data as an upstream
@@ -58,26 +59,38 @@ const photo = z
   .refine((v) => v.startsWith('data:image/jpeg;base64,/9j/'), 'Not a JPEG image');
 
 function documentSchema(now: Date) {
-  return z.strictObject({
-    type: z.enum(DOCUMENT_TYPES),
-    issuingCountry: country,
-    number: z
-      .string()
-      .trim()
-      .min(1, 'Must not be empty')
-      .max(64)
-      .regex(/^[A-Za-z0-9 -]+$/, 'Only letters, digits, spaces and "-"'),
-    expiryDate: calendarDate,
-    validityStatus: z.enum(VALIDITY_STATUSES),
-    verified: z.boolean(),
-    verifiedAt: z.iso
-      .datetime({ offset: true })
-      .refine((v) => Date.parse(v) <= now.getTime(), 'Must not be in the future')
-      .optional(),
-    shareEnabled: z.boolean().optional(),
-    displayName: nonEmpty(100).optional(),
-    primary: z.boolean().optional(),
-  });
+  const today = now.toISOString().slice(0, 10);
+  return z
+    .strictObject({
+      type: z.enum(DOCUMENT_TYPES),
+      issuingCountry: country,
+      number: z
+        .string()
+        .trim()
+        .min(1, 'Must not be empty')
+        .max(64)
+        .regex(/^[A-Za-z0-9 -]+$/, 'Only letters, digits, spaces and "-"'),
+      issueDate: calendarDate.refine((d) => d <= today, 'Must not be in the future').optional(),
+      expiryDate: calendarDate,
+      validityStatus: z.enum(VALIDITY_STATUSES),
+      verified: z.boolean(),
+      verifiedAt: z.iso
+        .datetime({ offset: true })
+        .refine((v) => Date.parse(v) <= now.getTime(), 'Must not be in the future')
+        .optional(),
+      checkMethod: z.enum(CHECK_METHODS).optional(),
+      shareEnabled: z.boolean().optional(),
+      displayName: nonEmpty(100).optional(),
+      primary: z.boolean().optional(),
+    })
+    .superRefine((d, ctx) => {
+      if (d.issueDate === undefined) return;
+      if (d.issueDate > d.expiryDate)
+        ctx.addIssue({ code: 'custom', path: ['issueDate'], message: 'Must not be after expiryDate' });
+      // The date as written, in the check's own offset, so a check on the day of issue always passes.
+      if (d.verifiedAt !== undefined && d.verifiedAt.slice(0, 10) < d.issueDate)
+        ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'Must not be before issueDate' });
+    });
 }
 
 /** At most one entry marked primary; with several entries, exactly one must be. */

@@ -245,10 +245,12 @@ function upsertDocuments(store: PersonStore, personId: string, docs: ImportDocum
     seen.add(key);
     const fields = {
       displayName: d.displayName ?? defaultDisplayName(d),
+      issueDate: d.issueDate ?? null,
       expiryDate: d.expiryDate,
       validityStatus: d.validityStatus,
       verified: d.verified,
       verifiedAt: d.verifiedAt !== undefined ? Math.floor(Date.parse(d.verifiedAt) / 1000) : null,
+      checkMethod: d.checkMethod ?? null,
       primary: i === primaryIndex,
       status: 'active' as const,
       updatedAt: now,

@@ -72,9 +72,11 @@ export type PersonaSeed = Pick<
     | 'issuingCountry'
     | 'documentNumber'
     | 'displayName'
+    | 'issueDate'
     | 'expiryDate'
     | 'validityStatus'
     | 'verifiedAt'
+    | 'checkMethod'
     | 'primary'
     | 'attestationId'
   >[];
@@ -97,13 +99,14 @@ const UPSERT_PERSONA_EMAIL = `INSERT INTO person_emails (person_id, email, verif
   ON CONFLICT(email) DO UPDATE SET person_id = excluded.person_id, verified = excluded.verified,
     "primary" = excluded."primary"`;
 const UPSERT_PERSONA_DOCUMENT = `INSERT INTO identity_documents (id, person_id, document_type, issuing_country,
-    document_number, display_name, expiry_date, validity_status, verified, verified_at, share_enabled, status,
-    "primary", attestation_id, proof_status, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 1, 'active', ?, ?, 'active', ?, ?)
+    document_number, display_name, issue_date, expiry_date, validity_status, verified, verified_at,
+    check_method, share_enabled, status, "primary", attestation_id, proof_status, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 1, 'active', ?, ?, 'active', ?, ?)
   ON CONFLICT(id) DO UPDATE SET document_type = excluded.document_type,
     issuing_country = excluded.issuing_country, document_number = excluded.document_number,
-    display_name = excluded.display_name, expiry_date = excluded.expiry_date,
+    display_name = excluded.display_name, issue_date = excluded.issue_date, expiry_date = excluded.expiry_date,
     validity_status = excluded.validity_status, verified = 1, verified_at = excluded.verified_at,
+    check_method = excluded.check_method,
     status = 'active', "primary" = excluded."primary", attestation_id = excluded.attestation_id,
     proof_status = 'active', updated_at = excluded.updated_at`;
 
@@ -275,9 +278,11 @@ export function createPersonStore(db: Db) {
             d.issuingCountry,
             d.documentNumber,
             d.displayName,
+            d.issueDate,
             d.expiryDate,
             d.validityStatus,
             d.verifiedAt,
+            d.checkMethod,
             d.primary,
             d.attestationId,
             p.createdAt,

@@ -49,10 +49,12 @@ export interface DocumentSummary {
   issuingCountry: string;
   maskedNumber: string;
   displayName: string;
+  issueDate: string | null;
   expiryDate: string;
   validityStatus: DocumentRow['validityStatus'];
   verified: boolean;
   verifiedAt: string | null;
+  checkMethod: string | null;
   shareEnabled: boolean;
   primary: boolean;
   status: DocumentRow['status'];
@@ -104,10 +106,12 @@ export function getPerson(db: Db, ref: { personId: string } | { externalId: stri
       issuingCountry: d.issuingCountry,
       maskedNumber: maskNumber(d.documentNumber),
       displayName: d.displayName,
+      issueDate: d.issueDate,
       expiryDate: d.expiryDate,
       validityStatus: d.validityStatus,
       verified: d.verified,
       verifiedAt: isoTime(d.verifiedAt),
+      checkMethod: d.checkMethod,
       shareEnabled: d.shareEnabled,
       primary: d.primary,
       status: d.status,

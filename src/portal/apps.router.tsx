@@ -38,6 +38,7 @@ const appForm = z.object({
   web_origins: z.string().max(10_000).default(''),
   policy_uri: z.string().max(2000).default(''),
   tos_uri: z.string().max(2000).default(''),
+  post_logout_redirect_uris: z.string().max(50_000).default(''),
   scopes: multi,
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
@@ -60,6 +61,7 @@ function fieldOf(path: string): string {
   if (path.startsWith('webOrigins')) return 'web_origins';
   if (path === 'policyUri') return 'policy_uri';
   if (path === 'tosUri') return 'tos_uri';
+  if (path.startsWith('postLogoutRedirectUris')) return 'post_logout_redirect_uris';
   if (path === 'documentTypes') return 'document_types';
   if (path === 'documentCountries') return 'document_countries';
   if (path === 'minimumAcr') return 'minimum_acr';
@@ -86,6 +88,7 @@ const settingsOf = (f: AppForm) => ({
   webOrigins: lines(f.web_origins),
   policyUri: f.policy_uri,
   tosUri: f.tos_uri,
+  postLogoutRedirectUris: lines(f.post_logout_redirect_uris),
   scopes: f.scopes,
   documentTypes: f.document_types.length ? f.document_types : 'none',
   documentCountries: f.document_countries.trim() || 'none',
@@ -101,6 +104,7 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   webOrigins: f.web_origins,
   policyUri: f.policy_uri,
   tosUri: f.tos_uri,
+  postLogoutRedirectUris: f.post_logout_redirect_uris,
   scopes: f.scopes,
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
@@ -121,6 +125,7 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
     webOrigins: (review?.webOrigins ?? env.webOrigins).join('\n'),
     policyUri: app.policyUri ?? '',
     tosUri: app.tosUri ?? '',
+    postLogoutRedirectUris: (review?.postLogoutRedirectUris ?? env.postLogoutRedirectUris).join('\n'),
     scopes: review?.scopes ?? env.scopes,
     documentTypes: review?.documentTypes ?? env.documentTypes,
     documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
@@ -187,6 +192,7 @@ export function appsRoutes(p: Portal) {
       webOrigins: '',
       policyUri: '',
       tosUri: '',
+      postLogoutRedirectUris: '',
       scopes: ['openid'],
       documentTypes: [...DOCUMENT_TYPES],
       documentCountries: 'all',

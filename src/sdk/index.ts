@@ -32,6 +32,7 @@ export {
 } from './client.ts';
 export { type SdkClock, systemClock } from './clock.ts';
 export { discover } from './discovery.ts';
+export { type EndSessionUrlParams, endSessionUrl } from './end-session-url.ts';
 export {
   ApiResponseError,
   AuthorizationError,

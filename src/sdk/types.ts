@@ -116,6 +116,8 @@ export interface DiscoveryDocument {
   token_endpoint: string;
   userinfo_endpoint: string;
   jwks_uri: string;
+  /** RP-initiated logout (`endSessionUrl`). */
+  end_session_endpoint?: string;
   [field: string]: unknown;
 }
 
@@ -128,11 +130,15 @@ export interface DocumentEvidence {
     /** Masked (`******T47`) unless `document_number_full` was approved in production. */
     document_number?: string;
     /** `YYYY-MM-DD`. */
+    date_of_issuance?: string;
+    /** `YYYY-MM-DD`. */
     date_of_expiry?: string;
     /** `country`: the country's English name; `country_code`: ISO 3166-1 alpha-3. */
     issuer?: { country?: string; country_code?: string };
     [element: string]: unknown;
   };
+  /** How the document was checked: a registered `check_method` (`vcrypt`, `vpip`, `vri`, …), and when. */
+  check_details?: { check_method: string; time?: string; [element: string]: unknown }[];
   [element: string]: unknown;
 }
 

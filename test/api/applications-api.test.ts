@@ -38,6 +38,8 @@ describe('developer API: applications', () => {
         applicationId: o.applicationId,
         environment,
         webOrigins: [],
+        postLogoutRedirectUris: [],
+        minimumAcr: 'none',
         // What the client must accept its ID tokens signed with (RFC 7591 name).
         idTokenSignedResponseAlg: 'RS256',
       });

@@ -13,7 +13,7 @@ import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createDeveloper } from '../../src/developer/developer.store.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { findClient, verifyClientSecret } from '../../src/oauth/client.store.ts';
+import { clientRegistry, findClient, verifyClientSecret } from '../../src/oauth/client.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
@@ -201,6 +201,28 @@ describe('environments', () => {
     expect(client.redirectUris).toEqual([...base.redirectUris]);
     expect(secretWorks(prod.clientId, prod.clientSecret!)).toBe(true);
     expect(listReviews(ctx.db, { status: 'approved' }).length).toBe(1);
+  });
+
+  test("the first approval starts production with the sandbox's post-logout redirect URIs", async () => {
+    const bye = 'https://shop.example.com/bye';
+    const app = await createApplication(ctx.db, ctx.clock, { ...base, postLogoutRedirectUris: [bye, bye] });
+    const sandbox = () => getApplication(ctx.db, app.applicationId).environments[0]!;
+    expect(sandbox().postLogoutRedirectUris).toEqual([bye]);
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli' });
+    const client = findClient(ctx, prod.clientId)!;
+    expect(clientRegistry(ctx).postLogoutRedirectUris(client.environmentId)).toEqual([bye]);
+    // None is fine; the rules are the redirect URIs'.
+    updateApplication(ctx.db, ctx.clock, app.applicationId, {
+      removePostLogoutRedirectUris: [bye],
+      actor: 'cli',
+    });
+    expect(sandbox().postLogoutRedirectUris).toEqual([]);
+    expect(() =>
+      updateApplication(ctx.db, ctx.clock, app.applicationId, {
+        addPostLogoutRedirectUris: ['https://shop.example.com/bye#top'],
+        actor: 'cli',
+      }),
+    ).toThrow('post-logout redirect URI "https://shop.example.com/bye#top": fragments are not allowed');
   });
 
   test('a credential of one environment is rejected in the other', async () => {

@@ -137,6 +137,37 @@ describe('verity apps', () => {
     expect(missing.json.error.message).toContain('not found');
   });
 
+  test('post-logout redirect URIs: --post-logout-redirect-uri on create, add and remove on update', async () => {
+    const app = await create('--post-logout-redirect-uri', 'https://shop.example.com/bye');
+    const shown = await run('apps', 'show', app.applicationId, '--json');
+    expect(shown.json.environments[0].postLogoutRedirectUris).toEqual(['https://shop.example.com/bye']);
+    const r = await run(
+      'apps',
+      'update',
+      app.applicationId,
+      '--add-post-logout-redirect-uri',
+      'http://localhost:3000/bye',
+      '--remove-post-logout-redirect-uri',
+      'https://shop.example.com/bye',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(r.json.environments[0].postLogoutRedirectUris).toEqual(['http://localhost:3000/bye']);
+    const human = await run('apps', 'show', app.applicationId);
+    expect(human.stdout).toContain('post-logout:    http://localhost:3000/bye');
+    for (const [uri, problem] of [
+      ['https://*.example.com/bye', 'wildcards are not allowed'],
+      ['https://shop.example.com/bye#x', 'fragments are not allowed'],
+      ['http://shop.example.com/bye', 'must use https'],
+    ]) {
+      const bad = await run('apps', 'update', app.applicationId, '--post-logout-redirect-uri', uri!);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`post-logout redirect URI "${uri}": ${problem}`);
+    }
+    const unchanged = await run('apps', 'show', app.applicationId, '--json');
+    expect(unchanged.json.environments[0].postLogoutRedirectUris).toEqual(['http://localhost:3000/bye']);
+  });
+
   test('update changes URIs, scopes and policy, and refuses rule violations', async () => {
     const app = await create();
     const r = await run(

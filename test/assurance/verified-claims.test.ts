@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { parseClaimsRequest, type RequestedClaims } from '../../src/assurance/claims-request.ts';
+import { documentEvidence } from '../../src/assurance/verification.ts';
 import {
   availableVerifiedClaims,
   type VerifiedClaims,
@@ -34,10 +35,12 @@ const passport: SharedDocument = {
   issuingCountry: 'DE',
   documentNumber: 'C01X00T47',
   displayName: 'German passport',
+  issueDate: '2021-03-15',
   expiryDate: '2031-03-14',
   validityStatus: 'valid',
   verified: true,
   verifiedAt: VERIFIED_AT,
+  checkMethod: 'vcrypt',
   shareEnabled: true,
   status: 'active',
   primary: true,
@@ -118,7 +121,7 @@ describe('requests from the specification', () => {
 
   test('verification_document: the document evidence with what Verity holds, nothing it does not', () => {
     // Asked: check_method, type, issuer country and name, number, date of issuance. Verity records no
-    // check method, issuer name or issuance date: those are left out, never made up.
+    // issuer name: that is left out, never made up.
     expect(answer(SPEC_EXAMPLES.verification_document)).toEqual({
       verification: {
         trust_framework: 'verity_sandbox',
@@ -126,10 +129,12 @@ describe('requests from the specification', () => {
         evidence: [
           {
             type: 'document',
+            check_details: [{ check_method: 'vcrypt' }],
             document_details: {
               type: 'passport',
               issuer: { country: 'Germany' },
               document_number: '******T47',
+              date_of_issuance: '2021-03-15',
             },
           },
         ],
@@ -138,13 +143,37 @@ describe('requests from the specification', () => {
     });
   });
 
-  test('verification_deeper: a required check method Verity cannot show leaves verified_claims out', () => {
+  test('verification_deeper: a check method the document was not checked by leaves verified_claims out', () => {
     expect(answer(SPEC_EXAMPLES.verification_deeper)).toBeUndefined();
+    // The same request for the method the passport was checked by is answered.
+    const vcrypt = JSON.parse(
+      JSON.stringify(SPEC_EXAMPLES.verification_deeper).replace('"pipp"', '"vcrypt"'),
+    );
+    expect(answer(vcrypt)).toEqual({
+      verification: {
+        trust_framework: 'verity_sandbox',
+        time: '2025-09-15T09:30:00.000Z',
+        evidence: [
+          {
+            type: 'document',
+            check_details: [{ check_method: 'vcrypt' }],
+            document_details: { type: 'passport' },
+          },
+        ],
+      },
+      claims: ADA_CLAIMS,
+    });
+    // A document with no recorded check cannot be shown to meet the requirement.
+    expect(answer(vcrypt, { documents: [{ ...passport, checkMethod: null }] })).toBeUndefined();
   });
 
   test('verification_aml: another trust framework, or the same one without an in-person check, is no match', () => {
     expect(answer(SPEC_EXAMPLES.verification_aml)).toBeUndefined();
     expect(answer(SPEC_EXAMPLES.verification_aml, { trustFramework: 'de_aml' })).toBeUndefined();
+    const vcrypt = JSON.parse(JSON.stringify(SPEC_EXAMPLES.verification_aml).replace('"pipp"', '"vcrypt"'));
+    expect(answer(vcrypt, { trustFramework: 'de_aml' })).toMatchObject({
+      verification: { evidence: [{ check_details: [{ check_method: 'vcrypt' }] }] },
+    });
   });
 
   test('verification_claims_different_trust_frameworks: answered only under gold or silver', () => {
@@ -216,16 +245,23 @@ describe('requests from the specification', () => {
         evidence: [
           {
             type: 'document',
+            check_details: [{ check_method: 'vcrypt' }],
             document_details: {
               type: 'passport',
               issuer: { country: 'Germany' },
               document_number: '******T47',
+              date_of_issuance: '2021-03-15',
               date_of_expiry: '2031-03-14',
             },
           },
         ],
       },
     });
+    // The time of the check, which id_token asks for, needs document_verified_at.
+    const withTime = answer(SPEC_EXAMPLES.id_token, { scopes: [...ALL_SCOPES, 'document_verified_at'] });
+    expect((withTime as VerifiedClaims).verification.evidence![0]!.check_details).toEqual([
+      { check_method: 'vcrypt', time: '2025-09-15T09:30:00.000Z' },
+    ]);
   });
 });
 
@@ -343,5 +379,104 @@ describe('consent, availability and constraints', () => {
         evidence: [{ document_details: { type: 'passport', issuer: { country_code: 'DEU' } } }],
       },
     });
+  });
+
+  test('the date of issuance comes with the date of expiry, and meets max_age like it', () => {
+    const request = simple({
+      evidence: [{ type: { value: 'document' }, document_details: { type: null, date_of_issuance: null } }],
+    });
+    const details = (c: Case) =>
+      (answer(request, c) as VerifiedClaims).verification.evidence![0]!.document_details;
+    expect(details({})).toEqual({ type: 'passport', date_of_issuance: '2021-03-15' });
+    const noExpiry = ALL_SCOPES.filter((s) => s !== 'document_expiry_date');
+    expect(details({ scopes: noExpiry })).toEqual({ type: 'passport' });
+    expect(details({ documents: [{ ...passport, issueDate: null }] })).toEqual({ type: 'passport' });
+    // Issued 2021-03-15: not within a year of 2026-06-01.
+    const recent = simple({
+      evidence: [
+        {
+          type: { value: 'document' },
+          document_details: { type: null, date_of_issuance: { max_age: 365 * 24 * 3600 } },
+        },
+      ],
+    });
+    expect(answer(recent)).toBeUndefined();
+    expect(answer(recent, { documents: [{ ...passport, issueDate: '2026-01-10' }] })).toMatchObject({
+      verification: { evidence: [{ document_details: { date_of_issuance: '2026-01-10' } }] },
+    });
+  });
+
+  test('check_details: the method with identity_verified, its time only with document_verified_at', () => {
+    const request = simple({
+      evidence: [{ type: { value: 'document' }, check_details: [{ check_method: null, time: null }] }],
+    });
+    const checks = (c: Case) =>
+      (answer(request, c) as VerifiedClaims).verification.evidence![0]!.check_details;
+    expect(checks({})).toEqual([{ check_method: 'vcrypt' }]);
+    expect(checks({ scopes: [...ALL_SCOPES, 'document_verified_at'] })).toEqual([
+      { check_method: 'vcrypt', time: '2025-09-15T09:30:00.000Z' },
+    ]);
+    // Nothing recorded: the evidence without check_details, since nothing was required of them.
+    expect(checks({ documents: [{ ...passport, checkMethod: null }] })).toBeUndefined();
+    // Not asked for: not shown.
+    const plain = simple({ evidence: [{ type: { value: 'document' }, document_details: { type: null } }] });
+    expect((answer(plain) as VerifiedClaims).verification.evidence).toEqual([
+      { type: 'document', document_details: { type: 'passport' } },
+    ]);
+  });
+
+  test('documentEvidence alone: no check method without identity_verified, no time without a check', () => {
+    const evidence = (scopes: string[], doc = passport) =>
+      documentEvidence(doc, { scopes: new Set(scopes), access: SANDBOX });
+    expect(evidence(['document_type', 'document_verified_at'])).toEqual({
+      type: 'document',
+      document_details: { type: 'passport' },
+    });
+    expect(evidence(['identity_verified', 'document_verified_at'])).toEqual({
+      type: 'document',
+      check_details: [{ check_method: 'vcrypt', time: '2025-09-15T09:30:00.000Z' }],
+    });
+    expect(
+      evidence(['identity_verified', 'document_verified_at'], { ...passport, verifiedAt: null }),
+    ).toEqual({
+      type: 'document',
+      check_details: [{ check_method: 'vcrypt' }],
+    });
+  });
+
+  test('check_method values, and check_details entries, are alternatives', () => {
+    const checks = (...entries: Record<string, unknown>[]) =>
+      simple({ evidence: [{ type: { value: 'document' }, check_details: entries }] });
+    const shown = (request: unknown) =>
+      (answer(request) as VerifiedClaims | undefined)?.verification.evidence?.[0]?.check_details;
+    expect(shown(checks({ check_method: { values: ['vpip', 'vcrypt'] } }))).toEqual([
+      { check_method: 'vcrypt' },
+    ]);
+    expect(shown(checks({ check_method: { values: ['vpip', 'vri'] } }))).toBeUndefined();
+    expect(
+      shown(checks({ check_method: { value: 'vpip' } }, { check_method: { value: 'vcrypt' }, time: null })),
+    ).toEqual([{ check_method: 'vcrypt' }]);
+    expect(
+      answer(checks({ check_method: { value: 'vpip' } }, { check_method: { value: 'bvr' } })),
+    ).toBeUndefined();
+  });
+
+  test('max_age on the time of the check', () => {
+    const request = simple({
+      evidence: [
+        {
+          type: { value: 'document' },
+          check_details: [{ check_method: null, time: { max_age: 365 * 24 * 3600 } }],
+        },
+      ],
+    });
+    const scopes = [...ALL_SCOPES, 'document_verified_at'];
+    // Checked 2025-09-15, asked 2026-06-01: within a year.
+    expect(answer(request, { scopes })).toMatchObject({
+      verification: { evidence: [{ check_details: [{ check_method: 'vcrypt' }] }] },
+    });
+    expect(answer(request, { scopes, now: new Date(Date.UTC(2026, 8, 16)) })).toBeUndefined();
+    // Without document_verified_at the time cannot be shown to be recent enough.
+    expect(answer(request)).toBeUndefined();
   });
 });

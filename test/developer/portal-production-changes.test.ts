@@ -213,6 +213,40 @@ describe('production changes by a developer', () => {
     expect(location(allowed)).not.toContain(extra);
   });
 
+  test('a post-logout redirect URI added in the portal waits for review; a removal applies at once', async () => {
+    const live = await approvedApp();
+    const postLogout = () =>
+      p.ctx.db.sql
+        .prepare<{ uri: string }>(
+          'SELECT uri FROM post_logout_redirect_uris WHERE environment_id = ? ORDER BY id',
+        )
+        .all(live.environmentId)
+        .map((r) => r.uri);
+    const first = 'https://app.example/signed-out';
+    const second = 'https://app.example/bye';
+    await editProduction(live, { post_logout_redirect_uris: first });
+    expect(postLogout()).toEqual([]);
+    const r = await cli('apps', 'review', 'list', '--status', 'pending', '--config', config(), '--json');
+    expect(r.json.reviews[0].changes.postLogoutRedirectUris).toEqual({ added: [first], removed: [] });
+    expect((await page(live.b, `${live.base}?env=production`)).html).toContain(
+      'Post-logout redirect URIs asked for',
+    );
+    await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
+    expect(postLogout()).toEqual([first]);
+
+    await editProduction(live, { post_logout_redirect_uris: `${first}\n${second}` });
+    expect(postLogout()).toEqual([first]);
+    // The latest edit states everything wanted: dropping the first applies now, the second still waits.
+    await editProduction(live, { post_logout_redirect_uris: second });
+    expect(postLogout()).toEqual([]);
+    await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
+    expect(postLogout()).toEqual([second]);
+
+    const bad = await editProduction(live, { post_logout_redirect_uris: 'http://app.example/out' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('href="#post_logout_redirect_uris"');
+  });
+
   test('reject discards the change; a later edit replaces the pending one, and one that adds nothing withdraws it', async () => {
     const live = await approvedApp();
     await editProduction(live, { scopes: ['openid', 'profile', 'email'] });

@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
 import { PERSONAS, seedPersonas } from '../../src/identity/personas.ts';
+import { CHECK_METHODS } from '../../src/persons/check-methods.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
@@ -91,4 +92,38 @@ test('persona data matches DESIGN.md §6', async () => {
     if (p.photo) expect(p.photo.length).toBeLessThanOrEqual(64 * 1024);
     expect(person(p.key).face_template_ref).toBe(`sandbox:${p.key}`);
   }
+});
+
+test('persona documents carry a date of issue and a registered check method, restored by re-seeding', async () => {
+  ctx = await testContext();
+  const rows = () =>
+    ctx.db.sql
+      .prepare<{
+        id: string;
+        issue_date: string;
+        expiry_date: string;
+        verified_at: number;
+        check_method: string;
+      }>(
+        `SELECT d.id, issue_date, expiry_date, verified_at, check_method
+         FROM identity_documents d JOIN persons p ON p.id = d.person_id WHERE p.environment = 'sandbox'`,
+      )
+      .all();
+  expect(rows()).toHaveLength(6);
+  for (const d of rows()) {
+    // Issued before it was checked, and before it expires, as import demands of real documents.
+    expect(d.issue_date < d.expiry_date).toBe(true);
+    expect(d.issue_date <= new Date(d.verified_at * 1000).toISOString().slice(0, 10)).toBe(true);
+    expect(CHECK_METHODS).toContain(d.check_method as never);
+  }
+  const ada =
+    "SELECT issue_date, check_method FROM identity_documents WHERE id = 'doc_sandbox_ada_passport_de'";
+  expect(ctx.db.sql.prepare(ada).get()).toEqual({ issue_date: '2021-03-15', check_method: 'vcrypt' });
+  ctx.db.sql
+    .prepare(
+      "UPDATE identity_documents SET issue_date = NULL, check_method = 'kbv' WHERE id = 'doc_sandbox_ada_passport_de'",
+    )
+    .run();
+  seedPersonas(ctx.db);
+  expect(ctx.db.sql.prepare(ada).get()).toEqual({ issue_date: '2021-03-15', check_method: 'vcrypt' });
 });

@@ -45,9 +45,11 @@ const VERIFIED = {
     evidence: [
       {
         type: { value: 'document' },
+        check_details: [{ check_method: null }],
         document_details: {
           type: null,
           document_number: null,
+          date_of_issuance: null,
           date_of_expiry: null,
           issuer: { country_code: null },
         },
@@ -65,9 +67,11 @@ const ADA_VERIFIED = {
     evidence: [
       {
         type: 'document',
+        check_details: [{ check_method: 'vcrypt' }],
         document_details: {
           type: 'passport',
           document_number: '******T47',
+          date_of_issuance: '2021-03-15',
           date_of_expiry: '2031-03-14',
           issuer: { country_code: 'DEU' },
         },

@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { type Db, openDb } from '../../src/db/open.ts';
-import { findClient, redirectUrisOf, verifyClientSecret } from '../../src/oauth/client.store.ts';
+import {
+  clientRegistry,
+  findClient,
+  redirectUrisOf,
+  verifyClientSecret,
+} from '../../src/oauth/client.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -91,6 +96,19 @@ describe('a change made by another process is seen by the next request', () => {
     expect((await authorize()).status).toBe(400);
   });
 
+  test('a post-logout redirect URI added or removed elsewhere is served on the next read', () => {
+    const registered = () => clientRegistry(ctx).postLogoutRedirectUris(app.environmentId);
+    expect(registered()).toEqual([]);
+    other.sql
+      .prepare('INSERT INTO post_logout_redirect_uris (environment_id, uri) VALUES (?, ?)')
+      .run(app.environmentId, 'https://app.example/bye');
+    expect(registered()).toEqual(['https://app.example/bye']);
+    other.sql
+      .prepare('DELETE FROM post_logout_redirect_uris WHERE environment_id = ?')
+      .run(app.environmentId);
+    expect(registered()).toEqual([]);
+  });
+
   test('a deleted application (its environments go with it) is an unknown client', async () => {
     expect(findClient(ctx, app.clientId)?.applicationId).toBe(app.applicationId);
     other.sql.prepare('DELETE FROM applications WHERE id = ?').run(app.applicationId);
@@ -136,6 +154,24 @@ describe('the clients cache version', () => {
       [
         'redirect delete',
         () => other.sql.exec(`DELETE FROM redirect_uris WHERE uri = 'https://app.example/third'`),
+      ],
+      [
+        'post-logout insert',
+        () =>
+          other.sql.exec(
+            `INSERT INTO post_logout_redirect_uris (environment_id, uri) VALUES ('${app.environmentId}', 'https://app.example/bye')`,
+          ),
+      ],
+      [
+        'post-logout update',
+        () =>
+          other.sql.exec(
+            `UPDATE post_logout_redirect_uris SET uri = 'https://app.example/ciao' WHERE uri = 'https://app.example/bye'`,
+          ),
+      ],
+      [
+        'post-logout delete',
+        () => other.sql.exec(`DELETE FROM post_logout_redirect_uris WHERE uri = 'https://app.example/ciao'`),
       ],
       [
         'secret insert',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { SCOPES } from '../../src/capabilities/scopes.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { discoveryDocument } from '../../src/oidc/discovery.ts';
+import { CHECK_METHODS } from '../../src/persons/check-methods.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -24,6 +25,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     revocation_endpoint: `${base}/v1/oauth/revoke`,
     userinfo_endpoint: `${base}/v1/userinfo`,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    end_session_endpoint: `${server.ctx.config.server.identity_url}/logout`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
@@ -72,8 +74,11 @@ test('identity assurance metadata (OIDC4IDA §8): the sandbox framework, documen
     documents_supported: ['passport', 'idcard', 'driving_permit', 'residence_permit'],
     claims_in_verified_claims_supported: ['given_name', 'family_name', 'birthdate', 'nationalities'],
   });
-  // Verity records no check method: nothing is claimed about one.
-  expect(doc.documents_check_methods_supported).toBeUndefined();
+  // Every check method a document can carry: exactly the registered values import accepts.
+  expect(doc.documents_check_methods_supported).toEqual([...CHECK_METHODS]);
+  expect(doc.documents_check_methods_supported).toEqual(
+    expect.arrayContaining(['vpip', 'vri', 'vcrypt', 'data']),
+  );
 });
 
 test('a configured production framework is published beside the sandbox one; none at all, nothing', () => {
@@ -84,7 +89,12 @@ test('a configured production framework is published beside the sandbox one; non
   );
   expect(discoveryDocument(productionOnly).trust_frameworks_supported).toEqual(['de_aml']);
   const none = discoveryDocument(parseConfig('[identity]\nsandbox = false\n'));
-  for (const key of ['verified_claims_supported', 'trust_frameworks_supported', 'evidence_supported'])
+  for (const key of [
+    'verified_claims_supported',
+    'trust_frameworks_supported',
+    'evidence_supported',
+    'documents_check_methods_supported',
+  ])
     expect(key in none).toBe(false);
   expect(none.claims_parameter_supported).toBe(true);
 });

@@ -171,6 +171,15 @@ describe('persons import', () => {
       [{ documents: [{ ...doc, issuingCountry: 'ZZ' }] }, 'documents.0.issuingCountry'],
       [{ documents: [{ ...doc, validityStatus: 'lost' }] }, 'documents.0.validityStatus'],
       [{ documents: [{ ...doc, expiryDate: '2031-13-01' }] }, 'documents.0.expiryDate'],
+      [{ documents: [{ ...doc, issueDate: '2021-02-29' }] }, 'documents.0.issueDate'],
+      [
+        { documents: [{ ...doc, issueDate: '2099-01-01', expiryDate: '2109-01-01' }] },
+        'documents.0.issueDate',
+      ],
+      [{ documents: [{ ...doc, issueDate: '2031-09-01' }] }, 'documents.0.issueDate'],
+      [{ documents: [{ ...doc, issueDate: '2026-01-16' }] }, 'documents.0.verifiedAt'],
+      [{ documents: [{ ...doc, checkMethod: 'pipp' }] }, 'documents.0.checkMethod'],
+      [{ documents: [{ ...doc, checkMethod: 'VCRYPT' }] }, 'documents.0.checkMethod'],
       [{ documents: [{ ...doc, verifiedAt: '2999-01-01T00:00:00Z' }] }, 'documents.0.verifiedAt'],
       [{ documents: [{ ...doc, number: '' }] }, 'documents.0.number'],
       [{ documents: [{ ...doc, shelf: 3 }] }, 'documents.0.shelf'],
@@ -382,6 +391,30 @@ describe('persons import', () => {
       share_enabled: 0,
       primary: 1,
     });
+  });
+
+  test("a document's date of issue and check method are stored, and cleared when a re-import leaves them out", async () => {
+    const doc = (record().documents as Record<string, unknown>[])[0]!;
+    const stored = () =>
+      ctx.db.sql
+        .prepare(
+          `SELECT issue_date, check_method FROM identity_documents d JOIN persons p ON p.id = d.person_id
+           WHERE p.external_id = 'ext-1' AND p.environment = 'production'`,
+        )
+        .get();
+    // Issued on the day it was checked, in the check's own time zone (the 14th in UTC).
+    const sameDay = {
+      ...doc,
+      issueDate: '2026-01-15',
+      verifiedAt: '2026-01-15T00:30:00+01:00',
+      checkMethod: 'vcrypt',
+    };
+    await importPersons(ctx, jsonl(record({ documents: [sameDay] })));
+    expect(stored()).toEqual({ issue_date: '2026-01-15', check_method: 'vcrypt' });
+    await importPersons(ctx, jsonl(record({ documents: [{ ...doc, issueDate: '2021-09-01' }] })));
+    expect(stored()).toEqual({ issue_date: '2021-09-01', check_method: null });
+    await importPersons(ctx, jsonl(record()));
+    expect(stored()).toEqual({ issue_date: null, check_method: null });
   });
 
   test('a missing or unreadable file is a failure, a missing argument a usage error', async () => {

@@ -14,7 +14,16 @@ beforeEach(async () => {
   await importPersons(
     ctx,
     jsonl(
-      record({ password: 'Maria-Passw0rd-Secret' }),
+      record({
+        password: 'Maria-Passw0rd-Secret',
+        documents: [
+          {
+            ...(record().documents as Record<string, unknown>[])[0],
+            issueDate: '2021-09-01',
+            checkMethod: 'vcrypt',
+          },
+        ],
+      }),
       record({
         externalId: 'ext-2',
         givenName: 'Jean',
@@ -78,8 +87,10 @@ describe('persons list, show and disable', () => {
           type: 'passport',
           issuingCountry: 'DE',
           maskedNumber: '******T47',
+          issueDate: '2021-09-01',
           validityStatus: 'valid',
           verifiedAt: '2026-01-15T09:30:00.000Z',
+          checkMethod: 'vcrypt',
           primary: true,
           status: 'active',
         },
@@ -93,6 +104,9 @@ describe('persons list, show and disable', () => {
 
     const human = await cli('persons', 'show', mariaId, '--config', config);
     expect(human.stdout).toContain('maria@example.com (verified) [primary]');
+    expect(human.stdout).toContain(
+      '******T47 issued 2021-09-01, expires 2031-08-31, valid, verified by vcrypt',
+    );
     expect(human.stdout).not.toContain('C01X00T47');
   });
 

@@ -79,6 +79,22 @@ export const webOrigins = sqliteTable(
   ],
 );
 
+/**
+ * Where RP-initiated logout may send the browser back (`post_logout_redirect_uri`), per environment,
+ * matched exactly like redirect URIs.
+ */
+export const postLogoutRedirectUris = sqliteTable(
+  'post_logout_redirect_uris',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => applicationEnvironments.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+  },
+  (t) => [uniqueIndex('post_logout_redirect_uris_env_uri').on(t.environmentId, t.uri)],
+);
+
 /** Only SHA-256 of a secret is kept; the clear value is printed once. */
 export const clientSecrets = sqliteTable(
   'client_secrets',
@@ -112,6 +128,7 @@ export const productionReviews = sqliteTable(
      */
     redirectUris: text('redirect_uris'),
     webOrigins: text('web_origins'),
+    postLogoutRedirectUris: text('post_logout_redirect_uris'),
     documentTypes: text('document_types'),
     documentCountries: text('document_countries'),
     fullNumberJustification: text('full_number_justification'),

@@ -78,10 +78,14 @@ export const identityDocuments = sqliteTable(
     issuingCountry: text('issuing_country').notNull(),
     documentNumber: text('document_number').notNull(),
     displayName: text('display_name').notNull(),
+    /** `YYYY-MM-DD`, as the document states it; null when upstream did not give it. */
+    issueDate: text('issue_date'),
     expiryDate: text('expiry_date').notNull(),
     validityStatus: text('validity_status', { enum: ['valid', 'expired', 'revoked', 'suspended'] }).notNull(),
     verified: flag('verified').notNull().default(false),
     verifiedAt: time('verified_at'),
+    /** How the document was checked at `verified_at`: a registered OIDC4IDA `check_method` (persons/check-methods.ts). */
+    checkMethod: text('check_method'),
     /** The person's switch on the account page. */
     shareEnabled: flag('share_enabled').notNull().default(true),
     status: text('status', { enum: ['active', 'disabled'] })

@@ -19,6 +19,15 @@ export const en = {
     `The server is busy. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
   errorSandboxDisabled: 'Sandbox sign-in is turned off on this server.',
 
+  logoutTitle: 'Sign out',
+  logoutAsk: (app: string | undefined) =>
+    app ? `${app} asks to sign you out of Verity.` : 'Do you want to sign out of Verity?',
+  logoutSignedInAs: (name: string) => `You are signed in as ${name}.`,
+  logoutConfirm: 'Sign out',
+  logoutStay: 'Stay signed in',
+  signedOutTitle: 'Signed out',
+  signedOut: 'You are signed out of Verity. You can close this window.',
+
   signinTitle: 'Sign in',
   signinTo: (app: string) => `to continue to ${app}`,
   email: 'Email',
@@ -99,7 +108,7 @@ export const en = {
     age_over_18: 'Whether you are over 18',
     date_of_birth: 'Your date of birth',
     nationality: 'Your nationalities',
-    identity_verified: 'Whether your identity has been verified',
+    identity_verified: 'Whether and how your identity has been verified',
     identity_assurance_level: 'How strongly your identity has been verified',
     liveness_verified: 'Whether this sign-in passed a liveness check',
     face_match_verified: 'Whether your face matched your account in this sign-in',
@@ -108,7 +117,7 @@ export const en = {
     identity_documents: 'The identity documents you choose to share',
     document_type: 'The type of each shared document',
     document_issuing_country: 'The country that issued each shared document',
-    document_expiry_date: 'The expiry date of each shared document',
+    document_expiry_date: 'The issue and expiry dates of each shared document',
     document_validity: 'Whether each shared document is valid',
     document_verified: 'Whether each shared document has been verified',
     document_verified_at: 'When each shared document was verified',

@@ -110,6 +110,9 @@ export const en = {
   policyUri: 'Privacy policy link',
   tosUri: 'Terms of service link',
   linkHint: 'An https address shown to people on the consent screen. Applies to both environments at once.',
+  postLogoutRedirectUris: 'Post-logout redirect URIs',
+  postLogoutRedirectUrisHint:
+    'Where signing out from your application (RP-initiated logout) may return the browser, passed as post_logout_redirect_uri. Same rules as redirect URIs.',
   scopes: 'Enabled scopes',
   scopesHint: 'The most an authorization request of this environment may ask for.',
   sensitivity: { basic: 'Basic', sensitive: 'Sensitive', restricted: 'Restricted' } as Record<string, string>,
@@ -209,13 +212,14 @@ export const en = {
     withdrawn: 'Withdrawn',
   } as Record<string, string>,
   productionEditIntro:
-    'Removing scopes, redirect URIs, web origins or document types and countries applies at once; links apply at once too. Anything added is sent to the operator for review; until it is approved, production keeps serving the approved settings.',
+    'Removing scopes, redirect URIs, post-logout redirect URIs, web origins or document types and countries applies at once; links apply at once too. Anything added is sent to the operator for review; until it is approved, production keeps serving the approved settings.',
   changePending:
     'Removals were applied. What you added waits for the operator’s review; production serves the approved settings until then.',
   pendingChange: {
     scopes: 'Scopes asked for',
     redirectUris: 'Redirect URIs asked for',
     webOrigins: 'Web origins asked for',
+    postLogoutRedirectUris: 'Post-logout redirect URIs asked for',
     documentTypes: 'Document types asked for',
     documentCountries: 'Issuing countries asked for',
   } as Record<string, string>,

@@ -101,6 +101,18 @@ export function AppPage(
             </ul>
           </>
         ) : null}
+        {env.postLogoutRedirectUris.length ? (
+          <>
+            <h3>{m.postLogoutRedirectUris}</h3>
+            <ul>
+              {env.postLogoutRedirectUris.map((u) => (
+                <li>
+                  <code>{u}</code>
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
         {app.policyUri || app.tosUri ? (
           <dl>
             {app.policyUri ? (

@@ -24,6 +24,7 @@ export interface AppFormValues {
   webOrigins: string;
   policyUri: string;
   tosUri: string;
+  postLogoutRedirectUris: string;
   scopes: string[];
   documentTypes: string[];
   documentCountries: string;
@@ -101,6 +102,13 @@ export function AppFormPage(
             label={`${m.webOrigins} ${m.optional}`}
             hint={m.webOriginsHint}
             value={values.webOrigins}
+            errors={errors}
+          />
+          <TextArea
+            id="post_logout_redirect_uris"
+            label={`${m.postLogoutRedirectUris} ${m.optional}`}
+            hint={m.postLogoutRedirectUrisHint}
+            value={values.postLogoutRedirectUris}
             errors={errors}
           />
           <ScopePicker

@@ -1,0 +1,36 @@
+/** The processes a benchmark starts: which cores they may use, when they are ready, their memory. */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
+export const cores = availableParallelism();
+/** Servers run on core 0 and the load generator on the others; with one core nothing is pinned. */
+export const pinned = cores >= 2;
+export const pin = pinned ? ['taskset', '-c', '0'] : [];
+
+/** Every thread of `pid` (workers included) on core 0, on every core, or on the cores but 0. */
+export function setAffinity(pid: number, where: 'server core' | 'all cores' | 'other cores') {
+  if (!pinned) return;
+  const list = { 'server core': '0', 'all cores': `0-${cores - 1}`, 'other cores': `1-${cores - 1}` }[where];
+  const r = Bun.spawnSync(['taskset', '-a', '-p', '-c', list, String(pid)], { stdout: 'ignore' });
+  if (r.exitCode !== 0) throw new Error(`taskset failed for ${pid}: ${r.stderr.toString()}`);
+}
+
+export async function waitReady(url: string) {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`not ready: ${url}`);
+}
+
+/** Kilobytes from /proc/<pid>/status (VmRSS now, VmHWM peak). */
+export function procKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,110 @@
+/** @jsxImportSource hono/jsx */
+import { type Context, Hono } from 'hono';
+import { securityEvent } from '../../audit/security-events.ts';
+import type { AppContext } from '../../context.ts';
+import { ApiError } from '../../errors.ts';
+import { pageBodyLimit } from '../../http/body-limit.ts';
+import type { AppEnv } from '../../http/env.ts';
+import { pageRateLimit } from '../../http/rate-limit.ts';
+import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
+import { subjectFor } from '../../keys/pairwise.ts';
+import { createPersonStore } from '../../persons/person.store.ts';
+import { readForm } from '../../web/form.ts';
+import {
+  csrfProtection,
+  csrfToken,
+  type SessionEnv,
+  sessionMiddleware,
+  signOutSession,
+} from '../../web/session.middleware.ts';
+import { identityErrorResponse } from '../error-response.tsx';
+import { messagesFor } from '../messages/index.ts';
+import { LogoutConfirmPage } from './logout-confirm.page.tsx';
+import { checkLogoutRequest, type LogoutParams, type LogoutRequest, logoutParams } from './logout-request.ts';
+import { SignedOutPage } from './signed-out.page.tsx';
+
+type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
+type C = Context<Env>;
+
+const queryOf = (params: LogoutParams) =>
+  new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  ).toString();
+
+/**
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), the `end_session_endpoint`, at
+ * `<identity_url>/logout`: it ends the identity session, whose cookie only the identity host receives.
+ * A valid `id_token_hint` for the signed-in person signs out at once; anything less asks first.
+ */
+export function logoutRouter(ctx: AppContext, cookieName: string, base: string) {
+  const app = new Hono<Env>();
+  const session = sessionMiddleware(ctx, { kind: 'identity', cookieName });
+  app.use('*', securityHeaders());
+  app.use('*', pageRateLimit(ctx));
+  app.use('*', pageBodyLimit());
+
+  const props = (c: C, req?: LogoutRequest) => ({
+    m: messagesFor(req?.carried.ui_locales),
+    nonce: c.get('cspNonce'),
+    csrf: csrfToken(c),
+    display: 'page' as const,
+    sandbox: req?.client?.environment === 'sandbox',
+  });
+
+  /** The signed-in person's session ends: row and cookie gone; consents stay. */
+  const endSession = (c: C, req: LogoutRequest, how: 'id_token_hint' | 'confirmed') => {
+    const personId = c.get('session').subjectId;
+    if (!personId) return;
+    signOutSession(c, ctx);
+    securityEvent(ctx, 'signout', {
+      surface: 'identity',
+      personId,
+      ...(req.client ? { clientId: req.client.clientId, applicationId: req.client.applicationId } : {}),
+      reason: how,
+    });
+  };
+
+  const finish = (c: C, req: LogoutRequest) =>
+    req.returnTo ? c.redirect(req.returnTo, 303) : c.html(<SignedOutPage {...props(c, req)} />);
+
+  // §2: the RP may POST its form. Posted across sites, it arrives without the SameSite=Lax session
+  // cookie, so it is answered with the same request as a GET, which a top-level navigation sends it with.
+  app.post('/', async (c) => {
+    const params = await readForm(c, logoutParams);
+    return c.redirect(`${base}/logout?${queryOf(params)}`, 303);
+  });
+
+  app.get('/', session, async (c) => {
+    const parsed = logoutParams.safeParse(c.req.query());
+    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The logout request is malformed.', 400);
+    const req = await checkLogoutRequest(ctx, parsed.data);
+    const personId = c.get('session').subjectId;
+    if (!personId) return finish(c, req);
+    if (req.client && req.hintSubject === (await subjectFor(ctx, req.client.applicationId, personId))) {
+      endSession(c, req, 'id_token_hint');
+      return finish(c, req);
+    }
+    // Chrome applies form-action to where the form's answer redirects.
+    const source = req.returnTo && formActionSource(req.returnTo);
+    if (source) c.get('cspFormAction').push(source);
+    return c.html(
+      <LogoutConfirmPage
+        {...props(c, req)}
+        action={`${base}/logout/confirm`}
+        accountHref={`${base}/account`}
+        applicationName={req.client?.name}
+        personName={createPersonStore(ctx.db).flowPerson(personId)?.name ?? ''}
+        carried={req.carried}
+      />,
+    );
+  });
+
+  app.post('/confirm', session, csrfProtection([ctx.config.server.identity_url]), async (c) => {
+    const req = await checkLogoutRequest(ctx, await readForm(c, logoutParams.omit({ id_token_hint: true })));
+    endSession(c, req, 'confirmed');
+    return finish(c, req);
+  });
+
+  app.onError((err, c) => identityErrorResponse(c, err));
+  return app;
+}
