@@ -23,6 +23,7 @@ import { userinfoRouter } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, Routes } from './platform/listen.ts';
 import { portalPaths, portalRouter } from './portal/portal.router.tsx';
+import { proofsRouter } from './proofs/proofs.router.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
 export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
@@ -87,6 +88,7 @@ const CORS_PATHS = {
   '/v1/userinfo': ['GET', 'POST'],
   '/v1/userinfo/identity-documents': ['GET'],
   '/v1/userinfo/identity-documents/:documentReference': ['GET'],
+  '/v1/userinfo/identity-documents/:documentReference/proof': ['GET'],
 } as const;
 
 function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
@@ -122,6 +124,7 @@ function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
     const webOriginsOf = (environmentId: string) => clientRegistry(ctx).webOrigins(environmentId);
     app.route('/', userinfoRouter(ctx, webOriginsOf));
     app.route('/', documentsRouter(ctx, webOriginsOf));
+    app.route('/', proofsRouter(ctx, webOriginsOf));
     app.route('/', capabilitiesRouter(ctx));
     app.route('/', webhooksRouter(ctx));
     app.route('/', applicationsRouter(ctx));

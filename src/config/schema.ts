@@ -220,7 +220,8 @@ export const SANDBOX_TRUST_FRAMEWORK = 'verity_sandbox';
 
 /**
  * Identity assurance (OpenID Connect for Identity Assurance 1.0). `trust_framework` names the framework
- * production identity verification follows; empty = no `verified_claims` in production.
+ * production identity verification follows; empty = no `verified_claims` in production. `proof_ttl` is
+ * how long a signed document proof stays valid.
  */
 export const assuranceSchema = z
   .strictObject({
@@ -235,6 +236,11 @@ export const assuranceSchema = z
         (v) => v !== SANDBOX_TRUST_FRAMEWORK,
         `"${SANDBOX_TRUST_FRAMEWORK}" marks sandbox data and cannot name a production framework`,
       ),
+    // Retired signing keys stay published this long, so a long one keeps more keys in the JWKS.
+    proof_ttl: duration('30d').refine(
+      (ms) => ms >= 5 * 60_000 && ms <= 366 * 86_400_000,
+      'must be between "5m" and "366d"',
+    ),
   })
   .prefault({});
 

@@ -3,7 +3,7 @@ import { insufficientScope } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
-import { createDocumentStore } from './document.store.ts';
+import { createDocumentStore, type SharedDocument } from './document.store.ts';
 import { isShareable } from './eligibility.ts';
 import { PROOF_SCHEMA_VERSION, proofHash, referencesFor, resolveReference } from './reference.ts';
 import { detailView, summaryView } from './views.ts';
@@ -33,21 +33,31 @@ export async function listSharedDocuments(
 }
 
 /**
- * `GET /v1/userinfo/identity-documents/:documentReference`. The same 404 whether the reference is
- * unknown, made for another application or person, or names a document that is no longer shareable
- * (disabled, unverified, switched off by the person, outside the policy), so nothing can be learnt
- * from the difference.
+ * The document a reference names for this grant. The same 404 whether the reference is unknown, made
+ * for another application or person, or names a document that is no longer shareable (disabled,
+ * unverified, switched off by the person, outside the policy), so nothing can be learnt from the
+ * difference.
  */
-export async function getSharedDocument(
+export async function resolveSharedDocument(
   ctx: AppContext,
   grant: AccessGrant,
   reference: string,
-): Promise<IdentityDocument> {
+): Promise<SharedDocument> {
   requireDocumentsScope(grant);
   if (!/^[A-Za-z0-9_-]{43}$/.test(reference)) throw notFound();
   const docs = createDocumentStore(ctx.db).forPerson(grant.personId);
   const doc = await resolveReference(ctx, grant.applicationId, docs, reference);
   if (!doc || !isShareable(doc, grant)) throw notFound();
+  return doc;
+}
+
+/** The approved fields of a resolved document: what the detail endpoint answers and a proof carries. */
+export async function documentDetail(
+  ctx: AppContext,
+  grant: AccessGrant,
+  doc: SharedDocument,
+  reference: string,
+): Promise<IdentityDocument> {
   return detailView(
     doc,
     reference,
@@ -56,4 +66,13 @@ export async function getSharedDocument(
     await proofHash(ctx, grant.applicationId, doc),
     PROOF_SCHEMA_VERSION,
   );
+}
+
+/** `GET /v1/userinfo/identity-documents/:documentReference`. */
+export async function getSharedDocument(
+  ctx: AppContext,
+  grant: AccessGrant,
+  reference: string,
+): Promise<IdentityDocument> {
+  return documentDetail(ctx, grant, await resolveSharedDocument(ctx, grant, reference), reference);
 }

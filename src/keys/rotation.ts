@@ -32,7 +32,7 @@ export interface RotationReport {
   /** Kids promoted to active by this run, and the kids they replaced. */
   promoted: string[];
   retired: string[];
-  /** Retired keys dropped from the JWKS (their tokens have all expired). */
+  /** Retired keys dropped from the JWKS (their tokens and proofs have all expired). */
   removed: string[];
   /** Key files that had no row (a crash between writing the file and inserting the row). */
   orphansRemoved: string[];
@@ -44,8 +44,8 @@ export function timings(ctx: AppContext) {
   return {
     rotateEvery: seconds(ctx.config.keys.rotate_every),
     publishAhead: seconds(ctx.config.keys.publish_ahead),
-    /** How long a retired key stays published: every token it signed has expired by then. */
-    keepRetired: seconds(ctx.config.oauth.token_ttl) + SKEW_SECONDS,
+    /** How long a retired key stays published: every token and document proof it signed has expired by then. */
+    keepRetired: seconds(Math.max(ctx.config.oauth.token_ttl, ctx.config.assurance.proof_ttl)) + SKEW_SECONDS,
   };
 }
 
@@ -130,8 +130,8 @@ export async function publishNext(ctx: AppContext, now: number, actor: AuditActo
 
 /**
  * In one transaction: the `next` keys become active and the active key of each one's algorithm is
- * retired, kept published until every token it signed has expired. Returns undefined when another
- * process changed the keys first.
+ * retired, kept published until every token and proof it signed has expired. Returns undefined when
+ * another process changed the keys first.
  */
 export function promote(
   ctx: AppContext,

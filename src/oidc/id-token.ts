@@ -1,10 +1,8 @@
-import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { base64url, fromHex } from '../crypto/encoding.ts';
+import { signJwt } from '../keys/sign-jwt.ts';
 import type { SigningAlg } from '../keys/signing-algs.ts';
 import { unix } from '../platform/clock.ts';
-import { signEd25519, signEs256 } from '../platform/jws-sign.ts';
-import { runtime } from '../platform/runtime.ts';
 
 export interface IdTokenInput {
   sub: string;
@@ -26,36 +24,12 @@ export function atHash(accessTokenHash: string): string {
   return base64url(fromHex(accessTokenHash.slice(0, 32)));
 }
 
-// The encoded protected header depends only on the kid (a key has one algorithm): a memo of
-// constants, shared by every context.
-const headers = new Map<string, string>();
-function encodedHeader(alg: SigningAlg, kid: string): string {
-  let h = headers.get(kid);
-  if (!h) {
-    h = base64url(JSON.stringify({ alg, kid, typ: 'JWT' }));
-    headers.set(kid, h);
-  }
-  return h;
-}
-
-const SIGN: Record<SigningAlg, (key: KeyObject, input: string) => string> = {
-  // Read at each call: `runtime` picks the native signer once it has loaded.
-  RS256: (key, input) => runtime.signRs256(key, input),
-  ES256: signEs256,
-  EdDSA: signEd25519,
-};
-
 /**
  * An ID token signed with the active key of the client's algorithm (DESIGN.md §5). Identity data goes
  * to UserInfo unless the request's `claims` parameter places some of it here (`extra`). It lives as
  * long as the access token.
- *
- * The compact JWS is put together here rather than by jose's SignJWT so that the signature is a
- * synchronous native one (`platform/rs256.ts`, `platform/jws-sign.ts`; the token endpoint is bound by
- * it); tests verify every token with jose and openid-client.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
-  const { kid, alg, key } = await ctx.keys.signingKey(input.alg);
   const iat = unix(ctx.clock);
   const claims = {
     ...input.extra,
@@ -71,6 +45,5 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  const signingInput = `${encodedHeader(alg, kid)}.${base64url(JSON.stringify(claims))}`;
-  return `${signingInput}.${SIGN[alg](key, signingInput)}`;
+  return signJwt(ctx.keys, 'JWT', claims, input.alg);
 }

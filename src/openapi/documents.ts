@@ -71,6 +71,11 @@ const errors = {
   500: internalError,
 };
 
+const notFound = apiError(
+  '`IDENTITY_DOCUMENT_NOT_FOUND`: unknown, no longer eligible, disabled or no longer shared.',
+  rated(),
+);
+
 export const documentRoutes: ApiRoute[] = [
   route({
     method: 'get',
@@ -96,10 +101,30 @@ export const documentRoutes: ApiRoute[] = [
     responses: {
       200: { description: 'The approved fields of the document.', schema: DocumentOne, headers: rated() },
       ...errors,
-      404: apiError(
-        '`IDENTITY_DOCUMENT_NOT_FOUND`: unknown, no longer eligible, disabled or no longer shared.',
-        rated(),
-      ),
+      404: notFound,
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/userinfo/identity-documents/{documentReference}/proof',
+    operationId: 'getIdentityDocumentProof',
+    summary: 'A signed proof of one document',
+    description:
+      'A JWS (RS256, `typ` `verity-document-proof+jwt`, `kid` in the JWKS) verifiable offline with the cached JWKS until its `exp` (`[assurance] proof_ttl`, 30 days by default). Claims: `iss`, `sub` (pairwise), `aud` (the client id), `iat`, `exp`, `jti`, `document` (exactly what the detail answers under this consent) and, when `identity_verified` was approved, `verification` (OIDC4IDA). Same rules as the detail; a revoked consent stops new proofs at once, while a proof already issued stays valid until its `exp`.',
+    tag: 'Identity documents',
+    security: [{ accessToken: [] }],
+    params: z.object({
+      documentReference: z.string().meta({ description: 'An opaque reference from the list.' }),
+    }),
+    responses: {
+      200: {
+        description: 'The proof, a compact JWS.',
+        schema: z.string().regex(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+        contentType: 'application/jwt',
+        headers: rated(),
+      },
+      ...errors,
+      404: notFound,
     },
   }),
 ];

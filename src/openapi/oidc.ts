@@ -46,6 +46,7 @@ export const DiscoveryDocument = z
     trust_frameworks_supported: z.array(z.string()).optional(),
     evidence_supported: z.array(z.literal('document')).optional(),
     documents_supported: z.array(z.string()).optional(),
+    documents_check_methods_supported: z.array(z.string()).optional(),
     claims_in_verified_claims_supported: z.array(z.string()).optional(),
   })
   .meta({ id: 'DiscoveryDocument' });

@@ -2,11 +2,12 @@ import { type AuthorizationUrlParams, authorizationUrl } from './authorization-u
 import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
 import { type SdkClock, systemClock } from './clock.ts';
 import { discover } from './discovery.ts';
+import { type DocumentProofClaims, verifyDocumentProof } from './document-proof.ts';
 import { UnexpectedResponseError } from './errors.ts';
 import type { FetchLike } from './http.ts';
 import { type IdTokenClaims, validateIdToken } from './id-token.ts';
 import { createJwksCache, type JwksCache } from './jwks.ts';
-import { getDocument, listDocuments, userinfo } from './resources.ts';
+import { getDocument, getDocumentProof, listDocuments, userinfo } from './resources.ts';
 import { exchangeCode, revokeToken, type TokenEndpointAuthMethod } from './token.ts';
 import type { TransactionStore } from './transaction.store.ts';
 import { createTransaction, type Transaction } from './transaction.ts';
@@ -77,6 +78,9 @@ export interface VerityClient {
   userinfo(accessToken: string): Promise<UserInfo>;
   listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
   getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
+  getDocumentProof(accessToken: string, documentReference: string): Promise<string>;
+  /** Checks a proof against the issuer's JWKS (cached; fetched again only for an unknown kid). */
+  verifyDocumentProof(jwt: string): Promise<DocumentProofClaims>;
 }
 
 /** One client per application environment; discovery and the JWKS are fetched lazily and cached. */
@@ -191,6 +195,15 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
     listDocuments: (accessToken) => listDocuments({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
     getDocument: (accessToken, documentReference) =>
       getDocument({ baseUrl: issuer, accessToken, documentReference, fetch: fetchFn, clock }),
+    getDocumentProof: (accessToken, documentReference) =>
+      getDocumentProof({ baseUrl: issuer, accessToken, documentReference, fetch: fetchFn, clock }),
+    verifyDocumentProof: async (jwt) =>
+      verifyDocumentProof(jwt, {
+        jwks: await keys(),
+        clientId: options.clientId,
+        issuer: (await discovery()).issuer,
+        clock,
+      }),
   };
   return client;
 }

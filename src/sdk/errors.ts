@@ -2,7 +2,7 @@
  * Every failure the SDK reports is a `VerityError` with a stable `code`, so callers can `switch` on it.
  * Server answers keep the interface's own codes (`invalid_grant`, `insufficient_scope`,
  * `IDENTITY_DOCUMENT_NOT_FOUND`, `RATE_LIMIT_EXCEEDED`, …); checks the SDK makes itself use the
- * codes of `CallbackErrorCode` and `IdTokenErrorCode`.
+ * codes of `CallbackErrorCode`, `IdTokenErrorCode` and `DocumentProofErrorCode`.
  */
 export class VerityError extends Error {
   constructor(
@@ -64,6 +64,26 @@ export type IdTokenErrorCode =
 export class IdTokenError extends VerityError {
   declare readonly code: IdTokenErrorCode;
   constructor(code: IdTokenErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/** Why `verifyDocumentProof` refused a JWT. */
+export type DocumentProofErrorCode =
+  | 'proof_malformed'
+  | 'proof_alg'
+  | 'proof_typ'
+  | 'proof_kid'
+  | 'proof_signature'
+  | 'proof_iss'
+  | 'proof_aud'
+  | 'proof_expired'
+  | 'proof_iat'
+  | 'proof_claims';
+
+export class DocumentProofError extends VerityError {
+  declare readonly code: DocumentProofErrorCode;
+  constructor(code: DocumentProofErrorCode, message: string) {
     super(code, message);
   }
 }

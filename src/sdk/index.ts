@@ -32,12 +32,20 @@ export {
 } from './client.ts';
 export { type SdkClock, systemClock } from './clock.ts';
 export { discover } from './discovery.ts';
+export {
+  DOCUMENT_PROOF_TYP,
+  type DocumentProofClaims,
+  type VerifyDocumentProofOptions,
+  verifyDocumentProof,
+} from './document-proof.ts';
 export { type EndSessionUrlParams, endSessionUrl } from './end-session-url.ts';
 export {
   ApiResponseError,
   AuthorizationError,
   CallbackError,
   type CallbackErrorCode,
+  DocumentProofError,
+  type DocumentProofErrorCode,
   IdTokenError,
   type IdTokenErrorCode,
   OAuthResponseError,
@@ -53,7 +61,7 @@ export {
   validateIdToken,
 } from './id-token.ts';
 export { createJwksCache, type JwksCache, type JwksCacheOptions } from './jwks.ts';
-export { getDocument, listDocuments, type ResourceParams, userinfo } from './resources.ts';
+export { getDocument, getDocumentProof, listDocuments, type ResourceParams, userinfo } from './resources.ts';
 export {
   basicCredentials,
   type ExchangeCodeParams,

@@ -52,3 +52,19 @@ export async function getDocument(
     throw new UnexpectedResponseError('identity-document response has no data');
   return body.data;
 }
+
+/**
+ * `GET /v1/userinfo/identity-documents/:documentReference/proof`: the document as a signed JWT, to keep
+ * or pass on and check later with `verifyDocumentProof`. The same errors as `getDocument`.
+ */
+export async function getDocumentProof(p: ResourceParams & { documentReference: string }): Promise<string> {
+  const url = `${p.baseUrl.replace(/\/+$/, '')}/v1/userinfo/identity-documents/${encodeURIComponent(p.documentReference)}/proof`;
+  const res = await send(p.fetch ?? fetch, url, {
+    headers: { accept: 'application/jwt', authorization: `Bearer ${p.accessToken}` },
+  });
+  if (!res.ok) await readJson(res, (p.clock ?? systemClock).now());
+  const jwt = (await res.text()).trim();
+  if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(jwt))
+    throw new UnexpectedResponseError('identity-document proof response is not a JWT', res.status);
+  return jwt;
+}

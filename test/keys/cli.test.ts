@@ -105,8 +105,8 @@ describe('verity keys', () => {
     expect(old.state).toBe('retired');
     expect(old.retiredAt).toMatch(ISO);
     expect(old.removeAfter).toMatch(ISO);
-    // Kept for token_ttl (15 minutes by default) plus 60 s of skew.
-    expect(Date.parse(old.removeAfter) - Date.parse(old.retiredAt)).toBe(16 * 60_000);
+    // Kept for the longer of token_ttl and proof_ttl (30 days by default) plus 60 s of skew.
+    expect(Date.parse(old.removeAfter) - Date.parse(old.retiredAt)).toBe(30 * 86_400_000 + 60_000);
     for (const kid of Object.values(b)) expect(await s.audit()).toContain(`cli signing_key.rotate ${kid}`);
   });
 

@@ -73,7 +73,9 @@ async function verifies(c: AppContext, jwt: string) {
 describe('scheduled rotation with a fixed clock', () => {
   test('next keys published publish_ahead before they sign, promoted together, old keys kept until tokens expire, then dropped together', async () => {
     ctx = await testContext({
-      extra: 'rotate_every = "30d"\npublish_ahead = "1h"\n[oauth]\ntoken_ttl = "15m"',
+      // A proof_ttl shorter than token_ttl: the tokens decide how long a retired key stays.
+      extra:
+        'rotate_every = "30d"\npublish_ahead = "1h"\n[oauth]\ntoken_ttl = "15m"\n[assurance]\nproof_ttl = "10m"',
     });
     const start = ctx.clock.now().getTime();
     const a = kidsIn(ctx, 'active');
@@ -316,7 +318,10 @@ describe('crash safety: the JWKS always holds the active key', () => {
   });
 
   test('every state a rotation passes through keeps the active key published', async () => {
-    ctx = await testContext({ extra: 'rotate_every = "1d"\npublish_ahead = "1h"' });
+    // Proofs shorter-lived than tokens: the tokens decide when a retired key goes.
+    ctx = await testContext({
+      extra: 'rotate_every = "1d"\npublish_ahead = "1h"\n[assurance]\nproof_ttl = "5m"',
+    });
     const seen = new Set<string>();
     // Four days and half an hour, so the key retired on the fourth day has had its tokens expire.
     for (let i = 0; i < 4 * 24 * 6 + 3; i++) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { artifactFor, type Started, startWay, WAYS } from '../../scripts/smoke.ts';
@@ -149,7 +150,7 @@ for (const way of WAYS) {
       expect(claims.amr).toEqual(['sandbox', 'face']);
     });
 
-    it('UserInfo and the shared documents answer the access token', async () => {
+    it('UserInfo, the shared documents and a document proof answer the access token', async () => {
       const sub = tokens.claims()!.sub;
       const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
       expect(info.sub).toBe(sub);
@@ -160,6 +161,18 @@ for (const way of WAYS) {
       const { documents } = (await res.json()).data;
       expect(documents.length).toBeGreaterThan(0);
       expect(documents[0].documentType).toBeString();
+      const proof = await fetch(
+        `${server.baseUrl}/v1/userinfo/identity-documents/${documents[0].documentReference}/proof`,
+        { headers: { Authorization: `Bearer ${tokens.access_token}` } },
+      );
+      expect(proof.headers.get('content-type')).toBe('application/jwt');
+      const jwks = createLocalJWKSet(await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json());
+      const { payload } = await jwtVerify(await proof.text(), jwks, {
+        issuer: server.baseUrl,
+        audience: app.clientId,
+        typ: 'verity-document-proof+jwt',
+      });
+      expect(payload.document).toMatchObject({ documentReference: documents[0].documentReference });
     });
 
     it('the consent.granted webhook arrives, signed with the endpoint secret', async () => {
