@@ -19,7 +19,7 @@ test('a database from before several algorithms keeps its RS256 key and gets an 
   dirs.push(d);
   const clock = fixedClock(Date.UTC(2026, 5, 1, 12));
   // The database and key file as the release before wrote them: schema up to 0008, one RS256 key.
-  const before = migrations.findIndex((m) => m.name === '0009_signing_algs');
+  const before = migrations.findIndex((m) => m.name.endsWith('_signing_algs'));
   expect(before).toBeGreaterThan(0);
   const db = await openDb(join(d.dir, 'verity.db'));
   migrate(db, clock, migrations.slice(0, before));
