@@ -14,14 +14,14 @@ import { opsRouter } from './http/ops.router.ts';
 import { observe, requestContext } from './http/request-context.ts';
 import { requestId } from './http/request-id.ts';
 import { identityPaths, identityRouter } from './identity/identity.router.tsx';
-import { jwksRouter } from './keys/jwks.router.ts';
+import { jwksRoutes } from './keys/jwks.router.ts';
 import { clientRegistry } from './oauth/client.store.ts';
 import { oauthRouter } from './oauth/oauth.router.ts';
-import { type PlainHandler, tokenEndpoint } from './oauth/token-endpoint.ts';
-import { discoveryRouter } from './oidc/discovery.router.ts';
+import { tokenEndpoint } from './oauth/token-endpoint.ts';
+import { discoveryRoutes } from './oidc/discovery.router.ts';
 import { userinfoRouter } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
-import type { FetchHandler, Routes } from './platform/listen.ts';
+import type { FetchHandler, PlainHandler, Routes } from './platform/listen.ts';
 import { portalPaths, portalRouter } from './portal/portal.router.tsx';
 import { proofsRouter } from './proofs/proofs.router.ts';
 
@@ -66,12 +66,12 @@ const requestHost = (req: Request) => new URL(req.url).host;
  * that host only, and that host serves nothing else but the operations endpoints (docs/reference.md,
  * "Surface hosts").
  */
-export function createApp(ctx: AppContext, token: PlainHandler = tokenEndpoint(ctx)) {
+export function createApp(ctx: AppContext, plain: Routes = plainRoutes(ctx)) {
   registerSecurityEvents(ctx.metrics);
   const own = ownSurfaceHosts(ctx.config.server);
-  if (!own.size) return surfacesApp(ctx, token, { api: true, identity: true, portal: true });
-  const byHost = new Map([...own].map(([host, s]) => [host, surfacesApp(ctx, token, s)]));
-  const elsewhere = surfacesApp(ctx, token, {
+  if (!own.size) return surfacesApp(ctx, plain, { api: true, identity: true, portal: true });
+  const byHost = new Map([...own].map(([host, s]) => [host, surfacesApp(ctx, plain, s)]));
+  const elsewhere = surfacesApp(ctx, plain, {
     api: true,
     identity: ![...own.values()].some((s) => s.identity),
     portal: ![...own.values()].some((s) => s.portal),
@@ -91,10 +91,23 @@ const CORS_PATHS = {
   '/v1/userinfo/identity-documents/:documentReference/proof': ['GET'],
 } as const;
 
-function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
+/**
+ * The API routes that do the middleware's steps themselves, served ahead of it (and ahead of hono
+ * altogether by Bun's listener): the token endpoint (token-endpoint.ts), discovery and the JWKS
+ * (public-document.ts).
+ */
+const plainRoutes = (ctx: AppContext): Routes => ({
+  '/v1/oauth/token': { POST: tokenEndpoint(ctx) },
+  ...discoveryRoutes(ctx),
+  ...jwksRoutes(ctx),
+});
+
+function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
   const app = new Hono<AppEnv>();
-  // Ahead of the middleware, which it does itself (see token-endpoint.ts).
-  if (serves.api) app.post('/v1/oauth/token', (c) => token(c.req.raw, c.env));
+  if (serves.api)
+    for (const [path, methods] of Object.entries(plain))
+      for (const [method, handler] of Object.entries(methods) as [string, PlainHandler][])
+        app.on(method, path, (c) => handler(c.req.raw, c.env));
   app.use(requestId());
   app.use(requestContext(ctx));
   app.use(observe(ctx));
@@ -118,8 +131,6 @@ function surfacesApp(ctx: AppContext, token: PlainHandler, serves: Surfaces) {
       corsPreflights(CORS_PATHS, (origin) => clientRegistry(ctx).originRegistered(origin)),
     );
     app.route('/', openApiRouter(ctx));
-    app.route('/', jwksRouter(ctx));
-    app.route('/', discoveryRouter(ctx));
     app.route('/', oauthRouter(ctx));
     const webOriginsOf = (environmentId: string) => clientRegistry(ctx).webOrigins(environmentId);
     app.route('/', userinfoRouter(ctx, webOriginsOf));
@@ -166,20 +177,19 @@ export function createHandlers(
   ctx: AppContext,
   extend?: (app: ReturnType<typeof createApp>) => void,
 ): { fetch: FetchHandler; routes: Routes; maxBodySize: number } {
-  const token = tokenEndpoint(ctx);
-  const app = createApp(ctx, token);
+  const plain = plainRoutes(ctx);
+  const app = createApp(ctx, plain);
   extend?.(app);
   const own = ownSurfaceHosts(ctx.config.server);
-  return {
-    fetch: (req, conn) => app.fetch(req, conn),
-    routes: {
-      '/v1/oauth/token': {
-        // A surface's own host does not serve the API: the app answers it there (a 404).
-        POST: own.size
-          ? (req, conn) => (own.has(requestHost(req)) ? app.fetch(req, conn) : token(req, conn))
-          : token,
-      },
-    },
-    maxBodySize: LARGEST_BODY_LIMIT,
-  };
+  // A surface's own host does not serve the API: the app answers it there (a 404).
+  const apiHostsOnly = (handler: PlainHandler): PlainHandler =>
+    own.size
+      ? async (req, conn) => (own.has(requestHost(req)) ? app.fetch(req, conn) : handler(req, conn))
+      : handler;
+  const routes: Routes = {};
+  for (const [path, methods] of Object.entries(plain))
+    routes[path] = Object.fromEntries(
+      Object.entries(methods).map(([method, handler]) => [method, apiHostsOnly(handler)]),
+    );
+  return { fetch: (req, conn) => app.fetch(req, conn), routes, maxBodySize: LARGEST_BODY_LIMIT };
 }

@@ -20,6 +20,11 @@ export interface AppContext {
   signals: Signals;
   /** Per-process state (caches of database rows, counters, the dispatcher): a new context starts empty. */
   caches: Caches;
+  /**
+   * Only on the context of a request being served (`c.var.ctx`, src/http/request-context.ts): its id,
+   * which the security events emitted with that context carry.
+   */
+  readonly requestId?: string;
 }
 
 /** A named piece of per-process state and how to make it; declared once, as a module constant. */

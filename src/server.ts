@@ -47,6 +47,7 @@ export async function startServer(
       stopJobs();
       await server.close();
       await stopCheckpoints();
+      ctx.keys.close();
       ctx.db.close();
     },
   };

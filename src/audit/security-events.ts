@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AppContext } from '../context.ts';
 import type { Environment } from '../environment.ts';
 import type { Counter, Metrics } from './metrics.ts';
@@ -30,7 +29,7 @@ export type SecurityEvent = (typeof SECURITY_EVENTS)[number];
  * token, secret or email cannot be passed by accident.
  */
 export interface SecurityEventFields {
-  /** Taken from the request being served when not given. */
+  /** Taken from the context of the request being served when not given. */
   requestId?: string;
   /** The client address, for sign-in events (the throttle counts by it). */
   ip?: string;
@@ -50,11 +49,6 @@ export interface SecurityEventFields {
   error?: string;
 }
 
-const requestScope = new AsyncLocalStorage<string>();
-
-/** Runs `fn` as part of the request `id`: security events emitted under it carry that request id. */
-export const withRequestId = <T>(id: string, fn: () => T): T => requestScope.run(id, fn);
-
 // Keyed by the context's own Metrics (a new context, a new registry): the registration, not state.
 const counters = new WeakMap<Metrics, Counter>();
 function counterOf(metrics: Metrics): Counter {
@@ -71,13 +65,16 @@ function counterOf(metrics: Metrics): Counter {
 /** Registers the counter, so `/metrics` lists every event before the first one happens. */
 export const registerSecurityEvents = (metrics: Metrics): void => void counterOf(metrics);
 
-/** One info-level log line `{ msg: "security event", event, …fields }` and one count. */
+/**
+ * One info-level log line `{ msg: "security event", event, …fields }` and one count. While serving a
+ * request, pass the request's context (`c.var.ctx`, which carries its `requestId`) or the id itself.
+ */
 export function securityEvent(
-  ctx: Pick<AppContext, 'log' | 'metrics'>,
+  ctx: Pick<AppContext, 'log' | 'metrics' | 'requestId'>,
   event: SecurityEvent,
   fields: SecurityEventFields = {},
 ): void {
   counterOf(ctx.metrics).inc({ event });
-  const requestId = fields.requestId ?? requestScope.getStore();
+  const requestId = fields.requestId ?? ctx.requestId;
   ctx.log.info('security event', requestId ? { event, requestId, ...fields } : { event, ...fields });
 }

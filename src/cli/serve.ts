@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
 import { runtime } from '../platform/runtime.ts';
+import { signingThreads } from '../platform/signing-pool.ts';
 import { startServer } from '../server.ts';
 import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
@@ -17,6 +18,7 @@ export const serveCommands: Command[] = [
         version: VERSION,
         runtime: runtime.name,
         rs256: runtime.rs256Provider,
+        signing_threads: signingThreads(config.server.signing_threads),
         listen: config.server.listen,
         base_url: config.server.base_url,
         identity_url: config.server.identity_url,

@@ -32,6 +32,8 @@ const secret = z
     'must be at least 32 bytes (verity init writes a random one), or empty to have one generated',
   );
 
+const SIGNING_THREADS = 'must be "auto" or a whole number of threads from 0 to 256';
+
 export const serverSchema = z
   .strictObject({
     listen: listenAddress('127.0.0.1:8080'),
@@ -52,6 +54,11 @@ export const serverSchema = z
         (v) => v === '' || new TextEncoder().encode(v).length >= 32,
         'must be at least 32 bytes (e.g. `openssl rand -hex 32`), or empty to serve /metrics to loopback clients only',
       ),
+    /** Threads that sign ID tokens: "auto" = one per core (none on one core), 0 = the serving thread. */
+    signing_threads: z
+      .union([z.literal('auto'), z.number()], { error: SIGNING_THREADS })
+      .default('auto')
+      .refine((v) => v === 'auto' || (Number.isInteger(v) && v >= 0 && v <= 256), SIGNING_THREADS),
   })
   .prefault({});
 

@@ -80,3 +80,12 @@ function logInternal(err: unknown, log: Logger | undefined, requestId: string | 
     stack: err instanceof Error ? err.stack : undefined,
   });
 }
+
+/** The API's 500 without a framework, for the handlers served ahead of hono (see public-document.ts). */
+export function internalErrorResponse(err: unknown, log: Logger, requestId: string): Response {
+  logInternal(err, log, requestId);
+  return Response.json(
+    { error: { code: 'INTERNAL', message: 'An internal error occurred.', requestId } },
+    { status: 500, headers: { 'X-Request-Id': requestId } },
+  );
+}

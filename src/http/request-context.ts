@@ -21,10 +21,13 @@ export function clientAddress(
   return hops.at(-1) ?? ip;
 }
 
-/** Puts the AppContext, the request logger and the client address on every request. */
+/**
+ * Puts the request's context (the AppContext with the request id, for the security events emitted while
+ * serving it), the request logger and the client address on every request.
+ */
 export function requestContext(ctx: AppContext): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
-    c.set('ctx', ctx);
+    c.set('ctx', { ...ctx, requestId: c.get('requestId') });
     c.set('log', ctx.log);
     c.set(
       'clientIp',

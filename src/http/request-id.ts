@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from 'hono';
-import { withRequestId } from '../audit/security-events.ts';
 import type { AppEnv } from './env.ts';
 
 /**
@@ -11,7 +10,6 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     const id = crypto.randomUUID();
     c.set('requestId', id);
     c.header('X-Request-Id', id);
-    // Security events emitted while serving it carry its id (src/audit/security-events.ts).
-    await withRequestId(id, next);
+    await next();
   };
 }

@@ -175,13 +175,13 @@ export function identityRouter(ctx: AppContext) {
 
   app.get('/authorize/:id', async (c) => {
     const req = load(c);
-    const next = await resume(ctx, req, c.get('session'));
+    const next = await resume(c.var.ctx, req, c.get('session'));
     return next.kind === 'signin' ? renderSignin(c, req) : go(c, req.id, next);
   });
 
   app.post('/authorize/:id/signin', async (c) => {
     const req = load(c);
-    if (req.status !== 'pending') return go(c, req.id, await resume(ctx, req, c.get('session')));
+    if (req.status !== 'pending') return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
       const f = await readForm(c, personaForm);
       const persona = personaByKey(f.persona);
@@ -191,7 +191,7 @@ export function identityRouter(ctx: AppContext) {
         authTime: unix(ctx.clock),
         amr: ['sandbox'],
       });
-      securityEvent(ctx, 'signin.succeeded', {
+      securityEvent(c.var.ctx, 'signin.succeeded', {
         surface: 'identity',
         method: 'sandbox',
         personId: persona.personId,
@@ -199,12 +199,16 @@ export function identityRouter(ctx: AppContext) {
       });
       const person = createPersonStore(ctx.db).flowPerson(persona.personId);
       if (!person) throw new Error('sandbox personas are not seeded');
-      const forced = applyForcedOutcome(ctx, req, f.outcome);
-      return go(c, req.id, forced ?? (await signedIn(ctx, req, person, session)));
+      const forced = applyForcedOutcome(c.var.ctx, req, f.outcome);
+      return go(c, req.id, forced ?? (await signedIn(c.var.ctx, req, person, session)));
     }
     const f = await readForm(c, signinForm);
     const m = messagesFor(req.uiLocales);
-    const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
+    const result = await passwordSignIn(c.var.ctx, {
+      email: f.email,
+      password: f.password,
+      ip: c.get('clientIp'),
+    });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
       return renderSignin(
@@ -219,13 +223,13 @@ export function identityRouter(ctx: AppContext) {
       authTime: unix(ctx.clock),
       amr: ['pwd'],
     });
-    return go(c, req.id, await signedIn(ctx, req, result.person, session));
+    return go(c, req.id, await signedIn(c.var.ctx, req, result.person, session));
   });
 
   app.get('/authorize/:id/face', async (c) => {
     const req = load(c);
     if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
-      return go(c, req.id, await resume(ctx, req, c.get('session')));
+      return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     const p = { ...props(c, req), action: path(req.id, '/face'), retry: faceRetry(ctx, req) };
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))
@@ -236,15 +240,15 @@ export function identityRouter(ctx: AppContext) {
   app.post('/authorize/:id/face', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'authenticated');
-    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
       const f = await readForm(c, sandboxFaceForm);
-      return go(c, req.id, await verifyFace(ctx, req, person, sandboxFaceProvider(f.outcome), []));
+      return go(c, req.id, await verifyFace(c.var.ctx, req, person, sandboxFaceProvider(f.outcome), []));
     }
     const provider = configuredFaceProvider(ctx.config);
-    if (!provider) return go(c, req.id, faceUnavailable(ctx, req));
+    if (!provider) return go(c, req.id, faceUnavailable(c.var.ctx, req));
     const f = await readForm(c, z.object({ frames: framesField }));
-    return go(c, req.id, await verifyFace(ctx, req, person, provider, f.frames));
+    return go(c, req.id, await verifyFace(c.var.ctx, req, person, provider, f.frames));
   });
 
   app.post('/authorize/:id/face/unavailable', async (c) => {
@@ -254,14 +258,14 @@ export function identityRouter(ctx: AppContext) {
       req.environment === 'sandbox' ||
       configuredFaceProvider(ctx.config)
     )
-      return go(c, req.id, await resume(ctx, req, c.get('session')));
-    return go(c, req.id, faceUnavailable(ctx, req));
+      return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
+    return go(c, req.id, faceUnavailable(c.var.ctx, req));
   });
 
   app.get('/authorize/:id/consent', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
-    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     const client = findClient(ctx, req.clientId);
     return c.html(
       <ConsentPage
@@ -281,14 +285,14 @@ export function identityRouter(ctx: AppContext) {
   app.post('/authorize/:id/consent', async (c) => {
     const req = load(c);
     const person = personAtStep(ctx, req, c.get('session'), 'face_passed');
-    if (!person) return go(c, req.id, await resume(ctx, req, c.get('session')));
+    if (!person) return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     const f = await readForm(c, consentForm);
-    return go(c, req.id, await decideConsent(ctx, req, person, f.decision));
+    return go(c, req.id, await decideConsent(c.var.ctx, req, person, f.decision));
   });
 
   app.post('/authorize/:id/cancel', (c) => {
     const req = load(c);
-    return go(c, req.id, cancel(ctx, req));
+    return go(c, req.id, cancel(c.var.ctx, req));
   });
 
   app.onError((err, c) => {

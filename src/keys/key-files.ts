@@ -16,8 +16,11 @@ export interface KeyFiles {
    * tell a crashed write from a fresh one.
    */
   generate(alg: SigningAlg, createdAt: number, rsaBits?: number): Promise<{ kid: string; publicJwk: JWK }>;
-  /** The private key, imported for the signer of its algorithm (RS256's native one included). */
-  loadPrivate(kid: string): Promise<{ alg: SigningAlg; key: KeyObject }>;
+  /**
+   * The key's algorithm, its private JWK (for the signing threads) and the key imported for the signer
+   * of its algorithm (RS256's native one included).
+   */
+  loadPrivate(kid: string): Promise<{ alg: SigningAlg; jwk: JWK; key: KeyObject }>;
   /** The whole JWK of a key file; undefined when the file is missing. */
   loadPrivateJwk(kid: string): Promise<JWK | undefined>;
   loadPublic(kid: string): Promise<JWK | undefined>;
@@ -70,7 +73,7 @@ export function keyFiles(dir: string): KeyFiles {
       if (!jwk) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
       // Files written before there were several algorithms are RSA keys marked RS256 all the same.
       const alg = jwk.alg as SigningAlg;
-      return { alg, key: alg === 'RS256' ? runtime.importRsaPrivateJwk(jwk) : importPrivateJwk(jwk) };
+      return { alg, jwk, key: alg === 'RS256' ? runtime.importRsaPrivateJwk(jwk) : importPrivateJwk(jwk) };
     },
     async loadPrivateJwk(kid) {
       const text = await files.readText(pathOf(dir, kid));

@@ -1,19 +1,25 @@
-import type { KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
 import type { Config } from '../config/schema.ts';
 import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
+import { signEd25519, signEs256 } from '../platform/jws-sign.ts';
+import {
+  createSigningPool,
+  type PoolKey,
+  type SigningPool,
+  signingThreads,
+} from '../platform/signing-pool.ts';
 import { createKeyStore, type KeyRow, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from './signing-algs.ts';
 
-export interface SigningKey {
-  kid: string;
-  alg: SigningAlg;
-  key: KeyObject;
-}
+/**
+ * An active key: its kid, its algorithm, its private JWK (sent to the signing threads) and the key
+ * imported from it.
+ */
+export type SigningKey = PoolKey & { alg: SigningAlg };
 
 /**
  * The signing keys as the server uses them: the active private key of each algorithm for ID tokens,
@@ -27,6 +33,8 @@ export class KeyService {
   private jwks?: { body: string; version: number };
   /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
   private publicByKid = new Map<string, JWK>();
+  /** Started on the first signature: commands that never sign start no threads. */
+  private pool?: SigningPool;
 
   constructor(
     readonly db: Db,
@@ -106,9 +114,10 @@ export class KeyService {
       const held = this.signing.get(active.alg);
       if (held?.kid === active.kid) signing.set(active.alg, held);
       else {
-        const { alg, key } = await this.files.loadPrivate(active.kid);
-        if (alg !== active.alg) throw new Error(`signing key file for ${active.kid} holds an ${alg} key`);
-        signing.set(alg, { kid: active.kid, alg, key });
+        const loaded = await this.files.loadPrivate(active.kid);
+        if (loaded.alg !== active.alg)
+          throw new Error(`signing key file for ${active.kid} holds an ${loaded.alg} key`);
+        signing.set(active.alg, { kid: active.kid, ...loaded });
       }
     }
     this.signing = signing;
@@ -121,6 +130,30 @@ export class KeyService {
     const key = this.signing.get(alg);
     if (!key) throw new Error(`no active ${alg} signing key`);
     return key;
+  }
+
+  /**
+   * The signature over `input` with `key` (the one signingKey() returned), base64url. RS256 is made on
+   * one of `[server] signing_threads` threads: the pool only ever signs with the key it is handed, so
+   * the check above still decides. ES256 and EdDSA cost a few percent of it: made here, synchronously,
+   * a thread hop would cost more than they do.
+   */
+  async sign(key: SigningKey, input: string): Promise<string> {
+    if (key.alg === 'ES256') return signEs256(key.key, input);
+    if (key.alg === 'EdDSA') return signEd25519(key.key, input);
+    this.pool ??= createSigningPool({
+      threads: signingThreads(this.config.server.signing_threads),
+      onWorkerLost: (reason) =>
+        this.log.warn('signing thread lost; its signatures in flight were made on the serving thread', {
+          reason,
+        }),
+    });
+    return this.pool.sign(key, input);
+  }
+
+  /** Ends the signing threads; a signature asked for later is made on the calling thread. */
+  close(): void {
+    this.pool?.close();
   }
 
   async jwksBody(): Promise<string> {

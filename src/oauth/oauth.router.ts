@@ -60,7 +60,7 @@ export function oauthRouter(ctx: AppContext) {
     try {
       const text = await c.req.text();
       const { body, client } = await clientRequest(ctx, c.req.raw, text, c.get('clientIp'), headers, 'token');
-      await revokeToken(ctx, client, body.token!);
+      await revokeToken(c.var.ctx, client, body.token!);
       return c.body(null, 200, headers);
     } catch (e) {
       for (const [k, v] of Object.entries(headers)) c.header(k, v);

@@ -4,13 +4,11 @@ import { OAuthError } from '../errors.ts';
 import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
 import { tokenError } from '../http/errors.ts';
 import { clientAddress, recordFinished } from '../http/request-context.ts';
-import type { ConnInfo } from '../platform/listen.ts';
+import type { PlainHandler } from '../platform/listen.ts';
 import { clientRequest } from './client-request.ts';
 import { exchangeCode } from './token.ts';
 
 const ROUTE = '/v1/oauth/token';
-
-export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
 
 /**
  * POST /v1/oauth/token as a plain fetch handler. The listener serves it ahead of hono (a native route

@@ -1,20 +1,14 @@
-import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import { PUBLIC_CORS_HEADERS } from '../http/cors.ts';
-import type { AppEnv } from '../http/env.ts';
+import { publicDocument } from '../http/public-document.ts';
+import type { Routes } from '../platform/listen.ts';
 import { discoveryDocument } from './discovery.ts';
 
-/** /.well-known/openid-configuration and /.well-known/oauth-authorization-server */
-export function discoveryRouter(ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+/** /.well-known/openid-configuration and /.well-known/oauth-authorization-server, ahead of hono. */
+export function discoveryRoutes(ctx: AppContext): Routes {
   // Serialised once: the document only changes with the configuration.
   const body = JSON.stringify(discoveryDocument(ctx.config));
-  const headers = {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'public, max-age=300',
-    ...PUBLIC_CORS_HEADERS,
-  };
-  app.get('/.well-known/openid-configuration', (c) => c.body(body, 200, headers));
-  app.get('/.well-known/oauth-authorization-server', (c) => c.body(body, 200, headers));
-  return app;
+  const routes: Routes = {};
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'])
+    routes[path] = { GET: publicDocument(ctx, path, () => body, 'public, max-age=300') };
+  return routes;
 }

@@ -32,14 +32,15 @@ const RELEASABLE = `SELECT name, given_name AS givenName, family_name AS familyN
     legal_family_name AS legalFamilyName, birthdate, nationalities, photo, photo_verified AS photoVerified,
     assurance_level AS assuranceLevel, identity_verified AS identityVerified, updated_at AS updatedAt
   FROM persons WHERE id = ?`;
-const RELEASABLE_EMAILS = `SELECT email, verified, "primary" FROM person_emails WHERE person_id = ? ORDER BY "primary" DESC, id`;
-const RELEASABLE_PHONES = `SELECT phone, verified, "primary" FROM person_phones WHERE person_id = ? ORDER BY "primary" DESC, id`;
+// Sorted here, not by ORDER BY: SQLite would build a temporary B-tree for each (a sixth of UserInfo's time).
+const RELEASABLE_EMAILS = `SELECT id, email, verified, "primary" FROM person_emails WHERE person_id = ?`;
+const RELEASABLE_PHONES = `SELECT id, phone, verified, "primary" FROM person_phones WHERE person_id = ?`;
 type Flags<T, K extends keyof T> = Omit<T, K> & { [F in K]: number };
-const contact = <T extends { verified: number; primary: number }>(r: T) => ({
-  ...r,
-  verified: r.verified === 1,
-  primary: r.primary === 1,
-});
+/** Primary first, then in the order they were added. */
+const contacts = <T extends { id: number; verified: number; primary: number }>(rows: T[]) =>
+  rows
+    .sort((a, b) => b.primary - a.primary || a.id - b.id)
+    .map(({ id: _, ...r }) => ({ ...r, verified: r.verified === 1, primary: r.primary === 1 }));
 
 /** A sandbox persona as seeded: every field it owns, with its emails, phones and verified documents. */
 export type PersonaSeed = Pick<
@@ -138,14 +139,16 @@ export function createPersonStore(db: Db) {
         ...p,
         photoVerified: p.photoVerified === 1,
         identityVerified: p.identityVerified === 1,
-        emails: db.sql
-          .prepare<{ email: string; verified: number; primary: number }>(RELEASABLE_EMAILS)
-          .all(id)
-          .map(contact),
-        phones: db.sql
-          .prepare<{ phone: string; verified: number; primary: number }>(RELEASABLE_PHONES)
-          .all(id)
-          .map(contact),
+        emails: contacts(
+          db.sql
+            .prepare<{ id: number; email: string; verified: number; primary: number }>(RELEASABLE_EMAILS)
+            .all(id),
+        ),
+        phones: contacts(
+          db.sql
+            .prepare<{ id: number; phone: string; verified: number; primary: number }>(RELEASABLE_PHONES)
+            .all(id),
+        ),
       };
     },
 

@@ -19,12 +19,15 @@ export const bunRuntime: Runtime = {
   async listen(handler, opts) {
     // Bun matches these natively; any other method on the path falls through to the fetch handler.
     const routes = Object.fromEntries(
-      Object.entries(opts.routes ?? {}).map(([path, { POST }]) => [
+      Object.entries(opts.routes ?? {}).map(([path, methods]) => [
         path,
-        {
-          POST: (req: Request, srv: Bun.Server<undefined>) =>
-            POST(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
-        },
+        Object.fromEntries(
+          Object.entries(methods).map(([method, handler]) => [
+            method,
+            (req: Request, srv: Bun.Server<undefined>) =>
+              handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+          ]),
+        ),
       ]),
     );
     let server: Bun.Server<undefined>;

@@ -34,8 +34,11 @@ export interface ConnInfo {
 
 export type FetchHandler = (req: Request, conn: ConnInfo) => Response | Promise<Response>;
 
+/** A handler served ahead of the framework; `conn` is absent when a test calls the app directly. */
+export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
+
 /** Exact paths answered by method ahead of the fetch handler, which must answer them too. */
-export type Routes = Record<string, { POST: FetchHandler }>;
+export type Routes = Record<string, { GET?: PlainHandler; POST?: PlainHandler }>;
 
 export interface Listening {
   port: number;

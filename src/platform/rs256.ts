@@ -4,8 +4,8 @@ import { createPrivateKey, type KeyObject, type JsonWebKey as NodeJwk, sign } fr
  * RS256 signing through the runtime's native crypto (node:crypto, which Bun, Node and Deno all
  * provide). It is a seam because the token endpoint's throughput is bounded by this one signature:
  * WebCrypto's `subtle.sign` (what jose uses) is asynchronous and, under Bun, hops through a worker
- * thread; the synchronous native call signs about a quarter faster and keeps the exchange free of
- * awaits.
+ * thread; the synchronous native call signs about a quarter faster. The token endpoint makes it on a
+ * pool of threads (signing-pool.ts).
  */
 export type RsaPrivateKey = KeyObject;
 

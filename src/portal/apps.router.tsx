@@ -351,7 +351,11 @@ export function appsRoutes(p: Portal) {
     if (!result.ok) return editForm(c, a, env.environment, typedValues(f, a.type), result.errors, 400);
     const reviewId = result.value.pendingReviewId;
     if (reviewId)
-      securityEvent(ctx, 'review.requested', { applicationId: a.applicationId, reviewId, actor: actor(c) });
+      securityEvent(c.var.ctx, 'review.requested', {
+        applicationId: a.applicationId,
+        reviewId,
+        actor: actor(c),
+      });
     const outcome = reviewId ? 'pending' : 'updated';
     return c.redirect(`${base}/apps/${a.applicationId}?env=${env.environment}&${outcome}=1`, 303);
   });
@@ -479,7 +483,11 @@ export function appsRoutes(p: Portal) {
         400,
       );
     const reviewId = result.value.reviewId;
-    securityEvent(ctx, 'review.requested', { applicationId: a.applicationId, reviewId, actor: actor(c) });
+    securityEvent(c.var.ctx, 'review.requested', {
+      applicationId: a.applicationId,
+      reviewId,
+      actor: actor(c),
+    });
     return c.redirect(`${base}/apps/${a.applicationId}?review=1`, 303);
   });
 

@@ -88,7 +88,7 @@ export function authRoutes(p: Portal) {
   app.post('/signin', async (c) => {
     const f = await readForm(c, signinForm);
     const m = p.props(c).m;
-    const result = await developerSignIn(ctx, {
+    const result = await developerSignIn(c.var.ctx, {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
@@ -115,7 +115,7 @@ export function authRoutes(p: Portal) {
     if (!signupOpen()) return c.html(<SignupPage {...p.props(c)} open={false} />, 403);
     const f = await readForm(c, signupForm);
     try {
-      const { developerId, emailSent } = await signUp(ctx, { ...f, ip: c.get('clientIp') });
+      const { developerId, emailSent } = await signUp(c.var.ctx, { ...f, ip: c.get('clientIp') });
       await startSession(c, developerId);
       return c.redirect(`${base}/account?verification=${emailSent ? 'sent' : 'failed'}`, 303);
     } catch (err) {
@@ -153,7 +153,7 @@ export function authRoutes(p: Portal) {
     if (!invitation) return c.html(<InvitationPage {...p.props(c)} action={c.req.path} />, 404);
     const f = await readForm(c, inviteForm);
     try {
-      const { developerId } = await acceptInvite(ctx, token, f);
+      const { developerId } = await acceptInvite(c.var.ctx, token, f);
       await startSession(c, developerId);
       return c.redirect(`${base}/apps`, 303);
     } catch (err) {

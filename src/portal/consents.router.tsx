@@ -35,7 +35,7 @@ export function consentsRoutes(p: Portal) {
 
   app.post(`${root}/:consentId/revoke`, async (c) => {
     const a = ownSandboxApp(c);
-    await revokeSandboxConsent(ctx, a.applicationId, c.req.param('consentId'), {
+    await revokeSandboxConsent(c.var.ctx, a.applicationId, c.req.param('consentId'), {
       actor: `developer:${p.me(c).developerId}`,
     });
     return c.redirect(`${base}/apps/${a.applicationId}/sandbox/consents?revoked=1`, 303);

@@ -59,7 +59,7 @@ export function keysRoutes(p: Portal) {
         label,
         actor: `developer:${dev.developerId}`,
       });
-      securityEvent(ctx, 'developer.key_created', {
+      securityEvent(c.var.ctx, 'developer.key_created', {
         developerId: dev.developerId,
         keyId: created.keyId,
         environment: f.environment,

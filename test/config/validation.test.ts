@@ -110,6 +110,16 @@ describe('problems an operator can act on', () => {
     ]);
   });
 
+  test('signing_threads is "auto" or a whole number from 0 to 256, from the file or the environment', () => {
+    expect(parseConfig('').server.signing_threads).toBe('auto');
+    expect(parseConfig('[server]\nsigning_threads = 0').server.signing_threads).toBe(0);
+    expect(parseConfig('', { VERITY_SERVER_SIGNING_THREADS: '3' }).server.signing_threads).toBe(3);
+    for (const bad of ['-1', '257', '1.5', '"many"', 'true'])
+      expect(problems(`[server]\nsigning_threads = ${bad}`)).toEqual([
+        'server.signing_threads: must be "auto" or a whole number of threads from 0 to 256',
+      ]);
+  });
+
   test('a duration given as a number says what durations look like', () => {
     expect(problems('[oauth]\ncode_ttl = 5\n[rate_limits.oauth.plans.gold]\nwindow = 60')).toEqual([
       'oauth.code_ttl: durations are quoted strings with a unit, like "5m": 5 has no unit',

@@ -38,6 +38,7 @@ export async function testContext(opts: { extra?: string; clock?: FixedClock } =
     clock,
     dir,
     cleanup() {
+      ctx.keys.close();
       ctx.db.close();
       cleanup();
     },

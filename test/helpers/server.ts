@@ -21,11 +21,12 @@ export interface TestServer extends RunningServer {
  * them with the fixed clock.
  */
 export async function startTestServer(
-  opts: { extra?: string; clock?: FixedClock; jobs?: boolean } = {},
+  /** `server`: further lines of the `[server]` section. */
+  opts: { extra?: string; server?: string; clock?: FixedClock; jobs?: boolean } = {},
 ): Promise<TestServer> {
   const { dir, cleanup } = tempDir('verity-srv');
   const port = await freePort();
-  const toml = `${testToml(dir, opts.extra)}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "http://localhost:${port}"\n`;
+  const toml = `${testToml(dir, opts.extra)}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "http://localhost:${port}"\n${opts.server ?? ''}\n`;
   const configPath = `${dir}/verity.toml`;
   await Bun.write(configPath, toml);
   const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));

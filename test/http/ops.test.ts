@@ -76,6 +76,9 @@ describe('operations endpoints', () => {
     await fetch(`${server.url}/v1/oauth/authorize?client_id=cid_test_x&code=raw-code-value`);
     // The token endpoint, which does the middleware's work itself, is counted like any route.
     await fetch(`${server.url}/v1/oauth/token`, { method: 'POST', body: 'code=raw-code-value' });
+    // So are discovery and the JWKS, which the listener serves ahead of hono too.
+    await fetch(`${server.url}/.well-known/openid-configuration`);
+    for (let i = 0; i < 2; i++) await fetch(`${server.url}/.well-known/jwks.json`);
 
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);
@@ -90,6 +93,12 @@ describe('operations endpoints', () => {
       'verity_http_requests_total{method="POST",route="/v1/oauth/token",status="400"} 1',
     );
     expect(text).toMatch(/verity_http_request_duration_seconds_count\{route="\/v1\/oauth\/token"\} 1/);
+    expect(text).toContain(
+      'verity_http_requests_total{method="GET",route="/.well-known/openid-configuration",status="200"} 1',
+    );
+    expect(text).toContain(
+      'verity_http_requests_total{method="GET",route="/.well-known/jwks.json",status="200"} 2',
+    );
     expect(text).not.toContain('raw-secret-value');
     expect(text).not.toContain('raw-code-value');
     expect(text).not.toContain('cid_test_x');

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { createApp } from '../../src/app.ts';
+import { createApp, createHandlers } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { PASSWORD, submit } from '../developer/portal-helpers.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -41,6 +41,20 @@ test('with hosts of their own, the identity experience and the portal are each s
     [`${BASE}/healthz`, 200],
   ];
   for (const [url, expected] of cases) expect(await status(a, url)).toEqual({ url, status: expected });
+});
+
+test('the routes the listener serves ahead of the app answer the API on the API host only', async () => {
+  await app(`identity_url = "${ID}"\ndeveloper_url = "${DEV}"`);
+  const { routes } = createHandlers(ctx!);
+  const conn = { ip: '198.51.100.7' };
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+    const get = routes[path]!.GET!;
+    expect((await get(new Request(`${BASE}${path}`), conn)).status).toBe(200);
+    expect((await get(new Request(`${DEV}${path}`), conn)).status).toBe(404);
+    expect((await get(new Request(`${ID}${path}`), conn)).status).toBe(404);
+  }
+  const token = routes['/v1/oauth/token']!.POST!;
+  expect((await token(new Request(`${ID}/v1/oauth/token`, { method: 'POST' }), conn)).status).toBe(404);
 });
 
 test("the portal's account page on its own host is the portal's, not the identity experience's", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPair, SignJWT } from 'jose';
 import { replacePostLogoutRedirectUris } from '../../src/apps/application.store.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
+import { jsonLogger } from '../../src/log.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import {
@@ -117,9 +118,15 @@ describe('RP-initiated logout with id_token_hint', () => {
     await setup();
     const idToken = await signIn();
     expect(await signedIn()).toBe(true);
+    const lines: string[] = [];
+    f.ctx.log = jsonLogger('info', (l) => lines.push(l));
     const res = await logout({ id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'xyz' });
     expect(res.status).toBe(303);
     expect(location(res)).toBe(`${SIGNED_OUT}?state=xyz`);
+    // Its security event carries the id of the logout request.
+    expect(lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'security event')).toEqual([
+      expect.objectContaining({ event: 'signout', requestId: res.headers.get('X-Request-Id') }),
+    ]);
     expect(f.browser.setCookies.join()).toMatch(/__Host-verity_session=;/);
     expect(await signedIn()).toBe(false);
     // Consents stay: signing out is not disconnecting.

@@ -16,6 +16,9 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('application/json');
   expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+  // Served by the listener ahead of the app, with the headers the app's routes send.
+  expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   const doc = (await res.json()) as Record<string, unknown>;
   const base = server.ctx.config.server.base_url;
   expect(doc).toMatchObject({

@@ -109,7 +109,11 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   app.post('/signin', async (c) => {
     const f = await readForm(c, signinForm);
     const m = messagesFor();
-    const result = await passwordSignIn(ctx, { email: f.email, password: f.password, ip: c.get('clientIp') });
+    const result = await passwordSignIn(c.var.ctx, {
+      email: f.email,
+      password: f.password,
+      ip: c.get('clientIp'),
+    });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
       return renderSignin(
@@ -128,7 +132,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
     const persona = personaByKey((await readForm(c, personaForm)).persona);
     if (!persona) throw new ApiError('INVALID_REQUEST', 'Unknown persona.', 400);
     await signInSession(c, ctx, { subjectId: persona.personId, authTime: unix(ctx.clock), amr: ['sandbox'] });
-    securityEvent(ctx, 'signin.succeeded', {
+    securityEvent(c.var.ctx, 'signin.succeeded', {
       surface: 'identity',
       method: 'sandbox',
       personId: persona.personId,
@@ -144,7 +148,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.post('/consents/:id/revoke', async (c) => {
     const person = requirePerson(c);
-    await revokeConsent(ctx, c.req.param('id'), 'revoked_by_person', {
+    await revokeConsent(c.var.ctx, c.req.param('id'), 'revoked_by_person', {
       within: heldBy(holderOf(c, person)),
       actor: `person:${person.id}`,
     });
@@ -153,7 +157,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
 
   app.post('/applications/:id/disconnect', async (c) => {
     const person = requirePerson(c);
-    const ended = await disconnectApplication(ctx, holderOf(c, person), c.req.param('id'), {
+    const ended = await disconnectApplication(c.var.ctx, holderOf(c, person), c.req.param('id'), {
       actor: `person:${person.id}`,
     });
     if (ended.length === 0) throw new NotFoundError('no connection to this application');

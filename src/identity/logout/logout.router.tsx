@@ -56,7 +56,7 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
     const personId = c.get('session').subjectId;
     if (!personId) return;
     signOutSession(c, ctx);
-    securityEvent(ctx, 'signout', {
+    securityEvent(c.var.ctx, 'signout', {
       surface: 'identity',
       personId,
       ...(req.client ? { clientId: req.client.clientId, applicationId: req.client.applicationId } : {}),
