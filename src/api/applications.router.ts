@@ -30,6 +30,7 @@ export const applicationJson = (a: ApplicationView, environment: string) => {
     documentTypes: e.documentTypes,
     documentCountries: e.documentCountries,
     minimumAcr: e.minimumAcr,
+    idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
   };
 };
 

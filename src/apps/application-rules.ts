@@ -1,3 +1,4 @@
+import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../keys/signing-algs.ts';
 import { ASSURANCE_LEVELS, type AssuranceLevel, isAssuranceLevel } from '../persons/assurance.ts';
 import type { ApplicationType, PkceMode } from './application.store.ts';
 import { redirectUriProblem } from './redirect-uri-rules.ts';
@@ -38,6 +39,16 @@ export function checkMinimumAcr(level: string): AssuranceLevel {
       `the minimum acr must be one of ${ASSURANCE_LEVELS.join(', ')}, not "${level}"`,
     );
   return level;
+}
+
+/** How an environment's ID tokens are signed: its relying party must accept the algorithm it chose. */
+export function checkIdTokenAlg(alg: string): SigningAlg {
+  if (!isSigningAlg(alg))
+    throw ruleViolation(
+      'idTokenSignedResponseAlg',
+      `the ID token signing algorithm must be one of ${SIGNING_ALGS.join(', ')}, not "${alg}"`,
+    );
+  return alg;
 }
 
 /** Plans name rate-limit tiers of the config (`[rate_limits.<surface>.plans.<plan>]`). */

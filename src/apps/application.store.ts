@@ -12,6 +12,7 @@ import {
 } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
+import type { SigningAlg } from '../keys/signing-algs.ts';
 import type { AssuranceLevel } from '../persons/assurance.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from './credential-prefixes.ts';
@@ -35,6 +36,8 @@ export interface EnvironmentView {
   documentCountries: string[];
   /** The lowest acr an authorization must reach when the request names none ("none": no minimum). */
   minimumAcr: AssuranceLevel;
+  /** How the environment's ID tokens are signed (RFC 7591 `id_token_signed_response_alg`). */
+  idTokenSignedResponseAlg: SigningAlg;
   /** How many secrets currently authenticate (0 for public clients). */
   activeSecrets: number;
   createdAt: number;
@@ -135,6 +138,7 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
     documentTypes: JSON.parse(e.documentTypes) as string[],
     documentCountries: JSON.parse(e.documentCountries) as string[],
     minimumAcr: e.minimumAcr ?? 'none',
+    idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
     activeSecrets: db.orm
       .select({ id: clientSecrets.id })
       .from(clientSecrets)
@@ -256,6 +260,7 @@ export function insertEnvironment(
     documentTypes: readonly string[];
     documentCountries: readonly string[];
     minimumAcr?: AssuranceLevel;
+    idTokenSignedResponseAlg?: SigningAlg;
     secretHash?: string;
   },
 ): EnvironmentRow {
@@ -276,6 +281,7 @@ export function insertEnvironment(
       documentTypes: JSON.stringify(input.documentTypes),
       documentCountries: JSON.stringify(input.documentCountries),
       minimumAcr: input.minimumAcr ?? null,
+      idTokenSignedResponseAlg: input.idTokenSignedResponseAlg,
       createdAt: unix(clock),
     })
     .run();

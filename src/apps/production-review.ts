@@ -192,6 +192,7 @@ export async function approveReview(
         documentTypes: documentTypes ?? sandbox.documentTypes,
         documentCountries: documentCountries ?? sandbox.documentCountries,
         minimumAcr: sandbox.minimumAcr,
+        idTokenSignedResponseAlg: sandbox.idTokenSignedResponseAlg,
         secretHash: secret?.hash,
       });
       // Its developer reveals it once in the portal, so no operator passes it on by hand.

@@ -24,6 +24,7 @@ import {
   setEnvironmentFields,
 } from './application.store.ts';
 import {
+  checkIdTokenAlg,
   checkLink,
   checkMinimumAcr,
   checkName,
@@ -64,6 +65,8 @@ export interface CreateApplicationInput {
   documentCountries?: string | readonly string[];
   /** Default: none. */
   minimumAcr?: string;
+  /** Default: RS256. */
+  idTokenSignedResponseAlg?: string;
   pkce?: string;
   plan?: string;
   actor: AuditActor;
@@ -106,6 +109,10 @@ export async function createApplication(
       ? [...ALL_COUNTRIES]
       : checkDocumentCountries(input.documentCountries);
   const minimumAcr = input.minimumAcr === undefined ? undefined : checkMinimumAcr(input.minimumAcr);
+  const idTokenSignedResponseAlg =
+    input.idTokenSignedResponseAlg === undefined
+      ? undefined
+      : checkIdTokenAlg(input.idTokenSignedResponseAlg);
   const pkce = checkPkce(input.pkce ?? 'required');
   const plan = checkPlan(input.plan ?? 'default');
   const credential = type === 'confidential' ? await newClientSecret('sandbox') : undefined;
@@ -136,6 +143,7 @@ export async function createApplication(
       documentTypes,
       documentCountries,
       minimumAcr,
+      idTokenSignedResponseAlg,
       secretHash: credential?.hash,
     });
     recordAudit(db, clock, {
@@ -190,6 +198,11 @@ export interface UpdateApplicationInput {
   documentCountries?: string | readonly string[];
   /** Applies at once in either direction: it decides only how sure the application is of its users. */
   minimumAcr?: string;
+  /**
+   * Applies at once in either direction, production included: it changes how tokens are signed, not
+   * what they release.
+   */
+  idTokenSignedResponseAlg?: string;
   /** For a developer's production edit that needs review: why (optional), and for document_number_full. */
   justification?: string;
   fullNumberJustification?: string;
@@ -295,7 +308,8 @@ export function updateApplication(
       input.scopes !== undefined ||
       input.documentTypes !== undefined ||
       input.documentCountries !== undefined ||
-      input.minimumAcr !== undefined;
+      input.minimumAcr !== undefined ||
+      input.idTokenSignedResponseAlg !== undefined;
     let pendingReviewId: string | undefined;
     if (touchesEnvironment) {
       const env = findEnvironment(db, applicationId, environment);
@@ -354,6 +368,11 @@ export function updateApplication(
       if (input.minimumAcr !== undefined) {
         const level = checkMinimumAcr(input.minimumAcr);
         if (level !== view.minimumAcr) envSet.minimumAcr = changed.minimumAcr = level;
+      }
+      if (input.idTokenSignedResponseAlg !== undefined) {
+        const alg = checkIdTokenAlg(input.idTokenSignedResponseAlg);
+        if (alg !== view.idTokenSignedResponseAlg)
+          envSet.idTokenSignedResponseAlg = changed.idTokenSignedResponseAlg = alg;
       }
       if (Object.keys(envSet).length) setEnvironmentFields(db, env.id, envSet);
     }

@@ -43,6 +43,7 @@ const environmentJson = (e: EnvironmentView) => ({
   documentTypes: e.documentTypes,
   documentCountries: e.documentCountries,
   minimumAcr: e.minimumAcr,
+  idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
   activeSecrets: e.activeSecrets,
   createdAt: isoTime(e.createdAt),
 });
@@ -124,6 +125,7 @@ function applicationText(a: ApplicationView): string {
       `    document types: ${e.documentTypes.join(' ') || 'none'}`,
       `    countries:      ${countries(e.documentCountries)}`,
       `    minimum acr:    ${e.minimumAcr}`,
+      `    ID token alg:   ${e.idTokenSignedResponseAlg}`,
     );
   }
   if (!a.environments.some((e) => e.environment === 'production'))
@@ -171,6 +173,10 @@ const policyFlags = {
     type: 'string',
     description: 'lowest assurance level when a request names none: none, low, substantial or high',
   },
+  'id-token-alg': {
+    type: 'string',
+    description: 'how its ID tokens are signed (id_token_signed_response_alg): RS256, ES256 or EdDSA',
+  },
   'policy-uri': {
     type: 'string',
     description: 'privacy policy link shown on the consent page ("" removes it)',
@@ -192,7 +198,7 @@ export const appsCommands: Command[] = [
       '[--web-origin ORIGIN ...] [--post-logout-redirect-uri U ...] [--owner DEVELOPER_ID] ' +
       '[--document-types "passport id_card"] ' +
       '[--document-countries "DE FR"] [--pkce required|public-only] [--plan P] [--policy-uri U] [--tos-uri U] ' +
-      '[--minimum-acr LEVEL]',
+      '[--minimum-acr LEVEL] [--id-token-alg RS256|ES256|EdDSA]',
     options: {
       name: { type: 'string', description: 'application name shown to persons on the consent page' },
       type: { type: 'string', description: 'confidential (has a client secret) or public (PKCE only)' },
@@ -232,6 +238,7 @@ export const appsCommands: Command[] = [
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
           minimumAcr: str(args, 'minimum-acr'),
+          idTokenSignedResponseAlg: str(args, 'id-token-alg'),
           pkce: str(args, 'pkce'),
           plan: str(args, 'plan'),
           actor: 'cli',
@@ -293,9 +300,9 @@ export const appsCommands: Command[] = [
     name: 'apps update',
     summary:
       'Change an application. Name, owner, PKCE mode, plan and links are shared; redirect and post-logout ' +
-      'URIs, web origins, scopes, document policy and the minimum acr belong to one environment (--env, ' +
-      'default sandbox). --redirect-uri, --post-logout-redirect-uri and --web-origin replace the whole set ' +
-      '("--web-origin none" removes every origin).',
+      'URIs, web origins, scopes, document policy, the minimum acr and the ID token algorithm belong to one ' +
+      'environment (--env, default sandbox). --redirect-uri, --post-logout-redirect-uri and --web-origin ' +
+      'replace the whole set ("--web-origin none" removes every origin).',
     usage:
       'APP_ID [--name N] [--owner DEVELOPER_ID|none] [--pkce required|public-only] [--plan P] ' +
       '[--env sandbox|production] [--redirect-uri U ...] [--add-redirect-uri U ...] [--remove-redirect-uri U ...] ' +
@@ -303,7 +310,7 @@ export const appsCommands: Command[] = [
       '[--remove-post-logout-redirect-uri U ...] ' +
       '[--web-origin ORIGIN ...] [--add-web-origin ORIGIN ...] [--remove-web-origin ORIGIN ...] ' +
       '[--scopes "s1 s2"] [--document-types T] [--document-countries C] [--policy-uri U] [--tos-uri U] ' +
-      '[--minimum-acr LEVEL]',
+      '[--minimum-acr LEVEL] [--id-token-alg RS256|ES256|EdDSA]',
     options: {
       name: { type: 'string', description: 'new application name' },
       owner: { type: 'string', description: 'new owning developer ("none" clears it)' },
@@ -368,6 +375,7 @@ export const appsCommands: Command[] = [
           documentTypes: str(args, 'document-types'),
           documentCountries: str(args, 'document-countries'),
           minimumAcr: str(args, 'minimum-acr'),
+          idTokenSignedResponseAlg: str(args, 'id-token-alg'),
           actor: 'cli',
         });
         cli.print(`Updated\n${applicationText(app)}`, applicationJson(app));

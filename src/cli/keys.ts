@@ -1,10 +1,16 @@
 import { openDb } from '../db/open.ts';
-import { keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
+import { type KidsByAlg, keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
 import { bindingMessage, keyMaterialOnDisk, verifyKeyBinding } from '../keys/key-binding.ts';
 import { isoTime } from '../platform/clock.ts';
 import { files } from '../platform/files.ts';
 import { proc } from '../platform/process.ts';
 import { type Command, positional, withContext } from './command.ts';
+
+/** "RS256 kid, ES256 kid, …" */
+const kids = (byAlg: KidsByAlg | null) =>
+  Object.entries(byAlg ?? {})
+    .map(([alg, kid]) => `${alg} ${kid}`)
+    .join(', ') || 'none';
 
 export const keysCommands: Command[] = [
   {
@@ -36,11 +42,12 @@ export const keysCommands: Command[] = [
   },
   {
     name: 'keys list',
-    summary: 'List the signing keys with their state (next, active, retired) and times.',
+    summary: 'List the signing keys with their algorithm, state (next, active, retired) and times.',
     async run(cli) {
       return withContext(cli, async (ctx) => {
         const keys = ctx.keys.store.list().map((r) => ({
           kid: r.kid,
+          alg: r.alg,
           state: r.state,
           createdAt: isoTime(r.created_at),
           activatedAt: isoTime(r.activated_at),
@@ -50,7 +57,7 @@ export const keysCommands: Command[] = [
         const human = keys
           .map(
             (k) =>
-              `${k.kid}  ${k.state.padEnd(7)}  created ${k.createdAt}` +
+              `${k.kid}  ${k.alg.padEnd(5)}  ${k.state.padEnd(7)}  created ${k.createdAt}` +
               (k.activatedAt && k.state !== 'next' ? `  activated ${k.activatedAt}` : '') +
               (k.retiredAt ? `  retired ${k.retiredAt}` : '') +
               (k.removeAfter ? `  published until ${k.removeAfter}` : ''),
@@ -64,18 +71,18 @@ export const keysCommands: Command[] = [
   {
     name: 'keys rotate',
     summary:
-      'Rotate the signing key. The next key is promoted only once it has been published for [keys] publish_ahead; ' +
-      'until then a next key is published (if there is none) and the active key stays: run this again later. ' +
-      '--now promotes at once (a compromised key; follow with "verity keys retire OLD_KID --remove"). ' +
-      'A fresh next key is always left published.',
+      'Rotate the signing keys (one per algorithm: RS256, ES256, EdDSA, rotated together). The next keys are ' +
+      'promoted only once they have been published for [keys] publish_ahead; until then the next keys missing ' +
+      'are published and the active keys stay: run this again later. --now promotes at once (a compromised key; ' +
+      'follow with "verity keys retire OLD_KID --remove"). Fresh next keys are always left published.',
     usage: '[--now]',
     options: { now: { type: 'boolean', description: 'promote a new key at once (after a compromise)' } },
     async run(cli, args) {
       return withContext(cli, async (ctx) => {
         const r = await rotateManually(ctx, { immediate: args.values.now === true });
         const human = r.promoted
-          ? `active key is now ${r.active}; next key ${r.next} published`
-          : `active key unchanged (${r.active}); next key ${r.next} can be promoted from ${isoTime(r.promotableAt)} (run again then, or use --now)`;
+          ? `active keys are now ${kids(r.active)}; next keys ${kids(r.next)} published`
+          : `active keys unchanged (${kids(r.active)}); next keys ${kids(r.next)} can be promoted from ${isoTime(r.promotableAt)} (run again then, or use --now)`;
         cli.print(human, {
           active: r.active,
           next: r.next,
@@ -90,9 +97,9 @@ export const keysCommands: Command[] = [
   {
     name: 'keys retire',
     summary:
-      'Retire a signing key. The active key needs a successor published for [keys] publish_ahead, which is promoted ' +
-      'in the same step. A retired key stays in the JWKS until its tokens have expired; --remove drops it at once ' +
-      '(a compromised key: tokens it signed stop verifying).',
+      'Retire a signing key. An active key needs next keys published for [keys] publish_ahead, which are promoted ' +
+      'together in the same step. A retired key stays in the JWKS until its tokens have expired; --remove drops it ' +
+      'at once (a compromised key: tokens it signed stop verifying).',
     usage: 'KID [--remove]',
     options: { remove: { type: 'boolean', description: 'drop it from the JWKS at once' } },
     async run(cli, args) {
@@ -104,7 +111,7 @@ export const keysCommands: Command[] = [
           (r.state === 'removed'
             ? `key ${kid} removed from the JWKS`
             : `key ${kid} retired; published until ${isoTime(r.removeAfter)}`) +
-          (r.promoted ? `\nactive key is now ${r.promoted}` : '');
+          (r.promoted ? `\nactive keys are now ${kids(set.active)}` : '');
         cli.print(human, {
           kid,
           state: r.state,

@@ -47,5 +47,9 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0011_document_issue_date_check_method",
     "sql": "ALTER TABLE `identity_documents` ADD `issue_date` text;--> statement-breakpoint\nALTER TABLE `identity_documents` ADD `check_method` text;"
+  },
+  {
+    "name": "0012_signing_algs",
+    "sql": "DROP INDEX `signing_keys_one_active`;--> statement-breakpoint\nALTER TABLE `signing_keys` ADD `alg` text DEFAULT 'RS256' NOT NULL;--> statement-breakpoint\nCREATE UNIQUE INDEX `signing_keys_one_active_per_alg` ON `signing_keys` (`alg`) WHERE state = 'active';--> statement-breakpoint\nALTER TABLE `application_environments` ADD `id_token_signed_response_alg` text DEFAULT 'RS256' NOT NULL;"
   }
 ];

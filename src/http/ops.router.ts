@@ -39,7 +39,8 @@ export function opsRouter(ctx: AppContext) {
     if (!ctx.keys.hasActive()) problems.push('no active signing key');
     else {
       try {
-        // Tokens need the active private key and relying parties the key set: both must build.
+        // Tokens need the active private keys and relying parties the key set: both must build (a
+        // refresh loads the active key of every algorithm).
         await ctx.keys.signingKey();
         await ctx.keys.jwksBody();
       } catch {

@@ -9,7 +9,7 @@ export const keysJobs: Job[] = [
     runAtStart: true,
     async run(ctx) {
       const r = await rotateDue(ctx);
-      if (r.published || r.promoted || r.removed.length || r.orphansRemoved.length) {
+      if (r.published.length || r.promoted.length || r.removed.length || r.orphansRemoved.length) {
         ctx.log.info('signing keys changed', { ...r });
       }
       // Also at start: a crash that left a temporary key file most likely also stopped the server.

@@ -2,55 +2,69 @@ import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { isoTime, unix } from '../platform/clock.ts';
-import { promotableAt, promote, publishNext } from './rotation.ts';
+import type { KeyRow } from './key.store.ts';
+import { isWholeSet, promotableAt, promote, publishNext } from './rotation.ts';
+import type { SigningAlg } from './signing-algs.ts';
+
+/** Kids by algorithm. */
+export type KidsByAlg = Partial<Record<SigningAlg, string>>;
 
 export interface KeySetSummary {
-  active: string;
-  next: string | null;
+  active: KidsByAlg;
+  /** Null when no next key is published. */
+  next: KidsByAlg | null;
   /** Retired keys still published (their tokens may not have expired yet). */
   retired: string[];
 }
 
 export interface ManualRotation extends KeySetSummary {
-  /** Whether the active key changed. */
+  /** Whether the active keys changed. */
   promoted: boolean;
-  /** When it did not: the time (unix seconds) from which the next key may be promoted. */
+  /** When they did not: the time (unix seconds) from which the next keys may be promoted. */
   promotableAt: number | null;
 }
 
+const byAlg = (rows: KeyRow[]): KidsByAlg => Object.fromEntries(rows.map((r) => [r.alg, r.kid]));
+
 export function keySetSummary(ctx: AppContext): KeySetSummary {
   const rows = ctx.keys.store.list();
+  const next = ctx.keys.store.nextSet();
   return {
-    active: rows.find((r) => r.state === 'active')?.kid ?? '',
-    next: rows.find((r) => r.state === 'next')?.kid ?? null,
+    active: byAlg(rows.filter((r) => r.state === 'active')),
+    next: next.length ? byAlg(next) : null,
     retired: rows.filter((r) => r.state === 'retired').map((r) => r.kid),
   };
 }
 
 /**
- * An operator's rotation. Without `immediate` the next key is promoted only once it has been published
- * for `publish_ahead` (relying parties have had time to fetch it); before that, a next key is published
- * if there is none and the active key stays. With `immediate` (a compromised key) the next key — or a
- * freshly made one when there is none — is promoted at once. Either way a fresh next key is left published.
+ * An operator's rotation of the whole key set. Without `immediate` the next keys are promoted only
+ * once they have been published for `publish_ahead` (relying parties have had time to fetch them);
+ * before that, the next keys missing are published and the active keys stay. With `immediate` (a
+ * compromised key) the next keys — freshly made where missing — are promoted at once. Either way a
+ * fresh next key of each algorithm is left published.
  */
 export async function rotateManually(ctx: AppContext, opts: { immediate: boolean }): Promise<ManualRotation> {
   const now = unix(ctx.clock);
-  let next = ctx.keys.store.next();
-  if (!next && opts.immediate) {
+  let next = ctx.keys.store.nextSet();
+  if (!isWholeSet(next) && opts.immediate) {
     await publishNext(ctx, now, 'cli');
-    next = ctx.keys.store.next();
+    next = ctx.keys.store.nextSet();
   }
   let promoted = false;
-  if (next && (opts.immediate || now >= promotableAt(ctx, next))) {
+  if (isWholeSet(next) && (opts.immediate || now >= promotableAt(ctx, next))) {
     promoted =
-      promote(ctx, next.kid, now, 'cli', {
+      promote(ctx, next, now, 'cli', {
         manual: true,
         early: now < promotableAt(ctx, next),
       }) !== undefined;
   }
   await publishNext(ctx, unix(ctx.clock), 'cli');
-  const waiting = promoted ? undefined : ctx.keys.store.next();
-  return { ...keySetSummary(ctx), promoted, promotableAt: waiting ? promotableAt(ctx, waiting) : null };
+  const waiting = promoted ? [] : ctx.keys.store.nextSet();
+  return {
+    ...keySetSummary(ctx),
+    promoted,
+    promotableAt: waiting.length ? promotableAt(ctx, waiting) : null,
+  };
 }
 
 export interface Retirement {
@@ -59,15 +73,16 @@ export interface Retirement {
   state: 'retired' | 'removed';
   /** Unix seconds; null once removed. */
   removeAfter: number | null;
-  /** Set when retiring the active key promoted its successor. */
+  /** Set when retiring an active key promoted the next keys: the successor of the same algorithm. */
   promoted: string | null;
 }
 
 /**
- * Retires one key. The active key can be retired only when a next key has been published for
- * `publish_ahead`; that key is promoted in the same transaction, so there is never a moment without an
- * active key. A retired key stays published until its tokens have expired, unless `remove` (a compromised
- * key: tokens it signed stop verifying at once). A next key never signed anything, so it may go at once.
+ * Retires one key. An active key can be retired only when the next keys have been published for
+ * `publish_ahead`; the whole set is promoted in the same transaction (the keys rotate together), so
+ * there is never a moment without an active key. A retired key stays published until its tokens have
+ * expired, unless `remove` (a compromised key: tokens it signed stop verifying at once). A next key
+ * never signed anything, so it may go at once.
  */
 export async function retireKey(
   ctx: AppContext,
@@ -81,16 +96,16 @@ export async function retireKey(
     let promoted: string | null = null;
     let removeAfter = row.remove_after;
     if (row.state === 'active') {
-      const next = ctx.keys.store.next();
-      if (!next || now < promotableAt(ctx, next)) {
+      const next = ctx.keys.store.nextSet();
+      if (!isWholeSet(next) || now < promotableAt(ctx, next)) {
         throw new ValidationError(
-          next
-            ? `the active key can be retired only after its successor ${next.kid} has been published for publish_ahead (from ${isoTime(promotableAt(ctx, next))}); for a compromised key run "verity keys rotate --now" first`
-            : 'the active key can be retired only when a successor has been published: run "verity keys rotate" (or "verity keys rotate --now" for a compromised key)',
+          isWholeSet(next)
+            ? `the active key can be retired only after the next keys (${next.map((r) => r.kid).join(', ')}) have been published for publish_ahead (from ${isoTime(promotableAt(ctx, next))}); for a compromised key run "verity keys rotate --now" first`
+            : 'the active key can be retired only when a successor of every algorithm has been published: run "verity keys rotate" (or "verity keys rotate --now" for a compromised key)',
         );
       }
-      const done = promote(ctx, next.kid, now, 'cli', { manual: true });
-      promoted = done!.promoted;
+      const done = promote(ctx, next, now, 'cli', { manual: true });
+      promoted = next.find((r) => r.alg === row.alg)!.kid;
       removeAfter = done!.removeAfter;
     } else if (row.state === 'next') {
       // It never signed a token, so nothing needs it to stay published.

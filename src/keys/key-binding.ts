@@ -72,7 +72,8 @@ export interface BindingReport {
 /**
  * Read-only: does `material` belong to `db`? A secret must match its recorded check; with no check
  * recorded (a database from before checks existed) it must exist whenever the database is in use. An
- * active or next signing key's file must hold the key its kid (an RFC 7638 thumbprint) names.
+ * active or next signing key's file, of every algorithm, must hold the key its kid (an RFC 7638
+ * thumbprint) names, for the algorithm its row records.
  */
 export async function verifyKeyBinding(db: Db, material: KeyMaterial): Promise<BindingReport> {
   const checks = createInstanceCheckStore(db);
@@ -115,6 +116,7 @@ export async function verifyKeyBinding(db: Db, material: KeyMaterial): Promise<B
       const jwk = await material.signingKey(row.kid);
       if (!jwk) problem = `${path} is missing`;
       else if ((await calculateJwkThumbprint(jwk)) !== row.kid) problem = `${path} holds a different key`;
+      else if (jwk.alg !== row.alg) problem = `${path} holds an ${jwk.alg} key, not an ${row.alg} one`;
     } catch (e) {
       problem = `${path} cannot be read (${(e as Error).message})`;
     }

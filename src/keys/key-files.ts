@@ -1,7 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { files } from '../platform/files.ts';
-import type { RsaPrivateKey } from '../platform/rs256.ts';
+import { importPrivateJwk } from '../platform/jws-sign.ts';
 import { runtime } from '../platform/runtime.ts';
+import type { SigningAlg } from './signing-algs.ts';
 
 /** RS256 keys shorter than this are refused whatever the configuration says. */
 export const MIN_RSA_BITS = 2048;
@@ -9,10 +11,16 @@ export const MIN_RSA_BITS = 2048;
 /** Private keys live as one JWK file each (0600) in a 0700 directory; the database holds their state. */
 export interface KeyFiles {
   dir: string;
-  /** Writes a fresh key file; `createdAt` (unix seconds) lets a sweep tell a crashed write from a fresh one. */
-  generate(bits: number, createdAt: number): Promise<{ kid: string; publicJwk: JWK }>;
-  /** The private JWK (for the signing threads) and the key imported from it. */
-  loadPrivate(kid: string): Promise<{ jwk: JWK; key: RsaPrivateKey }>;
+  /**
+   * Writes a fresh key file for `alg` (RSA keys of `rsaBits`); `createdAt` (unix seconds) lets a sweep
+   * tell a crashed write from a fresh one.
+   */
+  generate(alg: SigningAlg, createdAt: number, rsaBits?: number): Promise<{ kid: string; publicJwk: JWK }>;
+  /**
+   * The key's algorithm, its private JWK (for the signing threads) and the key imported for the signer
+   * of its algorithm (RS256's native one included).
+   */
+  loadPrivate(kid: string): Promise<{ alg: SigningAlg; jwk: JWK; key: KeyObject }>;
   /** The whole JWK of a key file; undefined when the file is missing. */
   loadPrivateJwk(kid: string): Promise<JWK | undefined>;
   loadPublic(kid: string): Promise<JWK | undefined>;
@@ -42,25 +50,30 @@ export const isTemporaryKeyFile = (name: string) => TEMPORARY.test(name);
 export function keyFiles(dir: string): KeyFiles {
   return {
     dir,
-    async generate(bits, createdAt) {
-      if (!Number.isInteger(bits) || bits < MIN_RSA_BITS) {
-        throw new Error(`RSA keys must have at least ${MIN_RSA_BITS} bits (asked for ${bits})`);
+    async generate(alg, createdAt, rsaBits = MIN_RSA_BITS) {
+      if (alg === 'RS256' && (!Number.isInteger(rsaBits) || rsaBits < MIN_RSA_BITS)) {
+        throw new Error(`RSA keys must have at least ${MIN_RSA_BITS} bits (asked for ${rsaBits})`);
       }
       await files.ensurePrivateDir(dir);
-      const { privateKey } = await generateKeyPair('RS256', { modulusLength: bits, extractable: true });
+      const { privateKey } = await generateKeyPair(alg, {
+        extractable: true,
+        ...(alg === 'RS256' ? { modulusLength: rsaBits } : alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+      });
       const jwk = await exportJWK(privateKey);
       const kid = await calculateJwkThumbprint(jwk);
       // Written atomically (temporary name, then rename): the file is either whole or absent.
       await files.writePrivateAtomic(
         pathOf(dir, kid),
-        JSON.stringify({ ...jwk, kid, alg: 'RS256', use: 'sig', created_at: createdAt }),
+        JSON.stringify({ ...jwk, kid, alg, use: 'sig', created_at: createdAt }),
       );
-      return { kid, publicJwk: publicPart({ ...jwk, kid }) };
+      return { kid, publicJwk: publicPart({ ...jwk, kid, alg }) };
     },
     async loadPrivate(kid) {
       const jwk = await this.loadPrivateJwk(kid);
       if (!jwk) throw new Error(`signing key file for ${kid} is missing from ${dir}`);
-      return { jwk, key: runtime.importRsaPrivateJwk(jwk) };
+      // Files written before there were several algorithms are RSA keys marked RS256 all the same.
+      const alg = jwk.alg as SigningAlg;
+      return { alg, jwk, key: alg === 'RS256' ? runtime.importRsaPrivateJwk(jwk) : importPrivateJwk(jwk) };
     },
     async loadPrivateJwk(kid) {
       const text = await files.readText(pathOf(dir, kid));
@@ -109,7 +122,11 @@ export function keyFiles(dir: string): KeyFiles {
   };
 }
 
-/** Only the public members ever leave this module for the JWKS. */
+/** Only the public members of each key type (RFC 7518 §6, RFC 8037 §2) ever leave this module. */
 function publicPart(jwk: JWK): JWK {
-  return { kty: 'RSA', kid: jwk.kid, use: 'sig', alg: 'RS256', n: jwk.n, e: jwk.e };
+  const common = { kty: jwk.kty, kid: jwk.kid, use: 'sig', alg: jwk.alg };
+  if (jwk.kty === 'RSA') return { ...common, n: jwk.n, e: jwk.e };
+  if (jwk.kty === 'EC') return { ...common, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  if (jwk.kty === 'OKP') return { ...common, crv: jwk.crv, x: jwk.x };
+  throw new Error(`unsupported signing key type ${jwk.kty}`);
 }

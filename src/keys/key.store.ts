@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { signingKeys } from '../db/schema/keys.ts';
+import type { SigningAlg } from './signing-algs.ts';
 
 export type KeyState = 'next' | 'active' | 'retired';
 export type KeyRow = SqlRow<typeof signingKeys>;
@@ -9,11 +10,18 @@ export function createKeyStore(db: Db) {
   return {
     list: () => db.sql.prepare<KeyRow>('SELECT * FROM signing_keys ORDER BY created_at, kid').all(),
     get: (kid: string) => db.sql.prepare<KeyRow>('SELECT * FROM signing_keys WHERE kid = ?').get(kid),
-    active: () => db.sql.prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'active'").get(),
-    next: () =>
+    active: (alg: SigningAlg = 'RS256') =>
+      db.sql.prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'active' AND alg = ?").get(alg),
+    /** The active key of each algorithm that has one. */
+    actives: () => db.sql.prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'active'").all(),
+    /** The oldest next key of each algorithm that has one: the set the next rotation promotes. */
+    nextSet: () =>
       db.sql
-        .prepare<KeyRow>("SELECT * FROM signing_keys WHERE state = 'next' ORDER BY created_at LIMIT 1")
-        .get(),
+        .prepare<KeyRow>(
+          `SELECT * FROM signing_keys k WHERE state = 'next' AND kid = (SELECT kid FROM signing_keys n
+             WHERE n.state = 'next' AND n.alg = k.alg ORDER BY created_at, kid LIMIT 1)`,
+        )
+        .all(),
     /** Retired keys whose tokens have all expired. */
     removable: (now: number) =>
       db.sql
@@ -24,9 +32,9 @@ export function createKeyStore(db: Db) {
     insert(row: KeyRow) {
       db.sql
         .prepare(
-          'INSERT INTO signing_keys (kid, state, created_at, activated_at, retired_at, remove_after) VALUES (?, ?, ?, ?, ?, ?)',
+          'INSERT INTO signing_keys (kid, alg, state, created_at, activated_at, retired_at, remove_after) VALUES (?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(row.kid, row.state, row.created_at, row.activated_at, row.retired_at, row.remove_after);
+        .run(row.kid, row.alg, row.state, row.created_at, row.activated_at, row.retired_at, row.remove_after);
     },
     setState(
       kid: string,

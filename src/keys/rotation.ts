@@ -2,13 +2,17 @@ import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { unix } from '../platform/clock.ts';
 import type { KeyRow } from './key.store.ts';
+import { SIGNING_ALGS } from './signing-algs.ts';
 
 /*
- * Crash safety rests on three orderings, so the JWKS (built from rows + files) always holds the active key:
+ * The keys of every algorithm form one set: a rotation publishes a next key of each algorithm at once
+ * and promotes them together, so they share their publication, activation and removal times.
+ *
+ * Crash safety rests on three orderings, so the JWKS (built from rows + files) always holds the active keys:
  * - a key file is written (atomically) before its row is inserted, and a row is deleted before its file;
  *   a crash in between leaves at worst a file without a row, which `sweepOrphanFiles` removes later;
  * - promotion (next → active, active → retired) is one transaction, so there is always exactly one
- *   active row, and it is a row whose file exists;
+ *   active row per algorithm, and it is a row whose file exists;
  * - a key is only ever removed from the retired state, never straight from active.
  */
 
@@ -23,11 +27,11 @@ export const TEMPORARY_GRACE_SECONDS = 60 * 60;
 export const SKEW_SECONDS = 60;
 
 export interface RotationReport {
-  /** Kid of a next key published by this run. */
-  published?: string;
-  /** Kid promoted to active by this run, and the kid it replaced. */
-  promoted?: string;
-  retired?: string;
+  /** Kids of next keys published by this run. */
+  published: string[];
+  /** Kids promoted to active by this run, and the kids they replaced. */
+  promoted: string[];
+  retired: string[];
   /** Retired keys dropped from the JWKS (their tokens and proofs have all expired). */
   removed: string[];
   /** Key files that had no row (a crash between writing the file and inserting the row). */
@@ -45,35 +49,46 @@ export function timings(ctx: AppContext) {
   };
 }
 
-/** When the next key may start signing: once it has been published for `publish_ahead`. */
-export const promotableAt = (ctx: AppContext, next: KeyRow) => next.created_at + timings(ctx).publishAhead;
+/** Whether `next` holds a next key of every algorithm: only a whole set is promoted. */
+export const isWholeSet = (next: KeyRow[]) => SIGNING_ALGS.every((alg) => next.some((r) => r.alg === alg));
+
+/** When the next keys may start signing: once the last of them has been published for `publish_ahead`. */
+export const promotableAt = (ctx: AppContext, next: KeyRow[]) =>
+  Math.max(...next.map((r) => r.created_at)) + timings(ctx).publishAhead;
+
+/** When the active set was activated: its oldest member's time, so a key added by an upgrade waits for it. */
+const activatedAt = (ctx: AppContext, now: number) =>
+  Math.min(now, ...ctx.keys.store.actives().map((r) => r.activated_at ?? now));
 
 /**
  * The scheduled rotation, safe to run at any time from any number of processes: drops retired keys
- * whose tokens have expired, promotes the next key when the active one is `rotate_every` old and the
- * next one has been published for `publish_ahead`, publishes a next key `publish_ahead` before it is
- * needed, and removes key files left without a row by a crash.
+ * whose tokens have expired, promotes the next keys when the active ones are `rotate_every` old and the
+ * next ones have been published for `publish_ahead`, publishes next keys `publish_ahead` before they
+ * are needed (or completes a set that lacks one), and removes key files left without a row by a crash.
  */
 export async function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Promise<RotationReport> {
   const now = Math.floor(at.getTime() / 1000);
   const t = timings(ctx);
-  const report: RotationReport = { removed: await removeExpired(ctx, now), orphansRemoved: [] };
+  const report: RotationReport = {
+    published: [],
+    promoted: [],
+    retired: [],
+    removed: await removeExpired(ctx, now),
+    orphansRemoved: [],
+  };
 
-  if (!ctx.keys.store.active()) await ctx.keys.ensureActive();
-  const active = ctx.keys.store.active()!;
-  const next = ctx.keys.store.next();
-  if (
-    next &&
-    active.activated_at !== null &&
-    now >= active.activated_at + t.rotateEvery &&
-    now >= promotableAt(ctx, next)
-  ) {
-    const done = promote(ctx, next.kid, now, 'system');
+  await ctx.keys.ensureActive();
+  const next = ctx.keys.store.nextSet();
+  if (isWholeSet(next) && now >= activatedAt(ctx, now) + t.rotateEvery && now >= promotableAt(ctx, next)) {
+    const done = promote(ctx, next, now, 'system');
     if (done) Object.assign(report, { promoted: done.promoted, retired: done.retired });
   }
 
-  const current = ctx.keys.store.active()!;
-  if (!ctx.keys.store.next() && now >= (current.activated_at ?? now) + t.rotateEvery - t.publishAhead) {
+  const pending = ctx.keys.store.nextSet();
+  if (
+    !isWholeSet(pending) &&
+    (pending.length > 0 || now >= activatedAt(ctx, now) + t.rotateEvery - t.publishAhead)
+  ) {
     report.published = await publishNext(ctx, now, 'system');
   }
 
@@ -82,60 +97,69 @@ export async function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Pr
 }
 
 /**
- * Publishes a next key (file first, then its row) unless one already exists; returns the next kid.
- * Two processes may race: the loser removes its own file, which no row ever referenced.
+ * Publishes a next key of every algorithm that lacks one (file first, then its row); returns the kids
+ * it published. Two processes may race: the loser removes its own file, which no row ever referenced.
  */
-export async function publishNext(ctx: AppContext, now: number, actor: AuditActor): Promise<string> {
-  const existing = ctx.keys.store.next();
-  if (existing) return existing.kid;
-  const { kid } = await ctx.keys.files.generate(ctx.config.keys.rsa_bits, now);
-  // Publication starts when the row commits, which is after the (slow) key generation.
-  const publishedAt = Math.max(now, unix(ctx.clock));
-  const winner = ctx.db.sql.transaction(() => {
-    const other = ctx.keys.store.next();
-    if (other) return other.kid;
-    ctx.keys.store.insert({
-      kid,
-      state: 'next',
-      created_at: publishedAt,
-      activated_at: null,
-      retired_at: null,
-      remove_after: null,
+export async function publishNext(ctx: AppContext, now: number, actor: AuditActor): Promise<string[]> {
+  const have = new Set(ctx.keys.store.nextSet().map((r) => r.alg));
+  const published: string[] = [];
+  for (const alg of SIGNING_ALGS.filter((a) => !have.has(a))) {
+    const { kid } = await ctx.keys.files.generate(alg, now, ctx.config.keys.rsa_bits);
+    // Publication starts when the row commits, which is after the (slow) key generation.
+    const publishedAt = Math.max(now, unix(ctx.clock));
+    const won = ctx.db.sql.transaction(() => {
+      if (ctx.keys.store.nextSet().some((r) => r.alg === alg)) return false;
+      ctx.keys.store.insert({
+        kid,
+        alg,
+        state: 'next',
+        created_at: publishedAt,
+        activated_at: null,
+        retired_at: null,
+        remove_after: null,
+      });
+      recordAudit(ctx.db, ctx.clock, { actor, action: 'signing_key.publish', target: kid, details: { alg } });
+      return true;
     });
-    recordAudit(ctx.db, ctx.clock, { actor, action: 'signing_key.publish', target: kid });
-    return kid;
-  });
-  if (winner !== kid) await ctx.keys.files.remove(kid);
+    if (won) published.push(kid);
+    else await ctx.keys.files.remove(kid);
+  }
   ctx.keys.invalidate();
-  return winner;
+  return published;
 }
 
 /**
- * In one transaction: `kid` (a next key) becomes active and the active key is retired, kept published
- * until every token and proof it signed has expired. Returns undefined when another process changed the keys first.
+ * In one transaction: the `next` keys become active and the active key of each one's algorithm is
+ * retired, kept published until every token and proof it signed has expired. Returns undefined when
+ * another process changed the keys first.
  */
 export function promote(
   ctx: AppContext,
-  kid: string,
+  next: KeyRow[],
   now: number,
   actor: AuditActor,
   details: Record<string, unknown> = {},
-): { promoted: string; retired: string; removeAfter: number } | undefined {
+): { promoted: string[]; retired: string[]; removeAfter: number } | undefined {
   const removeAfter = now + timings(ctx).keepRetired;
   const done = ctx.db.sql.transaction(() => {
-    const next = ctx.keys.store.get(kid);
-    const active = ctx.keys.store.active();
-    if (next?.state !== 'next' || !active) return undefined;
-    // Retire first: the unique index on the active state refuses a second active row even mid-transaction.
-    ctx.keys.store.setState(active.kid, 'retired', { retired_at: now, remove_after: removeAfter });
-    ctx.keys.store.setState(next.kid, 'active', { activated_at: now });
-    recordAudit(ctx.db, ctx.clock, {
-      actor,
-      action: 'signing_key.rotate',
-      target: next.kid,
-      details: { retired: active.kid, removeAfter, ...details },
-    });
-    return { promoted: next.kid, retired: active.kid, removeAfter };
+    if (!next.length || next.some((r) => ctx.keys.store.get(r.kid)?.state !== 'next')) return undefined;
+    const retired: string[] = [];
+    for (const key of next) {
+      const active = ctx.keys.store.active(key.alg);
+      // Retire first: the unique index refuses a second active row of an algorithm even mid-transaction.
+      if (active) {
+        ctx.keys.store.setState(active.kid, 'retired', { retired_at: now, remove_after: removeAfter });
+        retired.push(active.kid);
+      }
+      ctx.keys.store.setState(key.kid, 'active', { activated_at: now });
+      recordAudit(ctx.db, ctx.clock, {
+        actor,
+        action: 'signing_key.rotate',
+        target: key.kid,
+        details: { alg: key.alg, retired: active?.kid ?? null, removeAfter, ...details },
+      });
+    }
+    return { promoted: next.map((r) => r.kid), retired, removeAfter };
   });
   ctx.keys.invalidate();
   return done;

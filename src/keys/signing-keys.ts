@@ -4,27 +4,32 @@ import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
+import { signEd25519, signEs256 } from '../platform/jws-sign.ts';
 import {
   createSigningPool,
   type PoolKey,
   type SigningPool,
   signingThreads,
 } from '../platform/signing-pool.ts';
-import { createKeyStore, type KeyStore } from './key.store.ts';
+import { createKeyStore, type KeyRow, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
-
-/** The active key: its kid, its private JWK (sent to the signing threads) and the key imported from it. */
-export type SigningKey = PoolKey;
+import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from './signing-algs.ts';
 
 /**
- * The signing keys as the server uses them: the active private key for ID tokens, and a precomputed
- * JWKS body. Both are cached and reloaded when the signing_keys cache version moves, which any
- * writer's change to the key set does (another process's rotation included): one read per use.
+ * An active key: its kid, its algorithm, its private JWK (sent to the signing threads) and the key
+ * imported from it.
+ */
+export type SigningKey = PoolKey & { alg: SigningAlg };
+
+/**
+ * The signing keys as the server uses them: the active private key of each algorithm for ID tokens,
+ * and a precomputed JWKS body. Both are cached and reloaded when the signing_keys cache version moves,
+ * which any writer's change to the key set does (another process's rotation included): one read per use.
  */
 export class KeyService {
   readonly store: KeyStore;
   readonly files: KeyFiles;
-  private signing?: SigningKey;
+  private signing = new Map<SigningAlg, SigningKey>();
   private jwks?: { body: string; version: number };
   /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
   private publicByKid = new Map<string, JWK>();
@@ -41,29 +46,37 @@ export class KeyService {
     this.files = keyFiles(config.keys.dir);
   }
 
-  /** First start: make sure a key is active. Safe to call from several processes. */
+  /**
+   * Makes sure a key of every algorithm is active: on first start, and on the first start after an
+   * upgrade that added an algorithm (no client can have chosen it yet, so it needs no publication
+   * ahead). Safe to call from several processes.
+   */
   async ensureActive(): Promise<void> {
-    if (this.store.active()) return;
+    const missing = SIGNING_ALGS.filter((alg) => !this.store.active(alg));
+    if (!missing.length) return;
     const now = unix(this.clock);
-    const { kid } = await this.files.generate(this.config.keys.rsa_bits, now);
-    const won = this.db.sql.transaction(() => {
-      if (this.store.active()) return false;
-      this.store.insert({
-        kid,
-        state: 'active',
-        created_at: now,
-        activated_at: now,
-        retired_at: null,
-        remove_after: null,
+    for (const alg of missing) {
+      const { kid } = await this.files.generate(alg, now, this.config.keys.rsa_bits);
+      const won = this.db.sql.transaction(() => {
+        if (this.store.active(alg)) return false;
+        this.store.insert({
+          kid,
+          alg,
+          state: 'active',
+          created_at: now,
+          activated_at: now,
+          retired_at: null,
+          remove_after: null,
+        });
+        return true;
       });
-      return true;
-    });
-    if (!won) await this.files.remove(kid);
+      if (!won) await this.files.remove(kid);
+    }
     this.invalidate();
   }
 
   invalidate(): void {
-    this.signing = undefined;
+    this.signing.clear();
     this.jwks = undefined;
   }
 
@@ -94,30 +107,40 @@ export class KeyService {
     for (const kid of this.publicByKid.keys()) {
       if (!rows.some((r) => r.kid === kid)) this.publicByKid.delete(kid);
     }
-    // Active first: clients that take the first key still find the one in use.
+    // Active first, RS256 first among them: clients that take the first key still find the one in use.
     keys.sort((a, b) => rank(rows, a.kid) - rank(rows, b.kid));
-    const active = rows.find((r) => r.state === 'active');
-    this.signing =
-      active && active.kid !== this.signing?.kid
-        ? { kid: active.kid, ...(await this.files.loadPrivate(active.kid)) }
-        : active
-          ? this.signing
-          : undefined;
+    const signing = new Map<SigningAlg, SigningKey>();
+    for (const active of rows.filter((r) => r.state === 'active')) {
+      const held = this.signing.get(active.alg);
+      if (held?.kid === active.kid) signing.set(active.alg, held);
+      else {
+        const loaded = await this.files.loadPrivate(active.kid);
+        if (loaded.alg !== active.alg)
+          throw new Error(`signing key file for ${active.kid} holds an ${loaded.alg} key`);
+        signing.set(active.alg, { kid: active.kid, ...loaded });
+      }
+    }
+    this.signing = signing;
     this.jwks = { body: JSON.stringify({ keys }), version };
   }
 
-  async signingKey(): Promise<SigningKey> {
+  async signingKey(alg: SigningAlg = DEFAULT_SIGNING_ALG): Promise<SigningKey> {
     // Checked on every signature: a key another process retired or removed must not sign one more token.
     await this.refresh();
-    if (!this.signing) throw new Error('no active signing key');
-    return this.signing;
+    const key = this.signing.get(alg);
+    if (!key) throw new Error(`no active ${alg} signing key`);
+    return key;
   }
 
   /**
-   * RS256 over `input` with `key` (the one signingKey() returned), on one of `[server] signing_threads`
-   * threads: the pool only ever signs with the key it is handed, so the check above still decides.
+   * The signature over `input` with `key` (the one signingKey() returned), base64url. RS256 is made on
+   * one of `[server] signing_threads` threads: the pool only ever signs with the key it is handed, so
+   * the check above still decides. ES256 and EdDSA cost a few percent of it: made here, synchronously,
+   * a thread hop would cost more than they do.
    */
-  sign(key: SigningKey, input: string): Promise<string> {
+  async sign(key: SigningKey, input: string): Promise<string> {
+    if (key.alg === 'ES256') return signEs256(key.key, input);
+    if (key.alg === 'EdDSA') return signEd25519(key.key, input);
     this.pool ??= createSigningPool({
       threads: signingThreads(this.config.server.signing_threads),
       onWorkerLost: (reason) =>
@@ -138,13 +161,14 @@ export class KeyService {
     return this.jwks!.body;
   }
 
+  /** Whether every algorithm has an active key (any client can then be issued an ID token). */
   hasActive(): boolean {
-    return this.store.active() !== undefined;
+    return this.store.actives().length === SIGNING_ALGS.length;
   }
 }
 
 const ORDER = { active: 0, next: 1, retired: 2 } as const;
-function rank(rows: { kid: string; state: keyof typeof ORDER }[], kid: string | undefined): number {
+function rank(rows: KeyRow[], kid: string | undefined): number {
   const r = rows.find((x) => x.kid === kid);
-  return r ? ORDER[r.state] : 3;
+  return r ? ORDER[r.state] * SIGNING_ALGS.length + SIGNING_ALGS.indexOf(r.alg) : 99;
 }

@@ -8,6 +8,7 @@ import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
 import type { Environment } from '../environment.ts';
+import type { SigningAlg } from '../keys/signing-algs.ts';
 import type { AssuranceLevel } from '../persons/assurance.ts';
 
 /** An application environment as the OAuth endpoints see it: one client. */
@@ -25,6 +26,8 @@ export interface OAuthClient {
   fullNumberApproved: boolean;
   /** The lowest assurance level an authorization must reach when the request names none. */
   minimumAcr: AssuranceLevel | null;
+  /** How this client's ID tokens are signed (RFC 7591 `id_token_signed_response_alg`). */
+  idTokenSignedResponseAlg: SigningAlg;
   /** Privacy policy and terms links for the consent page, when registered. */
   policyUri: string | null;
   tosUri: string | null;
@@ -42,6 +45,7 @@ interface ClientRow {
   plan: string;
   full_number_approved: number;
   minimum_acr: AssuranceLevel | null;
+  id_token_signed_response_alg: SigningAlg;
   policy_uri: string | null;
   tos_uri: string | null;
 }
@@ -52,7 +56,8 @@ interface ClientRow {
 // plan), which made this lookup cost ten times as much. CROSS JOIN fixes the order: the client_id
 // index, then the application by primary key.
 const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, e.client_id, e.scopes,
-    e.minimum_acr, a.name, a.type, a.pkce, a.plan, a.full_number_approved, a.policy_uri, a.tos_uri
+    e.minimum_acr, e.id_token_signed_response_alg, a.name, a.type, a.pkce, a.plan, a.full_number_approved,
+    a.policy_uri, a.tos_uri
   FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
   WHERE e.client_id = CAST(? AS TEXT)`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
@@ -228,6 +233,7 @@ function loadClient(db: Db, clientId: string): OAuthClient | undefined {
     plan: row.plan,
     fullNumberApproved: row.full_number_approved === 1,
     minimumAcr: row.minimum_acr,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
     policyUri: row.policy_uri,
     tosUri: row.tos_uri,
   });

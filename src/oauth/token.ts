@@ -96,6 +96,7 @@ export async function exchangeCode(
     signIdToken(ctx, {
       sub,
       clientId: client.clientId,
+      alg: client.idTokenSignedResponseAlg,
       authTime: code.auth_time,
       nonce: code.nonce ?? undefined,
       acr: code.acr,

@@ -3,6 +3,7 @@ import { CLAIMS_IN_VERIFIED_CLAIMS } from '../assurance/verified-claims.ts';
 import { CLAIMS_SUPPORTED } from '../capabilities/scope-catalogue.ts';
 import { SCOPES } from '../capabilities/scopes.ts';
 import { type Config, SANDBOX_TRUST_FRAMEWORK } from '../config/schema.ts';
+import { SIGNING_ALGS } from '../keys/signing-algs.ts';
 import { CHECK_METHODS } from '../persons/check-methods.ts';
 import { ID_TOKEN_CLAIMS } from './requested-claims.ts';
 
@@ -52,7 +53,7 @@ export function discoveryDocument(config: Config) {
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
     subject_types_supported: ['pairwise'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     code_challenge_methods_supported: ['S256'],

@@ -1,11 +1,14 @@
 import type { AppContext } from '../context.ts';
 import { base64url, fromHex } from '../crypto/encoding.ts';
 import { signJwt } from '../keys/sign-jwt.ts';
+import type { SigningAlg } from '../keys/signing-algs.ts';
 import { unix } from '../platform/clock.ts';
 
 export interface IdTokenInput {
   sub: string;
   clientId: string;
+  /** The client's `id_token_signed_response_alg`. */
+  alg: SigningAlg;
   authTime: number;
   nonce?: string;
   acr: string;
@@ -22,8 +25,9 @@ export function atHash(accessTokenHash: string): string {
 }
 
 /**
- * An RS256 ID token signed with the active key (DESIGN.md §5). Identity data goes to UserInfo unless the
- * request's `claims` parameter places some of it here (`extra`). It lives as long as the access token.
+ * An ID token signed with the active key of the client's algorithm (DESIGN.md §5). Identity data goes
+ * to UserInfo unless the request's `claims` parameter places some of it here (`extra`). It lives as
+ * long as the access token.
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const iat = unix(ctx.clock);
@@ -41,5 +45,5 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  return signJwt(ctx.keys, 'JWT', claims);
+  return signJwt(ctx.keys, 'JWT', claims, input.alg);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { webOriginsBody } from '../api/applications.router.ts';
 import { ENVIRONMENTS } from '../environment.ts';
+import { SIGNING_ALGS } from '../keys/signing-algs.ts';
 import { apiError, internalError, rated, tooManyRequests, validationFailed } from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
@@ -25,6 +26,9 @@ const DeveloperApplication = z
     documentCountries: z.array(z.string()),
     minimumAcr: z.enum(['none', 'low', 'substantial', 'high']).meta({
       description: 'The lowest assurance level an authorization must reach when the request names none.',
+    }),
+    idTokenSignedResponseAlg: z.enum(SIGNING_ALGS).meta({
+      description: 'How ID tokens are signed for this environment (RFC 7591); the client must accept it.',
     }),
   })
   .meta({ id: 'DeveloperApplication' });

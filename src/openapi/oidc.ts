@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNING_ALGS } from '../keys/signing-algs.ts';
 import { apiError, internalError, rated, tooManyRequests } from './common.ts';
 import { DocumentSummaryFields } from './documents.ts';
 import { type ApiRoute, route } from './route.ts';
@@ -21,7 +22,7 @@ export const DiscoveryDocument = z
     response_modes_supported: z.array(z.string()),
     grant_types_supported: z.array(z.literal('authorization_code')),
     subject_types_supported: z.array(z.literal('pairwise')),
-    id_token_signing_alg_values_supported: z.array(z.literal('RS256')),
+    id_token_signing_alg_values_supported: z.array(z.enum(SIGNING_ALGS)),
     token_endpoint_auth_methods_supported: z.array(
       z.enum(['client_secret_basic', 'client_secret_post', 'none']),
     ),
@@ -50,23 +51,35 @@ export const DiscoveryDocument = z
   })
   .meta({ id: 'DiscoveryDocument' });
 
+const jwk = { kid: z.string(), use: z.literal('sig') };
+
 export const Jwks = z
   .object({
     keys: z.array(
-      z.object({
-        kty: z.literal('RSA'),
-        kid: z.string(),
-        use: z.literal('sig'),
-        alg: z.literal('RS256'),
-        n: z.string(),
-        e: z.string(),
-      }),
+      z.discriminatedUnion('kty', [
+        z.object({ kty: z.literal('RSA'), ...jwk, alg: z.literal('RS256'), n: z.string(), e: z.string() }),
+        z.object({
+          kty: z.literal('EC'),
+          ...jwk,
+          alg: z.literal('ES256'),
+          crv: z.literal('P-256'),
+          x: z.string(),
+          y: z.string(),
+        }),
+        z.object({
+          kty: z.literal('OKP'),
+          ...jwk,
+          alg: z.literal('EdDSA'),
+          crv: z.literal('Ed25519'),
+          x: z.string(),
+        }),
+      ]),
     ),
   })
   .meta({
     id: 'JWKS',
     description:
-      'RFC 7517 key set: the active key, the next key (published ahead of use) and retired keys until every token they signed has expired.',
+      'RFC 7517 key set, one key of each ID-token algorithm in each state: the active keys, the next keys (published ahead of use) and retired keys until every token they signed has expired.',
   });
 
 const verifiedEntry = <T extends z.ZodRawShape>(shape: T) =>

@@ -12,6 +12,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import { base64url } from '../crypto/encoding.ts';
 import { randomToken, sha256 } from '../crypto/tokens.ts';
 import { NotFoundError } from '../errors.ts';
+import { DEFAULT_SIGNING_ALG } from '../keys/signing-algs.ts';
 import { many, readForm } from '../web/form.ts';
 import { requireVerified } from './account.ts';
 import { attempt, type Env, isEnv, type PC, type Portal, type PortalEnv } from './env.ts';
@@ -42,6 +43,7 @@ const appForm = z.object({
   document_types: multi,
   document_countries: z.string().max(5000).default(''),
   minimum_acr: z.string().max(40).default('none'),
+  id_token_alg: z.string().max(40).default(DEFAULT_SIGNING_ALG),
   // Production edits only: read when the edit widens production and so files a review.
   justification: z.string().max(10_000).default(''),
   full_number_justification: z.string().max(10_000).default(''),
@@ -63,6 +65,7 @@ function fieldOf(path: string): string {
   if (path === 'documentTypes') return 'document_types';
   if (path === 'documentCountries') return 'document_countries';
   if (path === 'minimumAcr') return 'minimum_acr';
+  if (path === 'idTokenSignedResponseAlg') return 'id_token_alg';
   if (path === 'fullNumberJustification') return 'full_number_justification';
   if (['name', 'type', 'scopes', 'justification'].includes(path)) return path;
   return '';
@@ -90,6 +93,7 @@ const settingsOf = (f: AppForm) => ({
   documentTypes: f.document_types.length ? f.document_types : 'none',
   documentCountries: f.document_countries.trim() || 'none',
   minimumAcr: f.minimum_acr,
+  idTokenSignedResponseAlg: f.id_token_alg,
 });
 
 /** A submitted form shown again as it was typed, next to its errors. */
@@ -105,6 +109,7 @@ const typedValues = (f: AppForm, type: AppFormValues['type']): AppFormValues => 
   documentTypes: f.document_types,
   documentCountries: f.document_countries,
   minimumAcr: f.minimum_acr,
+  idTokenAlg: f.id_token_alg,
   justification: f.justification,
   fullNumberJustification: f.full_number_justification,
 });
@@ -125,6 +130,7 @@ const valuesOf = (env: EnvironmentView, app: ApplicationView): AppFormValues => 
     documentTypes: review?.documentTypes ?? env.documentTypes,
     documentCountries: countriesText(review?.documentCountries ?? env.documentCountries),
     minimumAcr: env.minimumAcr,
+    idTokenAlg: env.idTokenSignedResponseAlg,
     justification: review?.justification ?? '',
     fullNumberJustification: review?.fullNumberJustification ?? '',
   };
@@ -191,6 +197,7 @@ export function appsRoutes(p: Portal) {
       documentTypes: [...DOCUMENT_TYPES],
       documentCountries: 'all',
       minimumAcr: 'none',
+      idTokenAlg: DEFAULT_SIGNING_ALG,
     }),
   );
 

@@ -40,6 +40,8 @@ describe('developer API: applications', () => {
         webOrigins: [],
         postLogoutRedirectUris: [],
         minimumAcr: 'none',
+        // What the client must accept its ID tokens signed with (RFC 7591 name).
+        idTokenSignedResponseAlg: 'RS256',
       });
       expect(data.clientId).toMatch(environment === 'sandbox' ? /^cid_test_/ : /^cid_live_/);
       expect(JSON.stringify(data)).not.toContain('cs_');

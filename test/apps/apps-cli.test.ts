@@ -361,4 +361,47 @@ describe('verity apps', () => {
       'none',
     );
   });
+
+  test('--id-token-alg chooses how an environment signs ID tokens; production starts with it and changes at once', async () => {
+    const { applicationId } = await create('--id-token-alg', 'ES256');
+    const show = async () => (await run('apps', 'show', applicationId, '--json')).json;
+    expect((await show()).environments[0].idTokenSignedResponseAlg).toBe('ES256');
+    expect((await run('apps', 'show', applicationId)).stdout).toContain('ID token alg:   ES256');
+    const bad = await run('apps', 'update', applicationId, '--id-token-alg', 'HS256', '--json');
+    expect(bad.code).toBe(1);
+    expect(bad.json.error.message).toContain(
+      'the ID token signing algorithm must be one of RS256, ES256, EdDSA, not "HS256"',
+    );
+    expect((await show()).environments[0].idTokenSignedResponseAlg).toBe('ES256');
+
+    // Approval gives production the sandbox's choice; changing production's is no widening: no review.
+    expect((await run('apps', 'review', 'approve', applicationId)).code).toBe(0);
+    const approved = await show();
+    expect(approved.environments[1]).toMatchObject({
+      environment: 'production',
+      idTokenSignedResponseAlg: 'ES256',
+    });
+    const r = await run(
+      'apps',
+      'update',
+      applicationId,
+      '--env',
+      'production',
+      '--id-token-alg',
+      'EdDSA',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const after = await show();
+    expect(
+      after.environments.map((e: { idTokenSignedResponseAlg: string }) => e.idTokenSignedResponseAlg),
+    ).toEqual(['ES256', 'EdDSA']);
+    expect(after.latestReview.status).toBe('approved');
+
+    const fresh = await create();
+    expect(
+      (await run('apps', 'show', fresh.applicationId, '--json')).json.environments[0]
+        .idTokenSignedResponseAlg,
+    ).toBe('RS256');
+  });
 });

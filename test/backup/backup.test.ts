@@ -95,7 +95,7 @@ describe('verity backup and verity restore', () => {
     expect(r.json).toEqual({
       file,
       bytes: bytes.length,
-      keys: 3, // the signing key, the pairwise secret, the webhook secret key
+      keys: 5, // the RS256, ES256 and EdDSA signing keys, the pairwise secret, the webhook secret key
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -107,7 +107,7 @@ describe('verity backup and verity restore', () => {
     const b = installation();
     const restored = await cli('restore', file, '--json', '--config', b.config);
     expect(restored.code).toBe(0);
-    expect(restored.json).toMatchObject({ database: join(b.dir, 'verity.db'), keys: 3 });
+    expect(restored.json).toMatchObject({ database: join(b.dir, 'verity.db'), keys: 5 });
     expect(statSync(join(b.dir, 'verity.db')).mode & 0o777).toBe(0o600);
     expect(statSync(join(b.dir, 'keys')).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(join(b.dir, 'keys')))
@@ -160,7 +160,7 @@ describe('verity backup and verity restore', () => {
     writeFileSync(join(c.dir, 'verity.db'), '');
     writeFileSync(join(c.dir, 'verity.db-wal'), 'stale');
     const forced = await cli('restore', file, '--force', '--json', '--config', c.config);
-    expect(forced.json).toMatchObject({ keys: 3 });
+    expect(forced.json).toMatchObject({ keys: 5 });
     const wal = join(c.dir, 'verity.db-wal');
     // Gone, or a fresh one from the check that opened the restored database.
     expect(existsSync(wal) ? readFileSync(wal, 'utf8') : '').not.toBe('stale');

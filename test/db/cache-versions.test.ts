@@ -37,7 +37,7 @@ describe('cache versions', () => {
     await setup();
     const { kid } = await ctx.keys.signingKey();
     other.prepare("UPDATE signing_keys SET state = 'retired' WHERE kid = ?").run(kid);
-    await expect(ctx.keys.signingKey()).rejects.toThrow('no active signing key');
+    await expect(ctx.keys.signingKey()).rejects.toThrow('no active RS256 signing key');
     expect(await ctx.keys.jwksBody()).toContain(kid);
   });
 });

@@ -2,6 +2,7 @@ import { insertApplication, insertEnvironment } from '../../src/apps/application
 import { CLIENT_SECRET_PREFIX } from '../../src/apps/credential-prefixes.ts';
 import type { AppContext } from '../../src/context.ts';
 import { randomId, randomToken, sha256Hex } from '../../src/crypto/tokens.ts';
+import type { SigningAlg } from '../../src/keys/signing-algs.ts';
 import { unix } from '../../src/platform/clock.ts';
 
 export interface TestAppOptions {
@@ -19,6 +20,8 @@ export interface TestAppOptions {
   applicationId?: string;
   /** Use this exact client secret (e.g. one with ':', '+', '%' or spaces) instead of a random one. */
   clientSecret?: string;
+  /** `id_token_signed_response_alg`; RS256 when unset. */
+  idTokenAlg?: SigningAlg;
 }
 
 export interface TestApp {
@@ -62,6 +65,7 @@ export async function createTestApp(ctx: AppContext, opts: TestAppOptions): Prom
       webOrigins: opts.webOrigins ?? [],
       documentTypes: [],
       documentCountries: [],
+      idTokenSignedResponseAlg: opts.idTokenAlg,
       secretHash,
     });
   });

@@ -136,6 +136,22 @@ describe('RP-initiated logout with id_token_hint', () => {
     expect(consents.get()!.n).toBe(1);
   });
 
+  test.each(['ES256', 'EdDSA'])(
+    'a hint signed with %s, as the client chose, ends the session too',
+    async (alg) => {
+      await setup();
+      f.ctx.db.sql
+        .prepare('UPDATE application_environments SET id_token_signed_response_alg = ? WHERE id = ?')
+        .run(alg, f.client.environmentId);
+      const idToken = await signIn();
+      expect(JSON.parse(atob(idToken.split('.')[0]!.replace(/-/g, '+').replace(/_/g, '/'))).alg).toBe(alg);
+      const res = await logout({ id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT });
+      expect(res.status).toBe(303);
+      expect(location(res)).toBe(SIGNED_OUT);
+      expect(await signedIn()).toBe(false);
+    },
+  );
+
   test('an expired hint is accepted; without a URI the signed-out page is shown', async () => {
     await setup();
     const idToken = await signIn();

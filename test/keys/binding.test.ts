@@ -141,7 +141,8 @@ describe('key material is bound to its database', () => {
     const restarted = await createContext(testConfig(dir), { clock: clock(), log });
     try {
       expect(JSON.stringify(warnings)).toContain('(retired)');
-      expect(JSON.parse(await restarted.keys.jwksBody()).keys.length).toBe(2);
+      // Three active, three next, and the two retired keys whose files are still there.
+      expect(JSON.parse(await restarted.keys.jwksBody()).keys.length).toBe(8);
       expect((await restarted.keys.signingKey()).kid).not.toBe(active!.replace('.jwk.json', ''));
     } finally {
       restarted.db.close();
@@ -165,8 +166,35 @@ describe('key material is bound to its database', () => {
     expect(bad.stderr).toContain('docs/backup.md#restoring');
     const json = await cli('keys', 'check', '--json', '--config', restoredConfig);
     expect(json.code).toBe(1);
-    expect(json.json.problems.length).toBe(3);
+    // Both instance secrets and the active key of each algorithm.
+    expect(json.json.problems.length).toBe(5);
     // The check changed nothing: no secret was generated.
     expect(existsSync(join(restored, 'keys'))).toBe(false);
+  });
+
+  test('a missing or swapped EC or Ed25519 key file is found by keys check and refuses a start', async () => {
+    const { dir } = await usedInstance();
+    const config = join(dir, 'verity.toml');
+    writeFileSync(config, testToml(dir));
+    const ctx = await start(dir);
+    const ec = ctx.keys.store.active('ES256')!.kid;
+    const ed = ctx.keys.store.active('EdDSA')!.kid;
+    ctx.db.close();
+    const ecFile = join(dir, 'keys', `${ec}.jwk.json`);
+    const saved = readFileSync(ecFile);
+    rmSync(ecFile);
+    const missing = await cli('keys', 'check', '--json', '--config', config);
+    expect(missing.code).toBe(1);
+    expect(missing.json.problems).toEqual([`signing key ${ec} (active): ${ecFile} is missing`]);
+    expect(await startError(dir)).toContain(`${ecFile} is missing`);
+
+    // The Ed25519 key's file put in place of the EC key's: another key, of another type.
+    writeFileSync(ecFile, readFileSync(join(dir, 'keys', `${ed}.jwk.json`)));
+    const swapped = await cli('keys', 'check', '--json', '--config', config);
+    expect(swapped.code).toBe(1);
+    expect(swapped.json.problems).toEqual([`signing key ${ec} (active): ${ecFile} holds a different key`]);
+
+    writeFileSync(ecFile, saved);
+    expect((await cli('keys', 'check', '--json', '--config', config)).json.ok).toBe(true);
   });
 });

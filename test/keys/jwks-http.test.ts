@@ -11,23 +11,40 @@ afterEach(async () => {
 });
 
 describe('GET /.well-known/jwks.json', () => {
-  test('public keys only, cacheable for 5 minutes', async () => {
+  test('public keys only, one of each algorithm, RS256 first, cacheable for 5 minutes', async () => {
     srv = await startTestServer();
     const res = await fetch(`${srv.url}/.well-known/jwks.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.headers.get('content-type')).toContain('application/json');
     const body = (await res.json()) as { keys: Record<string, string>[] };
-    expect(body.keys.length).toBe(1);
-    const key = body.keys[0]!;
-    expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
-    expect(key).toMatchObject({
+    expect(body.keys.length).toBe(3);
+    const [rsa, ec, ed] = body.keys;
+    expect(Object.keys(rsa!).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    expect(rsa).toMatchObject({
       kty: 'RSA',
       use: 'sig',
       alg: 'RS256',
-      kid: srv.ctx.keys.store.active()!.kid,
+      kid: srv.ctx.keys.store.active('RS256')!.kid,
     });
-    for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth']) expect(key[secret]).toBeUndefined();
+    expect(Object.keys(ec!).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+    expect(ec).toMatchObject({
+      kty: 'EC',
+      crv: 'P-256',
+      use: 'sig',
+      alg: 'ES256',
+      kid: srv.ctx.keys.store.active('ES256')!.kid,
+    });
+    expect(Object.keys(ed!).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+    expect(ed).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      use: 'sig',
+      alg: 'EdDSA',
+      kid: srv.ctx.keys.store.active('EdDSA')!.kid,
+    });
+    for (const key of body.keys)
+      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth']) expect(key[secret]).toBeUndefined();
     const text = JSON.stringify(body);
     expect(text).not.toContain('"d"');
     expect(text).not.toContain('created_at');
@@ -42,7 +59,7 @@ describe('GET /.well-known/jwks.json', () => {
 
     const r = await cli('keys', 'rotate', '--now', '--config', srv.configPath, '--json');
     expect(r.code).toBe(0);
-    const after = r.json.active as string;
+    const after = r.json.active.RS256 as string;
     expect(after).not.toBe(before);
 
     // The server rechecks the key set every couple of seconds of real time, whatever its clock says.
@@ -56,7 +73,19 @@ describe('GET /.well-known/jwks.json', () => {
       if (kids[0] === after) break;
       await Bun.sleep(100);
     }
-    expect(kids).toEqual([after, r.json.next, before]);
+    const { active, next } = r.json;
+    expect(kids).toEqual([
+      after,
+      active.ES256,
+      active.EdDSA,
+      next.RS256,
+      next.ES256,
+      next.EdDSA,
+      before,
+      expect.any(String),
+      expect.any(String),
+    ]);
+    expect(kids.slice(6).sort()).toEqual([...r.json.retired].sort());
     const { kid, key } = await srv.ctx.keys.signingKey();
     expect(kid).toBe(after);
 

@@ -18,6 +18,8 @@ const activeKids = (c: TestContext) =>
     .list()
     .filter((r) => r.state === 'active')
     .map((r) => r.kid);
+const activeRs256 = (c: TestContext) => c.keys.store.active('RS256')!.kid;
+// Without an alg, as a statement written before there were several: the column's default, RS256.
 const insertRow = (c: TestContext, kid: string, state: string) =>
   c.db.sql
     .prepare(
@@ -25,10 +27,12 @@ const insertRow = (c: TestContext, kid: string, state: string) =>
     )
     .run(kid, state, unix(c.clock), unix(c.clock));
 
-describe('the database holds at most one active signing key', () => {
-  test('a second active row is refused however it is written', async () => {
+describe('the database holds at most one active signing key per algorithm', () => {
+  test('a second active row of an algorithm is refused however it is written', async () => {
     ctx = await testContext();
-    const a = ctx.keys.store.active()!.kid;
+    const a = activeRs256(ctx);
+    const others = activeKids(ctx).filter((k) => k !== a);
+    expect(others).toHaveLength(2);
 
     // Plain SQL, as a hand-run statement or a buggy code path would.
     expect(() => insertRow(ctx, 'intruder', 'active')).toThrow(/UNIQUE constraint failed/);
@@ -36,6 +40,7 @@ describe('the database holds at most one active signing key', () => {
     expect(() =>
       ctx.keys.store.insert({
         kid: 'intruder',
+        alg: 'RS256',
         state: 'active',
         created_at: unix(ctx.clock),
         activated_at: unix(ctx.clock),
@@ -44,7 +49,8 @@ describe('the database holds at most one active signing key', () => {
       }),
     ).toThrow(/UNIQUE constraint failed/);
     // By activating a next key while the active one is still active.
-    const b = await publishNext(ctx, unix(ctx.clock), 'system');
+    const b = (await publishNext(ctx, unix(ctx.clock), 'system'))[0]!;
+    expect(ctx.keys.store.get(b)!.alg).toBe('RS256');
     expect(() => ctx.keys.store.setState(b, 'active', { activated_at: unix(ctx.clock) })).toThrow(
       /UNIQUE constraint failed/,
     );
@@ -56,12 +62,18 @@ describe('the database holds at most one active signing key', () => {
       }),
     ).toThrow(/UNIQUE constraint failed/);
 
-    expect(activeKids(ctx)).toEqual([a]);
+    // An active EC key does not make room for a second active ES256 one either.
+    const es = ctx.keys.store.active('ES256')!;
+    expect(() => ctx.keys.store.insert({ ...es, kid: 'intruder-ec', activated_at: unix(ctx.clock) })).toThrow(
+      /UNIQUE constraint failed/,
+    );
+
+    expect(activeKids(ctx).sort()).toEqual([a, ...others].sort());
     expect(ctx.keys.store.get(b)!.state).toBe('next');
     expect(ctx.keys.store.get('intruder')).toBeUndefined();
   });
 
-  test('only the active state is unique: several retired or next rows are allowed', async () => {
+  test('only the active state is unique per algorithm: several retired or next rows are allowed', async () => {
     ctx = await testContext();
     insertRow(ctx, 'r1', 'retired');
     insertRow(ctx, 'r2', 'retired');
@@ -72,7 +84,7 @@ describe('the database holds at most one active signing key', () => {
         .list()
         .map((r) => r.state)
         .sort(),
-    ).toEqual(['active', 'next', 'next', 'retired', 'retired']);
+    ).toEqual(['active', 'active', 'active', 'next', 'next', 'retired', 'retired']);
     const index = ctx.db.sql
       .prepare<{ sql: string }>(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'signing_keys'",
@@ -81,61 +93,80 @@ describe('the database holds at most one active signing key', () => {
       .map((r) => r.sql)
       .join('\n');
     expect(index).toContain('UNIQUE');
-    expect(index).toContain("WHERE state = 'active'");
+    expect(index).toContain("(`alg`) WHERE state = 'active'");
   });
 
-  test('scheduled rotation, manual rotation and retirement still promote (old key retired first)', async () => {
+  test('scheduled rotation, manual rotation and retirement still promote (old keys retired first)', async () => {
     ctx = await testContext({ extra: 'rotate_every = "1d"\npublish_ahead = "1h"' });
-    const a = ctx.keys.store.active()!.kid;
+    const a = activeKids(ctx);
+    const sorted = (kids: (string | undefined)[]) => [...kids].sort();
 
     // Scheduled: published an hour ahead, promoted after a day.
     ctx.clock.advance(DAY - HOUR);
-    const b = (await rotateDue(ctx)).published!;
+    const b = (await rotateDue(ctx)).published;
+    expect(b).toHaveLength(3);
     ctx.clock.advance(HOUR);
-    expect(await rotateDue(ctx)).toMatchObject({ promoted: b, retired: a });
-    expect(activeKids(ctx)).toEqual([b]);
+    const r = await rotateDue(ctx);
+    expect(sorted(r.promoted)).toEqual(sorted(b));
+    expect(sorted(r.retired)).toEqual(sorted(a));
+    expect(sorted(activeKids(ctx))).toEqual(sorted(b));
 
     // Manual, waiting for publish_ahead: publishes first, promotes an hour later.
     const waiting = await rotateManually(ctx, { immediate: false });
     expect(waiting.promoted).toBe(false);
     ctx.clock.advance(HOUR);
     const c = await rotateManually(ctx, { immediate: false });
-    expect(c).toMatchObject({ promoted: true, retired: expect.arrayContaining([a, b]) });
-    expect(activeKids(ctx)).toEqual([c.active]);
+    expect(c).toMatchObject({ promoted: true, retired: expect.arrayContaining([...a, ...b]) });
+    expect(sorted(activeKids(ctx))).toEqual(sorted(Object.values(c.active)));
 
     // Immediate (compromise).
     const d = await rotateManually(ctx, { immediate: true });
     expect(d.promoted).toBe(true);
-    expect(d.active).not.toBe(c.active);
-    expect(activeKids(ctx)).toEqual([d.active]);
+    expect(d.active.RS256).not.toBe(c.active.RS256);
+    expect(sorted(activeKids(ctx))).toEqual(sorted(Object.values(d.active)));
 
-    // Retiring the active key promotes its published successor in the same transaction.
+    // Retiring an active key promotes the published successors, together, in the same transaction.
     ctx.clock.advance(HOUR);
-    const successor = ctx.keys.store.next()!.kid;
-    const retired = await retireKey(ctx, d.active, { remove: false });
-    expect(retired).toMatchObject({ kid: d.active, state: 'retired', promoted: successor });
-    expect(activeKids(ctx)).toEqual([successor]);
+    const successors = ctx.keys.store.nextSet();
+    const successor = successors.find((k) => k.alg === 'ES256')!.kid;
+    const retired = await retireKey(ctx, d.active.ES256!, { remove: false });
+    expect(retired).toMatchObject({ kid: d.active.ES256, state: 'retired', promoted: successor });
+    expect(sorted(activeKids(ctx))).toEqual(sorted(successors.map((k) => k.kid)));
+    expect(ctx.keys.store.get(d.active.RS256!)!.state).toBe('retired');
 
-    // A promotion of a key that is not "next" changes nothing rather than making a second active key.
-    expect(promote(ctx, d.active, unix(ctx.clock), 'system')).toBeUndefined();
-    expect(activeKids(ctx)).toEqual([successor]);
-    expect((await ctx.keys.signingKey()).kid).toBe(successor);
+    // A promotion of keys that are not "next" changes nothing rather than making a second active key.
+    const stale = ctx.keys.store
+      .actives()
+      .map((k) => ({ ...k, kid: k.kid === successor ? d.active.ES256! : k.kid }));
+    expect(promote(ctx, stale, unix(ctx.clock), 'system')).toBeUndefined();
+    expect(sorted(activeKids(ctx))).toEqual(sorted(successors.map((k) => k.kid)));
+    expect((await ctx.keys.signingKey('ES256')).kid).toBe(successor);
   });
 
-  test('two processes making the first key at once leave one active key and no stray file', async () => {
+  test('two processes making the first keys at once leave one active key per algorithm and no stray file', async () => {
     ctx = await testContext();
     // Start over from a database without an active key, as on first start.
-    const first = ctx.keys.store.active()!.kid;
-    ctx.keys.store.delete(first);
-    await ctx.keys.files.remove(first);
+    const first = activeKids(ctx);
+    for (const kid of first) {
+      ctx.keys.store.delete(kid);
+      await ctx.keys.files.remove(kid);
+    }
     const p1 = new KeyService(ctx.db, ctx.config, ctx.clock);
     const p2 = new KeyService(ctx.db, ctx.config, ctx.clock);
     await Promise.all([p1.ensureActive(), p2.ensureActive()]);
-    const kids = activeKids(ctx);
-    expect(kids).toHaveLength(1);
+    expect(
+      ctx.keys.store
+        .actives()
+        .map((k) => k.alg)
+        .sort(),
+    ).toEqual(['ES256', 'EdDSA', 'RS256']);
     const onDisk = readdirSync(join(ctx.dir, 'keys')).filter((f) => f.endsWith('.jwk.json'));
-    expect(onDisk).toEqual([`${kids[0]}.jwk.json`]);
-    expect(existsSync(join(ctx.dir, 'keys', `${first}.jwk.json`))).toBe(false);
+    expect(onDisk.sort()).toEqual(
+      activeKids(ctx)
+        .map((kid) => `${kid}.jwk.json`)
+        .sort(),
+    );
+    for (const kid of first) expect(existsSync(join(ctx.dir, 'keys', `${kid}.jwk.json`))).toBe(false);
   });
 });
 
@@ -144,13 +175,13 @@ describe('a removed key signs nothing more', () => {
     ctx = await testContext();
     // The server's key service has signed (and cached the key) just before the operator acts.
     const server = new KeyService(ctx.db, ctx.config, ctx.clock);
-    const compromised = (await server.signingKey()).kid;
+    const compromised = (await server.signingKey('EdDSA')).kid;
     // The operator's process: promote at once, then drop the compromised key.
     const r = await rotateManually(ctx, { immediate: true });
     await retireKey(ctx, compromised, { remove: true });
     // No cache interval passes: the very next signature uses the new key.
-    const now = await server.signingKey();
-    expect(now.kid).toBe(r.active);
+    const now = await server.signingKey('EdDSA');
+    expect(now.kid).toBe(r.active.EdDSA!);
     expect(now.kid).not.toBe(compromised);
   });
 });

@@ -43,11 +43,12 @@ test('a proof signed just before a rotation verifies against the JWKS until its 
     scopes: ['identity_documents'],
   });
   setDocumentPolicy(ctx, app, ['id_card'], ['FR']);
-  const a = ctx.keys.store.active()!.kid;
+  const a = ctx.keys.store.active('RS256')!.kid;
 
-  // One second before the rotation, A signs a proof.
+  // One second before the rotation, A (the RS256 key, which signs proofs) signs a proof.
   ctx.clock.set(start + 30 * DAY - HOUR);
-  const b = (await rotateDue(ctx)).published!;
+  await rotateDue(ctx);
+  const b = ctx.keys.store.nextSet().find((k) => k.alg === 'RS256')!.kid;
   ctx.clock.set(start + 30 * DAY - 1000);
   const { accessToken } = await issueToken(ctx, app, {
     scopes: ['identity_documents'],
@@ -63,7 +64,9 @@ test('a proof signed just before a rotation verifies against the JWKS until its 
   expect(res.status).toBe(200);
 
   ctx.clock.set(start + 30 * DAY);
-  expect(await rotateDue(ctx)).toMatchObject({ promoted: b, retired: a });
+  const rotated = await rotateDue(ctx);
+  expect(rotated.promoted).toContain(b);
+  expect(rotated.retired).toContain(a);
   expect(ctx.keys.store.get(a)!.remove_after).toBe((start + 60 * DAY) / 1000 + 60);
 
   // A is retired but stays published through the proof's whole life (exp + 60 s of skew)...
@@ -74,7 +77,7 @@ test('a proof signed just before a rotation verifies against the JWKS until its 
 
   // ...and leaves the JWKS once every proof it signed has expired.
   ctx.clock.set(start + 60 * DAY + MIN);
-  expect((await rotateDue(ctx)).removed).toEqual([a]);
+  expect((await rotateDue(ctx)).removed).toContain(a);
   expect(await kids()).not.toContain(a);
   expect(await verifies(proof, app.clientId)).toBe(false);
 });
@@ -91,6 +94,7 @@ test('with proof_ttl longer than rotate_every, a retired key outlives its succes
     most = Math.max(most, (await kids()).length);
   }
   // Each retired key stays 30 d + 60 s, so up to five of them (retired on days 7 to 35, on day 37)
-  // beside the active key: floor(proof_ttl / rotate_every) + 2, the bound docs/reference.md gives.
-  expect(most).toBe(6);
+  // beside the active key: floor(proof_ttl / rotate_every) + 2 of each of the three algorithms, the
+  // bound docs/reference.md gives.
+  expect(most).toBe(6 * 3);
 });

@@ -51,7 +51,7 @@ describe('signing threads and the key set', () => {
       expect(await signedBy(first[i]!, s.signature, old)).toBe(true);
     }
 
-    const { active } = await rotateManually(ctx, { immediate: true });
+    const active = (await rotateManually(ctx, { immediate: true })).active.RS256!;
     await retireKey(ctx, old, { remove: true });
     const second = inputs('e', 'f', 'g', 'h');
     for (const [i, s] of (await Promise.all(second.map((input) => sign(keys, input)))).entries()) {

@@ -33,7 +33,7 @@ test('the OpenID configuration states exactly what Verity supports', async () =>
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
     subject_types_supported: ['pairwise'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],

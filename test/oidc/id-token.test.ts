@@ -5,6 +5,7 @@ import { base64url } from '../../src/crypto/encoding.ts';
 import { sha256 } from '../../src/crypto/tokens.ts';
 import { rotateManually } from '../../src/keys/key-admin.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
+import type { SigningAlg } from '../../src/keys/signing-algs.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, type Minted, mintCode, REDIRECT } from '../oauth/fixtures.ts';
@@ -99,7 +100,7 @@ describe('the ID token', () => {
 
   test('after a key rotation new tokens carry the new kid, still found in the JWKS', async () => {
     const ctx = server.ctx;
-    const before = (await ctx.keys.signingKey()).kid;
+    const before = ctx.keys.store.active('RS256')!.kid;
     const m1 = await mintCode(ctx, app, { scopes: ['openid'] });
     const first = await exchange(m1);
     await rotateManually(ctx, { immediate: true });
@@ -117,12 +118,13 @@ describe('the ID token', () => {
 });
 
 describe('a standard OpenID Connect client (openid-client)', () => {
-  async function run(a: TestApp) {
+  async function run(a: TestApp, alg: SigningAlg = 'RS256') {
     const ctx = server.ctx;
     const config = await oidc.discovery(
       new URL(server.ctx.config.server.base_url),
       a.clientId,
-      a.clientSecret ? { client_secret: a.clientSecret } : undefined,
+      // The relying party registers the algorithm it accepts, as the application chose it.
+      { id_token_signed_response_alg: alg, ...(a.clientSecret ? { client_secret: a.clientSecret } : {}) },
       a.clientSecret ? oidc.ClientSecretBasic(a.clientSecret) : oidc.None(),
       { execute: [oidc.allowInsecureRequests] },
     );
@@ -136,6 +138,11 @@ describe('a standard OpenID Connect client (openid-client)', () => {
       idTokenExpected: true,
     });
     const claims = tokens.claims()!;
+    expect(decodeProtectedHeader(tokens.id_token!)).toEqual({
+      alg,
+      kid: ctx.keys.store.active(alg)!.kid,
+      typ: 'JWT',
+    });
     expect(claims.sub).toBe(await subjectFor(ctx, a.applicationId, fresh.personId));
     expect(claims.nonce).toBe(fresh.nonce);
     expect(tokens.token_type).toBe('bearer');
@@ -149,5 +156,104 @@ describe('a standard OpenID Connect client (openid-client)', () => {
 
   test('and as a public client with PKCE', async () => {
     await run(publicApp);
+  });
+
+  test.each(['ES256', 'EdDSA'] as const)('and as a client that chose %s ID tokens', async (alg) => {
+    const chosen = await createTestApp(server.ctx, {
+      type: 'confidential',
+      redirectUris: [REDIRECT],
+      scopes: ['openid', 'profile'],
+      idTokenAlg: alg,
+    });
+    await run(chosen, alg);
+  });
+
+  test('a relying party expecting RS256 refuses an ES256 client’s token: the choice is in the header', async () => {
+    const chosen = await createTestApp(server.ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      scopes: ['openid', 'profile'],
+      idTokenAlg: 'ES256',
+    });
+    const refused = await run(chosen, 'RS256').then(
+      () => undefined,
+      (e: Error & { cause?: unknown }) => e,
+    );
+    expect(String(refused?.cause ?? refused)).toMatch(/alg/);
+  });
+});
+
+describe('per-client signing algorithm', () => {
+  const appWith = (alg: SigningAlg) =>
+    createTestApp(server.ctx, {
+      type: 'confidential',
+      redirectUris: [REDIRECT],
+      scopes: ['openid', 'email'],
+      idTokenAlg: alg,
+    });
+
+  test.each(['ES256', 'EdDSA'] as const)(
+    '%s: signed by that algorithm’s active key, verified by jose against the JWKS, same claims as RS256',
+    async (alg) => {
+      const ctx = server.ctx;
+      const chosen = await appWith(alg);
+      const m = await mintCode(ctx, chosen, { scopes: ['openid', 'email'] });
+      const tokens = await exchange(m, chosen);
+      expect(decodeProtectedHeader(tokens.id_token)).toEqual({
+        alg,
+        kid: ctx.keys.store.active(alg)!.kid,
+        typ: 'JWT',
+      });
+      const set = createLocalJWKSet(await jwks());
+      const { payload } = await jwtVerify(tokens.id_token, set, {
+        issuer: ctx.config.server.base_url,
+        audience: chosen.clientId,
+        algorithms: [alg],
+        currentDate: ctx.clock.now(),
+      });
+      expect(Object.keys(payload).sort()).toEqual(
+        ['acr', 'amr', 'at_hash', 'aud', 'auth_time', 'azp', 'exp', 'iat', 'iss', 'nonce', 'sub'].sort(),
+      );
+      expect(payload.at_hash).toBe(base64url((await sha256(tokens.access_token)).slice(0, 16)));
+      // A verifier that allows only RS256 (the default) refuses it.
+      await expect(
+        jwtVerify(tokens.id_token, set, { algorithms: ['RS256'], currentDate: ctx.clock.now() }),
+      ).rejects.toThrow();
+    },
+  );
+
+  test('the default stays RS256, and changing the setting changes the next token at once', async () => {
+    const ctx = server.ctx;
+    const m1 = await mintCode(ctx, app, { scopes: ['openid'] });
+    expect(decodeProtectedHeader((await exchange(m1)).id_token).alg).toBe('RS256');
+    const { updateApplication } = await import('../../src/apps/registration.ts');
+    updateApplication(ctx.db, ctx.clock, app.applicationId, {
+      idTokenSignedResponseAlg: 'EdDSA',
+      actor: 'cli',
+    });
+    try {
+      const m2 = await mintCode(ctx, app, { scopes: ['openid'], personId: m1.personId });
+      expect(decodeProtectedHeader((await exchange(m2)).id_token).alg).toBe('EdDSA');
+    } finally {
+      updateApplication(ctx.db, ctx.clock, app.applicationId, {
+        idTokenSignedResponseAlg: 'RS256',
+        actor: 'cli',
+      });
+    }
+  });
+
+  test('a token signed with a rotated-out key still verifies while the key is published', async () => {
+    const ctx = server.ctx;
+    const chosen = await appWith('ES256');
+    const m1 = await mintCode(ctx, chosen, { scopes: ['openid'] });
+    const first = await exchange(m1, chosen);
+    const r = await rotateManually(ctx, { immediate: true });
+    const m2 = await mintCode(ctx, chosen, { scopes: ['openid'], personId: m1.personId });
+    const second = await exchange(m2, chosen);
+    expect(decodeProtectedHeader(second.id_token).kid).toBe(r.active.ES256);
+    expect(decodeProtectedHeader(first.id_token).kid).not.toBe(r.active.ES256);
+    const set = createLocalJWKSet(await jwks());
+    for (const t of [first, second])
+      await jwtVerify(t.id_token, set, { algorithms: ['ES256'], currentDate: ctx.clock.now() });
   });
 });

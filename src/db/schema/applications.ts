@@ -39,6 +39,10 @@ export const applicationEnvironments = sqliteTable(
     createdAt: time('created_at').notNull(),
     /** The lowest assurance level (acr) an authorization of this environment must reach; null: none. */
     minimumAcr: text('minimum_acr', { enum: ['none', 'low', 'substantial', 'high'] }),
+    /** How this client's ID tokens are signed (RFC 7591 `id_token_signed_response_alg`). */
+    idTokenSignedResponseAlg: text('id_token_signed_response_alg', { enum: ['RS256', 'ES256', 'EdDSA'] })
+      .notNull()
+      .default('RS256'),
   },
   (t) => [
     uniqueIndex('application_environments_client_id').on(t.clientId),

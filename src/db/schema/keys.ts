@@ -2,11 +2,18 @@ import { sql } from 'drizzle-orm';
 import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { time } from './columns.ts';
 
-/** Metadata of the RS256 signing keys; the private keys themselves are files in `[keys] dir`. */
+/**
+ * Metadata of the ID-token signing keys, one set per algorithm rotated together; the private keys
+ * themselves are files in `[keys] dir`.
+ */
 export const signingKeys = sqliteTable(
   'signing_keys',
   {
     kid: text('kid').primaryKey(),
+    /** The JWS algorithm the key signs with; keys from before there were several are RS256. */
+    alg: text('alg', { enum: ['RS256', 'ES256', 'EdDSA'] })
+      .notNull()
+      .default('RS256'),
     state: text('state', { enum: ['next', 'active', 'retired'] }).notNull(),
     createdAt: time('created_at').notNull(),
     /** When it became (or may become) active. */
@@ -15,9 +22,9 @@ export const signingKeys = sqliteTable(
     /** A retired key stays published until every token it signed has expired. */
     removeAfter: time('remove_after'),
   },
-  // The database itself refuses a second active key, whatever code path (or hand-run SQL) tries it:
-  // promotion must retire the old key before activating the new one.
-  (t) => [uniqueIndex('signing_keys_one_active').on(t.state).where(sql`state = 'active'`)],
+  // The database itself refuses a second active key of an algorithm, whatever code path (or hand-run
+  // SQL) tries it: promotion must retire the old key before activating the new one.
+  (t) => [uniqueIndex('signing_keys_one_active_per_alg').on(t.alg).where(sql`state = 'active'`)],
 );
 
 /**

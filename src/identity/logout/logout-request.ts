@@ -2,6 +2,7 @@ import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
+import { SIGNING_ALGS } from '../../keys/signing-algs.ts';
 import { clientRegistry, type OAuthClient } from '../../oauth/client.store.ts';
 
 /**
@@ -87,13 +88,16 @@ const hintClaims = z.object({
   aud: z.union([z.string(), z.array(z.string()).min(1)]),
 });
 
-/** The claims of an ID token whose RS256 signature one of Verity's keys made, for this issuer. */
+/**
+ * The claims of an ID token whose signature one of Verity's keys made (of any of its algorithms: a
+ * client may have chosen ES256 or EdDSA), for this issuer.
+ */
 async function verifiedHint(ctx: Pick<AppContext, 'config' | 'keys'>, token: string) {
   const jwks = createLocalJWKSet(JSON.parse(await ctx.keys.jwksBody()) as JSONWebKeySet);
   let payload: Uint8Array;
   try {
     // Signature only: `exp` is deliberately not checked (§4 lets an expired hint through).
-    ({ payload } = await compactVerify(token, jwks, { algorithms: ['RS256'] }));
+    ({ payload } = await compactVerify(token, jwks, { algorithms: [...SIGNING_ALGS] }));
   } catch {
     throw invalid('id_token_hint is not an ID token issued by this server.');
   }

@@ -137,6 +137,14 @@ export const en = {
     substantial: 'Substantial',
     high: 'High',
   } as Record<string, string>,
+  idTokenAlg: 'ID token signing algorithm',
+  idTokenAlgHint:
+    'id_token_signed_response_alg: your OpenID Connect library must accept the algorithm chosen here. Changing it applies at once.',
+  idTokenAlgNames: {
+    RS256: 'RS256 (RSA, the default)',
+    ES256: 'ES256 (ECDSA P-256)',
+    EdDSA: 'EdDSA (Ed25519)',
+  } as Record<string, string>,
   appCreatedTitle: 'Application created',
   appCreated: 'Your application has a sandbox environment. Use these credentials to try the flow.',
   editAppTitle: (env: string) => `Edit application (${env})`,

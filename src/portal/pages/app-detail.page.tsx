@@ -190,6 +190,8 @@ export function AppPage(
           </dd>
           <dt>{m.minimumAcr}</dt>
           <dd>{m.acrNames[env.minimumAcr]}</dd>
+          <dt>{m.idTokenAlg}</dt>
+          <dd>{m.idTokenAlgNames[env.idTokenSignedResponseAlg]}</dd>
         </dl>
       </Card>
 

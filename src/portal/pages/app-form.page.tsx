@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import { SIGNING_ALGS } from '../../keys/signing-algs.ts';
 import { ASSURANCE_LEVELS } from '../../persons/assurance.ts';
 import type { Env } from '../env.ts';
 import {
@@ -28,6 +29,7 @@ export interface AppFormValues {
   documentTypes: string[];
   documentCountries: string;
   minimumAcr: string;
+  idTokenAlg: string;
   justification?: string;
   fullNumberJustification?: string;
 }
@@ -159,6 +161,16 @@ export function AppFormPage(
               </div>
             ))}
           </fieldset>
+          <label for="id_token_alg">{m.idTokenAlg}</label>
+          <p class="hint">{m.idTokenAlgHint}</p>
+          <FieldError id="id_token_alg" errors={errors} />
+          <select id="id_token_alg" name="id_token_alg">
+            {SIGNING_ALGS.map((alg) => (
+              <option value={alg} selected={values.idTokenAlg === alg}>
+                {m.idTokenAlgNames[alg]}
+              </option>
+            ))}
+          </select>
           <TextField
             id="policy_uri"
             type="url"
