@@ -101,6 +101,7 @@ export async function exchangeCode(
       nonce: code.nonce ?? undefined,
       acr: code.acr,
       amr,
+      accessToken: token.value,
       accessTokenHash: token.hash,
       ...(extra ? { extra } : {}),
     });

@@ -13,15 +13,22 @@ export interface IdTokenInput {
   nonce?: string;
   acr: string;
   amr: string[];
-  /** SHA-256 of the access token, hex: the digest already computed to store it. */
+  /** The access token, and its SHA-256 in hex (the digest already computed to store it). */
+  accessToken: string;
   accessTokenHash: string;
   /** Claims a claims request placed in the ID token (OIDC Core §5.5); the token's own claims win. */
   extra?: Record<string, unknown>;
 }
 
-/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
-export function atHash(accessTokenHash: string): string {
-  return base64url(fromHex(accessTokenHash.slice(0, 32)));
+/**
+ * OIDC Core §3.1.3.6: the left half of the access token's hash with the `alg`'s hash function, base64url.
+ * RS256 and ES256 hash with SHA-256 (already computed); EdDSA with Ed25519 hashes with SHA-512, as the
+ * OpenID Foundation's EdDSA guidance and other providers do.
+ */
+export async function atHash(alg: SigningAlg, accessToken: string, accessTokenHash: string): Promise<string> {
+  if (alg !== 'EdDSA') return base64url(fromHex(accessTokenHash.slice(0, 32)));
+  const digest = await crypto.subtle.digest('SHA-512', new TextEncoder().encode(accessToken));
+  return base64url(new Uint8Array(digest, 0, 32));
 }
 
 /**
@@ -41,7 +48,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     auth_time: input.authTime,
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
     azp: input.clientId,
-    at_hash: atHash(input.accessTokenHash),
+    at_hash: await atHash(input.alg, input.accessToken, input.accessTokenHash),
     acr: input.acr,
     amr: input.amr,
   };

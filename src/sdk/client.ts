@@ -5,7 +5,7 @@ import { discover } from './discovery.ts';
 import { type DocumentProofClaims, verifyDocumentProof } from './document-proof.ts';
 import { UnexpectedResponseError } from './errors.ts';
 import type { FetchLike } from './http.ts';
-import { type IdTokenClaims, validateIdToken } from './id-token.ts';
+import { type IdTokenAlg, type IdTokenClaims, validateIdToken } from './id-token.ts';
 import { createJwksCache, type JwksCache } from './jwks.ts';
 import { getDocument, getDocumentProof, listDocuments, userinfo } from './resources.ts';
 import { exchangeCode, revokeToken, type TokenEndpointAuthMethod } from './token.ts';
@@ -32,6 +32,8 @@ export interface VerityClientOptions {
   transactionTtlSeconds?: number;
   fetch?: FetchLike;
   clock?: SdkClock;
+  /** The application's registered `id_token_signed_response_alg` (default RS256); no other is accepted. */
+  idTokenAlg?: IdTokenAlg;
 }
 
 export interface StartSignInInput {
@@ -175,6 +177,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         ...(accessToken === undefined ? {} : { accessToken }),
         jwks: await keys(),
         clock,
+        ...(options.idTokenAlg ? { alg: options.idTokenAlg } : {}),
       });
     },
     async revokeToken(accessToken) {

@@ -22,6 +22,9 @@ export interface IdTokenClaims {
   [claim: string]: unknown;
 }
 
+/** The ID-token algorithms Verity signs with; an application registers one (RS256 unless it chose). */
+export type IdTokenAlg = 'RS256' | 'ES256' | 'EdDSA';
+
 export interface ValidateIdTokenOptions {
   /** The `issuer` of the discovery document. */
   issuer: string;
@@ -33,13 +36,16 @@ export interface ValidateIdTokenOptions {
   accessToken?: string;
   jwks: JwksCache;
   clock?: SdkClock;
+  /** The application's registered algorithm; default RS256. Tokens of any other alg are refused. */
+  alg?: IdTokenAlg;
 }
 
 /** The interface's limit on clock skew for `exp`, `iat` and `auth_time`. */
 export const MAX_SKEW_SECONDS = 60;
 
 /**
- * Validates an ID token exactly as the interface requires: RS256 only, key chosen by `kid` from the
+ * Validates an ID token exactly as the interface requires: the registered alg only (RS256 unless the
+ * application chose ES256 or EdDSA), key chosen by `kid` from the
  * cached JWKS, `iss`, `aud` (and `azp` when present or when there are several audiences), `exp`,
  * `iat` and `auth_time` with at most 60 s of skew, `nonce` compared in constant time, and `at_hash`
  * when present.
@@ -53,17 +59,18 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
     throw new IdTokenError('id_token_malformed', 'ID token is not a JWS');
   }
   // Decided before any key is looked up, so `none`/HS256 tokens never reach verification.
-  if (header.alg !== 'RS256')
-    throw new IdTokenError('id_token_alg', `ID token alg must be RS256, got ${String(header.alg)}`);
+  const alg = opts.alg ?? 'RS256';
+  if (header.alg !== alg)
+    throw new IdTokenError('id_token_alg', `ID token alg must be ${alg}, got ${String(header.alg)}`);
   if (typeof header.kid !== 'string' || header.kid === '')
     throw new IdTokenError('id_token_kid', 'ID token header has no kid');
-  const key = await opts.jwks.getKey(header.kid);
-  if (!key) throw new IdTokenError('id_token_kid', `no RS256 key with kid ${header.kid} in the JWKS`);
+  const key = await opts.jwks.getKey(header.kid, alg);
+  if (!key) throw new IdTokenError('id_token_kid', `no ${alg} key with kid ${header.kid} in the JWKS`);
 
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(idToken, key, {
-      algorithms: ['RS256'],
+      algorithms: [alg],
       issuer: opts.issuer,
       audience: opts.clientId,
       clockTolerance: MAX_SKEW_SECONDS,
@@ -90,17 +97,21 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
   if (payload.at_hash !== undefined && opts.accessToken !== undefined) {
     if (
       typeof payload.at_hash !== 'string' ||
-      !(await timingSafeEqual(payload.at_hash, await atHash(opts.accessToken)))
+      !(await timingSafeEqual(payload.at_hash, await atHash(opts.accessToken, alg)))
     )
       throw new IdTokenError('id_token_at_hash', 'ID token at_hash does not match the access token');
   }
   return payload as IdTokenClaims;
 }
 
-/** OIDC Core §3.1.3.6: the left-most 128 bits of SHA-256 (for RS256) of the token's ASCII, base64url. */
-async function atHash(accessToken: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken));
-  return base64url(new Uint8Array(digest, 0, 16));
+/**
+ * OIDC Core §3.1.3.6: the left half of the alg's hash of the token's ASCII, base64url: SHA-256 for
+ * RS256 and ES256, SHA-512 for EdDSA (Ed25519).
+ */
+async function atHash(accessToken: string, alg: IdTokenAlg): Promise<string> {
+  const hash = alg === 'EdDSA' ? 'SHA-512' : 'SHA-256';
+  const digest = await crypto.subtle.digest(hash, new TextEncoder().encode(accessToken));
+  return base64url(new Uint8Array(digest, 0, digest.byteLength / 2));
 }
 
 function mapJoseError(e: unknown): IdTokenError {
@@ -114,7 +125,7 @@ function mapJoseError(e: unknown): IdTokenError {
   if (e instanceof errors.JWSSignatureVerificationFailed)
     return new IdTokenError('id_token_signature', 'ID token signature does not verify');
   if (e instanceof errors.JOSEAlgNotAllowed)
-    return new IdTokenError('id_token_alg', 'ID token alg must be RS256');
+    return new IdTokenError('id_token_alg', 'ID token alg is not the registered one');
   if (e instanceof errors.JWTInvalid || e instanceof errors.JWSInvalid)
     return new IdTokenError('id_token_malformed', 'ID token is malformed');
   return new IdTokenError('id_token_signature', 'ID token could not be verified');

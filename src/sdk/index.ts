@@ -55,6 +55,7 @@ export {
 } from './errors.ts';
 export type { FetchLike } from './http.ts';
 export {
+  type IdTokenAlg,
   type IdTokenClaims,
   MAX_SKEW_SECONDS,
   type ValidateIdTokenOptions,

@@ -15,8 +15,11 @@ export interface JwksCacheOptions
 }
 
 export interface JwksCache {
-  /** The RS256 verification key with this kid, fetching the set when it is stale or lacks the kid. */
-  getKey(kid: string): Promise<CryptoKey | undefined>;
+  /**
+   * The verification key with this kid for `alg` (RS256 unless given), fetching the set when it is
+   * stale or lacks the kid.
+   */
+  getKey(kid: string, alg?: string): Promise<CryptoKey | undefined>;
   /** How many times the key set was fetched (for operators' metrics and tests). */
   readonly fetchCount: number;
 }
@@ -41,9 +44,9 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     get fetchCount() {
       return fetchCount;
     },
-    async getKey(kid) {
+    async getKey(kid, alg = 'RS256') {
       try {
-        return await keySet({ alg: 'RS256', kid });
+        return await keySet({ alg, kid });
       } catch (e) {
         if (e instanceof errors.JWKSNoMatchingKey) return undefined;
         throw new UnexpectedResponseError(

@@ -214,7 +214,14 @@ describe('per-client signing algorithm', () => {
       expect(Object.keys(payload).sort()).toEqual(
         ['acr', 'amr', 'at_hash', 'aud', 'auth_time', 'azp', 'exp', 'iat', 'iss', 'nonce', 'sub'].sort(),
       );
-      expect(payload.at_hash).toBe(base64url((await sha256(tokens.access_token)).slice(0, 16)));
+      // OIDC Core §3.1.3.6: the alg's hash; Ed25519 signatures use SHA-512 for at_hash.
+      const digest =
+        alg === 'EdDSA'
+          ? new Uint8Array(
+              await crypto.subtle.digest('SHA-512', new TextEncoder().encode(tokens.access_token)),
+            )
+          : await sha256(tokens.access_token);
+      expect(payload.at_hash).toBe(base64url(digest.slice(0, digest.length / 2)));
       // A verifier that allows only RS256 (the default) refuses it.
       await expect(
         jwtVerify(tokens.id_token, set, { algorithms: ['RS256'], currentDate: ctx.clock.now() }),
