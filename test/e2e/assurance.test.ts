@@ -6,6 +6,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { claimAccessEvents } from '../identity/flow-helpers.ts';
 import { type RelyingParty, startRelyingParty } from './relying-party.ts';
 
 setDefaultTimeout(60_000);
@@ -131,13 +132,7 @@ async function errorOf(p: Promise<unknown>): Promise<string> {
   throw new Error('expected an error response');
 }
 
-const completedEvents = (s: Setup) =>
-  s.server.ctx.db.sql
-    .prepare<{ body: string }>(
-      "SELECT body FROM webhook_events WHERE type = 'claim_access.completed' ORDER BY rowid",
-    )
-    .all()
-    .map((r) => JSON.parse(r.body).data);
+const completedEvents = (s: Setup) => claimAccessEvents(s.server.ctx.db);
 
 describe('required assurance (acr)', () => {
   let s: Setup;

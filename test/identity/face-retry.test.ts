@@ -2,6 +2,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { parseConfig } from '../../src/config/load.ts';
 import {
   callbackParams,
+  claimAccessEvents,
   decide,
   type Flow,
   flow,
@@ -16,11 +17,7 @@ setDefaultTimeout(20_000);
 let f: Flow;
 afterEach(() => f?.cleanup());
 
-const completed = () =>
-  f.ctx.db.sql
-    .prepare<{ body: string }>(`SELECT body FROM webhook_events WHERE type = 'claim_access.completed'`)
-    .all()
-    .map((r) => JSON.parse(r.body).data);
+const completed = () => claimAccessEvents(f.ctx.db);
 
 const request = (path: string) =>
   f.ctx.db.sql

@@ -53,6 +53,15 @@ export class Browser {
   }
 }
 
+/** The `data` of every `claim_access.completed` event queued so far, oldest first. */
+export const claimAccessEvents = (db: Db) =>
+  db.sql
+    .prepare<{ body: string }>(
+      "SELECT body FROM webhook_events WHERE type = 'claim_access.completed' ORDER BY rowid",
+    )
+    .all()
+    .map((r) => JSON.parse(r.body).data);
+
 export const csrfOf = (html: string): string => /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
 export const location = (res: Response): string => res.headers.get('location') ?? '';
 export const pathOf = (url: string): string => {
