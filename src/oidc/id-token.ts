@@ -22,13 +22,19 @@ export interface IdTokenInput {
 
 /**
  * OIDC Core §3.1.3.6: the left half of the access token's hash with the `alg`'s hash function, base64url.
- * RS256 and ES256 hash with SHA-256 (already computed); EdDSA with Ed25519 hashes with SHA-512, as the
- * OpenID Foundation's EdDSA guidance and other providers do.
+ * RS256 and ES256 hash with SHA-256, already computed, so the token endpoint awaits nothing for it;
+ * EdDSA with Ed25519 hashes with SHA-512, as the OpenID Foundation's EdDSA guidance and other
+ * providers do.
  */
-export async function atHash(alg: SigningAlg, accessToken: string, accessTokenHash: string): Promise<string> {
+export function atHash(
+  alg: SigningAlg,
+  accessToken: string,
+  accessTokenHash: string,
+): string | Promise<string> {
   if (alg !== 'EdDSA') return base64url(fromHex(accessTokenHash.slice(0, 32)));
-  const digest = await crypto.subtle.digest('SHA-512', new TextEncoder().encode(accessToken));
-  return base64url(new Uint8Array(digest, 0, 32));
+  return crypto.subtle
+    .digest('SHA-512', new TextEncoder().encode(accessToken))
+    .then((digest) => base64url(new Uint8Array(digest, 0, 32)));
 }
 
 /**
@@ -38,6 +44,7 @@ export async function atHash(alg: SigningAlg, accessToken: string, accessTokenHa
  */
 export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise<string> {
   const iat = unix(ctx.clock);
+  const hash = atHash(input.alg, input.accessToken, input.accessTokenHash);
   const claims = {
     ...input.extra,
     iss: ctx.config.server.base_url,
@@ -48,7 +55,7 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     auth_time: input.authTime,
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
     azp: input.clientId,
-    at_hash: await atHash(input.alg, input.accessToken, input.accessTokenHash),
+    at_hash: typeof hash === 'string' ? hash : await hash,
     acr: input.acr,
     amr: input.amr,
   };
