@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { type ApplicationView, getApplication } from '../apps/application.store.ts';
+import { environmentSettings } from '../apps/environment-settings.ts';
 import { updateApplication } from '../apps/registration.ts';
 import type { DeveloperApiEnv } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
@@ -21,16 +22,7 @@ export const applicationJson = (a: ApplicationView, environment: string) => {
     type: a.type,
     policyUri: a.policyUri,
     tosUri: a.tosUri,
-    environment: e.environment,
-    clientId: e.clientId,
-    scopes: e.scopes,
-    redirectUris: e.redirectUris,
-    webOrigins: e.webOrigins,
-    postLogoutRedirectUris: e.postLogoutRedirectUris,
-    documentTypes: e.documentTypes,
-    documentCountries: e.documentCountries,
-    minimumAcr: e.minimumAcr,
-    idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
+    ...environmentSettings(e),
   };
 };
 

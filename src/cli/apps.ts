@@ -9,6 +9,7 @@ import {
 } from '../apps/application.store.ts';
 import { rotateClientSecret } from '../apps/client-secret.ts';
 import { ALL_COUNTRIES } from '../apps/document-policy-rules.ts';
+import { environmentSettings } from '../apps/environment-settings.ts';
 import { type ReviewChanges, reviewChanges, SETTING_KEYS } from '../apps/production-change.ts';
 import { approveReview, rejectReview, requestProductionReview } from '../apps/production-review.ts';
 import {
@@ -34,16 +35,7 @@ import {
 } from './command.ts';
 
 const environmentJson = (e: EnvironmentView) => ({
-  environment: e.environment,
-  clientId: e.clientId,
-  scopes: e.scopes,
-  redirectUris: e.redirectUris,
-  webOrigins: e.webOrigins,
-  postLogoutRedirectUris: e.postLogoutRedirectUris,
-  documentTypes: e.documentTypes,
-  documentCountries: e.documentCountries,
-  minimumAcr: e.minimumAcr,
-  idTokenSignedResponseAlg: e.idTokenSignedResponseAlg,
+  ...environmentSettings(e),
   activeSecrets: e.activeSecrets,
   createdAt: isoTime(e.createdAt),
 });
