@@ -356,6 +356,8 @@ describe('consent, availability and constraints', () => {
     expect(number({})).toBe('******T47');
     const production = { ...SANDBOX, environment: 'production' as const, fullNumberApproved: true };
     const full = [...ALL_SCOPES, 'document_number_full'];
+    // Sandbox never releases the full number, even with the scope and an approval (interface rule 2).
+    expect(number({ access: { ...SANDBOX, fullNumberApproved: true }, scopes: full })).toBe('******T47');
     expect(number({ access: production, scopes: full, trustFramework: 'de_aml' })).toBe('C01X00T47');
     expect(
       number({
