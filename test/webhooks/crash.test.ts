@@ -28,7 +28,7 @@ afterEach(async () => {
  * a connection attempt to a port nobody listens on can be given that very port as its own and hold
  * it, and the server could then not bind. If the server exits first, its output is the error.
  */
-async function spawnServer(configPath: string) {
+async function spawnOnce(configPath: string) {
   const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
     cwd: root,
     stdout: 'pipe',
@@ -55,14 +55,35 @@ async function spawnServer(configPath: string) {
     async () => {
       if (listening) return true;
       if (await Promise.race([ended, Bun.sleep(20).then(() => false)]))
-        throw new Error(
-          `the server exited before it listened:\n${out}${await new Response(proc.stderr).text()}`,
-        );
+        throw new ExitedBeforeListening(`${out}${await new Response(proc.stderr).text()}`);
       return false;
     },
     20_000,
   );
   return proc;
+}
+
+class ExitedBeforeListening extends Error {
+  constructor(readonly output: string) {
+    super(`the server exited before it listened:\n${output}`);
+  }
+}
+
+/**
+ * The server on a port free a moment ago. Any other process's outgoing connection may be given that
+ * port in between (the suite runs many servers); then, and only then, another port is tried.
+ */
+async function spawnServer(configPath: string, toml: (port: number) => string) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    writeFileSync(configPath, toml(port));
+    try {
+      return { proc: await spawnOnce(configPath), base: `http://127.0.0.1:${port}` };
+    } catch (e) {
+      if (!(e instanceof ExitedBeforeListening && /EADDRINUSE|in use/i.test(e.output)) || attempt === 3)
+        throw e;
+    }
+  }
 }
 
 describe('webhook outbox under a crash', () => {
@@ -75,23 +96,19 @@ describe('webhook outbox under a crash', () => {
       await Bun.sleep(15);
       return new Response(null, { status: 204 });
     });
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
     const configPath = join(tmp.dir, 'verity.toml');
-    writeFileSync(
-      configPath,
-      `${testToml(tmp.dir)}
+    const toml = (port: number) => `${testToml(tmp.dir)}
 [server]
 listen = "127.0.0.1:${port}"
-base_url = "${base}"
+base_url = "http://127.0.0.1:${port}"
 [webhooks]
 allow_localhost_in_sandbox = true
 timeout = "2s"
 lease = "2s"
 [rate_limits.developer]
 requests = 100000
-`,
-    );
+`;
+    writeFileSync(configPath, toml(await freePort()));
 
     expect((await cli('migrate', '--config', configPath)).code).toBe(0);
     const { developerId } = (
@@ -128,11 +145,11 @@ requests = 100000
       '--json',
     );
     expect(app.code).toBe(0);
-    const hooks = `${base}/v1/developer/applications/${app.json.applicationId}/webhooks`;
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-
-    child = await spawnServer(configPath);
-    const created = await fetch(hooks, {
+    let started = await spawnServer(configPath, toml);
+    child = started.proc;
+    const hooks = () => `${started.base}/v1/developer/applications/${app.json.applicationId}/webhooks`;
+    const created = await fetch(hooks(), {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ url: rx.url, events: ['consent.granted'] }),
@@ -146,7 +163,7 @@ requests = 100000
     let killed = false;
     const sendOne = async (): Promise<boolean> => {
       try {
-        const r = await fetch(`${hooks}/${endpoint.id}/test`, { method: 'POST', headers: auth });
+        const r = await fetch(`${hooks()}/${endpoint.id}/test`, { method: 'POST', headers: auth });
         if (r.status !== 202) return false;
         acknowledged.add((await r.json()).data.eventId);
         return true;
@@ -171,7 +188,8 @@ requests = 100000
     expect(receivedAtKill).toBeLessThan(acknowledged.size);
 
     // Restart on the same database and finish the burst.
-    child = await spawnServer(configPath);
+    started = await spawnServer(configPath, toml);
+    child = started.proc;
     while (acknowledged.size < BURST) expect(await sendOne()).toBe(true);
 
     // Every committed event (acknowledged or not) reaches the receiver.
