@@ -2,7 +2,7 @@ import { Metrics } from './audit/metrics.ts';
 import type { Config } from './config/schema.ts';
 import { type AppContext, Caches, Signals } from './context.ts';
 import { migrate } from './db/migrate.ts';
-import { openDb, optimize } from './db/open.ts';
+import { databaseTarget, openDb, optimize } from './db/open.ts';
 import { createEmailTransport } from './email/transport.ts';
 import { seedPersonas } from './identity/personas.ts';
 import { bindKeyMaterial } from './keys/key-binding.ts';
@@ -24,7 +24,7 @@ export interface ContextOptions {
 export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? jsonLogger(config.log.level);
-  const db = await openDb(config.database.path);
+  const db = await openDb(databaseTarget(config));
   if (opts.migrate !== false) {
     migrate(db, clock);
     seedPersonas(db);

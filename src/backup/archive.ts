@@ -179,3 +179,7 @@ async function* iterate<T>(stream: ReadableStream<T>): AsyncGenerator<T> {
     reader.releaseLock();
   }
 }
+
+/** Backups and restores here are SQLite's; a PostgreSQL database has its own tools. */
+export const PG_BACKUP =
+  'verity backup and restore cover SQLite; back up a PostgreSQL database with pg_dump and the keys directory with it (docs/operations.md#postgresql)';

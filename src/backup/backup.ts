@@ -36,7 +36,7 @@ export async function createBackup(
     const snapshot = files.join(work, DATABASE);
     // VACUUM INTO accepts an empty file: created here, it is 0600 before SQLite writes a byte.
     await (await files.createPrivate(snapshot)).close();
-    await db.sql.backup(snapshot);
+    await db.backup(snapshot);
     const members = [await fileMember(DATABASE, snapshot)];
     for (const name of (await files.list(keysDir)).filter(isKeyFile).sort())
       members.push(await fileMember(`keys/${name}`, files.join(keysDir, name)));

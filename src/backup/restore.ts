@@ -9,7 +9,7 @@ import {
   verifyKeyBinding,
 } from '../keys/key-binding.ts';
 import { files } from '../platform/files.ts';
-import { BackupError, DATABASE, readArchive } from './archive.ts';
+import { BackupError, DATABASE, PG_BACKUP, readArchive } from './archive.ts';
 
 export interface RestoreResult {
   database: string;
@@ -34,6 +34,7 @@ export async function restoreBackup(
   file: string,
   opts: { force?: boolean },
 ): Promise<RestoreResult> {
+  if (config.database.url) throw new BackupError(PG_BACKUP);
   const dbPath = config.database.path;
   const keysDir = config.keys.dir;
   const exists = await files.exists(dbPath);

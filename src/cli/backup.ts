@@ -1,5 +1,5 @@
 import { recordAudit } from '../audit/audit.store.ts';
-import { BackupError } from '../backup/archive.ts';
+import { BackupError, PG_BACKUP } from '../backup/archive.ts';
 import { createBackup } from '../backup/backup.ts';
 import { restoreBackup } from '../backup/restore.ts';
 import { openDb } from '../db/open.ts';
@@ -19,6 +19,7 @@ export const backupCommands: Command[] = [
     async run(cli, args) {
       const file = positional(args, 0, 'FILE');
       const config = await cli.loadConfig();
+      if (config.database.url) throw new BackupError(PG_BACKUP);
       // Opening a missing path would create an empty database and back that up; say so instead.
       if (!(await files.exists(config.database.path)))
         throw new BackupError(`no database at ${config.database.path}`);

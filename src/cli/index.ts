@@ -2,7 +2,7 @@ import { createContext } from '../bootstrap.ts';
 import { loadConfigFile } from '../config/file.ts';
 import { ConfigError } from '../config/load.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import { openDb } from '../db/open.ts';
+import { databaseTarget, openDb } from '../db/open.ts';
 import { ValidationError } from '../errors.ts';
 import { jsonLogger, type Logger, silentLogger } from '../log.ts';
 import { parseArgs } from '../platform/args.ts';
@@ -201,7 +201,7 @@ function cliContext(configPath: string, json: boolean): CliContext {
     async open(opts = {}) {
       const cfg = await cli.loadConfig();
       if (!opts.migrate) {
-        const db = await openDb(cfg.database.path);
+        const db = await openDb(databaseTarget(cfg));
         const pending = pendingMigrations(db);
         db.close();
         if (pending.length)

@@ -25,6 +25,7 @@ signing_threads = "auto"           # threads that sign ID tokens: "auto" = one p
 
 [database]
 path = "./data/verity.db"
+url = ""                          # PostgreSQL instead of SQLite: "postgres://user:password@host:5432/verity" (or VERITY_DATABASE_URL); several instances may share it
 
 [keys]
 dir = "./data/keys"                # signing keys (0600); back this directory up with the database

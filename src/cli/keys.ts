@@ -1,4 +1,4 @@
-import { openDb } from '../db/open.ts';
+import { databaseTarget, openDb } from '../db/open.ts';
 import { type KidsByAlg, keySetSummary, retireKey, rotateManually } from '../keys/key-admin.ts';
 import { bindingMessage, keyMaterialOnDisk, verifyKeyBinding } from '../keys/key-binding.ts';
 import { isoTime } from '../platform/clock.ts';
@@ -22,9 +22,9 @@ export const keysCommands: Command[] = [
     async run(cli) {
       const config = await cli.loadConfig();
       // The database alone, not a full context: a context would refuse (or, for a new database, generate).
-      if (!(await files.exists(config.database.path)))
+      if (!config.database.url && !(await files.exists(config.database.path)))
         throw new Error(`no database at ${config.database.path}`);
-      const db = await openDb(config.database.path);
+      const db = await openDb(databaseTarget(config));
       try {
         const r = await verifyKeyBinding(db, keyMaterialOnDisk(config));
         const ok = r.problems.length === 0;

@@ -1,7 +1,7 @@
 import { DEFAULT_CONFIG_PATH } from '../config/file.ts';
 import { configWarnings } from '../config/warnings.ts';
 import { migrate, pendingMigrations } from '../db/migrate.ts';
-import { openDb } from '../db/open.ts';
+import { databaseTarget, openDb } from '../db/open.ts';
 import { systemClock } from '../platform/clock.ts';
 import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
@@ -12,7 +12,7 @@ export const systemCommands: Command[] = [
     summary: 'Apply pending database migrations.',
     async run(cli) {
       const config = await cli.loadConfig();
-      const db = await openDb(config.database.path);
+      const db = await openDb(databaseTarget(config));
       try {
         const applied = migrate(db, systemClock);
         cli.print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date', {

@@ -63,7 +63,17 @@ export const serverSchema = z
   .prefault({});
 
 export const databaseSchema = z
-  .strictObject({ path: z.string().min(1).default('./data/verity.db') })
+  .strictObject({
+    /** The SQLite file: the default engine. */
+    path: z.string().min(1).default('./data/verity.db'),
+    /** A PostgreSQL URL (`postgres://user:password@host:5432/verity`); when set, it is used instead of `path`. */
+    url: z
+      .string()
+      .default('')
+      .refine((v) => v === '' || /^postgres(ql)?:\/\/[^/]+/.test(v), {
+        message: 'must be a postgres:// or postgresql:// URL, or empty for SQLite at [database] path',
+      }),
+  })
   .prefault({});
 
 /**

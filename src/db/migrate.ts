@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import { unix } from '../platform/clock.ts';
-import { migrations as embedded } from './migrations.gen.ts';
+import { migrations as embedded, postgresMigrations } from './migrations.gen.ts';
 import type { Db } from './open.ts';
 
 export interface Migration {
@@ -22,10 +22,33 @@ const RECOVER = 'restore a backup made by this release, or run the release that 
  * with its SHA-256, so a re-run is a no-op and a crash mid-way leaves the database at a migration
  * boundary. Refuses a database whose applied migrations are not the ones shipped (see verifyHistory).
  */
-export function migrate(db: Db, clock: Clock, migrations: Migration[] = embedded): string[] {
+export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(db)): string[] {
+  if (db.engine === 'postgres') {
+    // Instances starting together take turns: the first migrates, the others find nothing pending.
+    db.sql.exec(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    try {
+      db.sql.exec(
+        'CREATE TABLE IF NOT EXISTS _migrations (name text PRIMARY KEY NOT NULL, applied_at bigint NOT NULL, checksum text)',
+      );
+      return apply(db, clock, migrations);
+    } finally {
+      db.sql.exec(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+    }
+  }
   db.sql.exec(
     'CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL, checksum TEXT) STRICT',
   );
+  return apply(db, clock, migrations);
+}
+
+/** The migrations this build ships for the database's engine. */
+export const shipped = (db: Pick<Db, 'engine'>): Migration[] =>
+  db.engine === 'postgres' ? postgresMigrations : embedded;
+
+/** The advisory lock that serialises migrations across instances (any fixed number would do). */
+const MIGRATION_LOCK = 7_318_001;
+
+function apply(db: Db, clock: Clock, migrations: Migration[]): string[] {
   const pending = verifyHistory(db, migrations);
   // Databases migrated before checksums were recorded: their history is trusted once, as it stands.
   db.sql.transaction(() => {
@@ -49,9 +72,13 @@ export function migrate(db: Db, clock: Clock, migrations: Migration[] = embedded
 }
 
 /** The shipped migrations not yet applied; throws like migrate() when the history does not match. */
-export function pendingMigrations(db: Db, migrations: Migration[] = embedded): string[] {
+export function pendingMigrations(db: Db, migrations: Migration[] = shipped(db)): string[] {
   const exists = db.sql
-    .prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '_migrations'")
+    .prepare(
+      db.engine === 'postgres'
+        ? "SELECT 1 AS x FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '_migrations'"
+        : "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '_migrations'",
+    )
     .get();
   if (!exists) return migrations.map((m) => m.name);
   return verifyHistory(db, migrations).map((m) => m.name);
@@ -93,5 +120,6 @@ function verifyHistory(db: Db, migrations: Migration[]): Migration[] {
 }
 
 const hasChecksumColumn = (db: Db) =>
+  db.engine === 'postgres' ||
   db.sql.prepare("SELECT 1 AS x FROM pragma_table_info('_migrations') WHERE name = 'checksum'").get() !==
-  undefined;
+    undefined;

@@ -1,10 +1,11 @@
 import { nextTurn } from '../platform/next-turn.ts';
-import type { SqliteDriver } from '../platform/sqlite.ts';
+import { isConflict } from '../platform/postgres.ts';
+import type { SqlDriver } from '../platform/sql-driver.ts';
 import { CommitHooks } from './after-commit.ts';
 
 /**
  * Group commit. Every unit of work queued during one turn of the event loop runs, in order, inside a
- * single BEGIN IMMEDIATE transaction. A unit that throws is rolled back alone and its promise
+ * single write transaction. A unit that throws is rolled back alone and its promise
  * rejects, while the others commit. A promise resolves only after COMMIT, so a caller that awaits it
  * never answers for a write that is not in the database.
  *
@@ -28,33 +29,31 @@ interface Queued {
 
 type Outcome = { ok: true; value: unknown; hooks: (() => void)[] } | { ok: false; error: unknown };
 
-export function createWriteBatch(sql: SqliteDriver, commitHooks = new CommitHooks()): WriteBatch {
-  let queue: Queued[] = [];
-  const run = (statement: string) => sql.prepare(statement).run();
+/** Thrown to roll back an optimistic run in which a unit failed. */
+class RunIsolated extends Error {}
 
-  /** Runs the units in one transaction; undefined when one threw and nothing was kept. */
-  function optimistic(units: Queued[]): Outcome[] | undefined {
-    const outcomes: Outcome[] = [];
-    for (const q of units) {
+export function createWriteBatch(sql: SqlDriver, commitHooks = new CommitHooks()): WriteBatch {
+  let queue: Queued[] = [];
+
+  /** Runs the units in one go; throws RunIsolated (rolling everything back) when one of them throws. */
+  function optimistic(units: Queued[]): Outcome[] {
+    return units.map((q) => {
       try {
-        outcomes.push({ ok: true, ...commitHooks.collect(q.unit) });
-      } catch {
-        return undefined;
+        return { ok: true, ...commitHooks.collect(q.unit) };
+      } catch (e) {
+        // A PostgreSQL conflict is the transaction's, not the unit's: the whole batch runs again.
+        throw isConflict(e) ? e : new RunIsolated();
       }
-    }
-    return outcomes;
+    });
   }
 
+  /** Each unit in a savepoint of its own (a nested transaction), so one that throws is undone alone. */
   function isolated(units: Queued[]): Outcome[] {
     return units.map((q) => {
-      run('SAVEPOINT batch_unit');
       try {
-        const done = commitHooks.collect(q.unit);
-        run('RELEASE batch_unit');
-        return { ok: true, ...done };
+        return { ok: true, ...sql.transaction(() => commitHooks.collect(q.unit)) };
       } catch (error) {
-        run('ROLLBACK TO batch_unit');
-        run('RELEASE batch_unit');
+        if (isConflict(error)) throw error;
         return { ok: false, error };
       }
     });
@@ -63,32 +62,21 @@ export function createWriteBatch(sql: SqliteDriver, commitHooks = new CommitHook
   function flush() {
     const units = queue;
     queue = [];
-    let outcomes: Outcome[] | undefined;
+    let outcomes: Outcome[];
     try {
-      run('BEGIN IMMEDIATE');
       try {
-        outcomes = optimistic(units);
-        if (!outcomes) {
-          run('ROLLBACK');
-          run('BEGIN IMMEDIATE');
-          outcomes = isolated(units);
-        }
-        run('COMMIT');
+        outcomes = sql.transaction(() => optimistic(units));
       } catch (e) {
-        try {
-          run('ROLLBACK');
-        } catch {
-          // COMMIT failing may already have rolled back; the first error is the one to report.
-        }
-        throw e;
+        if (!(e instanceof RunIsolated)) throw e;
+        outcomes = sql.transaction(() => isolated(units));
       }
     } catch (e) {
       for (const q of units) q.reject(e);
       return;
     }
-    for (const o of outcomes!) if (o.ok) commitHooks.settle(o.hooks);
+    for (const o of outcomes) if (o.ok) commitHooks.settle(o.hooks);
     units.forEach((q, i) => {
-      const o = outcomes![i]!;
+      const o = outcomes[i]!;
       if (o.ok) q.resolve(o.value);
       else q.reject(o.error);
     });

@@ -67,6 +67,7 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
   const { Database } = await import('bun:sqlite');
   const db = new Database(path, { create: true, strict: true });
   return {
+    engine: 'sqlite',
     exec: (sql) => db.exec(sql),
     prepare: statementCache((sql) => {
       const s = db.prepare(sql);

@@ -1,10 +1,9 @@
-import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm/relations';
-import { BaseSQLiteDatabase, SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { backstopBodySize, listenError } from './listen.ts';
 import { nodeCrypto } from './node-crypto.ts';
 import { importRsaPrivateJwk, signRs256 } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { bindable, type SqliteDriver, statementCache } from './sqlite.ts';
+import { drizzleOverSyncClient } from './sync-drizzle.ts';
 import { spawnWebWorker, webParentPort } from './worker.ts';
 
 /** The part of the Deno namespace used here (the project is type-checked against Bun's types). */
@@ -104,33 +103,19 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
       run: (...p: unknown[]) => ({ changes: Number(s.run(...bindable(p)).changes) }),
     };
   };
-  // What drizzle's better-sqlite3 session calls on its client.
-  const drizzleClient = {
-    prepare: (sql: string) => ({ ...statement(sql), raw: () => statement(sql, true) }),
-    transaction: <A extends unknown[], T>(fn: (...args: A) => T) => {
-      const run =
-        (begin: string) =>
-        (...args: A) =>
-          transaction(() => fn(...args), begin);
-      return { deferred: run('BEGIN'), immediate: run('BEGIN IMMEDIATE'), exclusive: run('BEGIN EXCLUSIVE') };
-    },
-  };
   return {
+    engine: 'sqlite',
     exec: (sql) => db.exec(sql),
     prepare: statementCache((sql) => statement(sql)),
     transaction: (fn) => transaction(fn),
     get inTransaction() {
       return db.isTransaction;
     },
-    async drizzle(schema) {
-      // Imported when used: the other builds leave drizzle-orm/better-sqlite3 out (scripts/build.ts).
-      const { BetterSQLiteSession } = await import('drizzle-orm/better-sqlite3/session');
-      const dialect = new SQLiteSyncDialect();
-      const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
-      const config = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
-      const session = new BetterSQLiteSession(drizzleClient as never, dialect, config);
-      return new BaseSQLiteDatabase('sync', dialect, session as never, config);
-    },
+    drizzle: (schema) =>
+      drizzleOverSyncClient(schema, {
+        prepare: (sql: string) => ({ ...statement(sql), raw: () => statement(sql, true) }),
+        transaction: (fn, begin) => transaction(fn, begin),
+      }),
     async backup(file) {
       db.prepare('VACUUM INTO ?').run(file);
     },

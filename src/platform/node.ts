@@ -69,6 +69,7 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path);
   return {
+    engine: 'sqlite',
     exec: (sql) => {
       db.exec(sql);
     },

@@ -1,3 +1,5 @@
+import type { SqlDriver } from './sql-driver.ts';
+
 /**
  * The one SQLite surface the rest of the code sees. bun:sqlite (Bun), better-sqlite3 (Node) and
  * node:sqlite (Deno) are synchronous and close enough that a thin adapter in each runtime's file
@@ -9,17 +11,9 @@ export interface Statement<Row = Record<string, unknown>> {
   run(...params: unknown[]): { changes: number };
 }
 
-export interface SqliteDriver {
-  exec(sql: string): void;
-  prepare<Row = Record<string, unknown>>(sql: string): Statement<Row>;
-  /** Runs fn in a BEGIN IMMEDIATE transaction; nested calls become savepoints. */
-  transaction<T>(fn: () => T): T;
-  /** Whether a transaction is open on this connection. */
-  readonly inTransaction: boolean;
-  /** A drizzle database (synchronous) on this same connection. */
-  drizzle(schema: Record<string, unknown>): Promise<unknown>;
+export interface SqliteDriver extends SqlDriver {
+  readonly engine: 'sqlite';
   backup(file: string): Promise<void>;
-  close(): void;
 }
 
 /**

@@ -90,7 +90,7 @@ export async function probe(path: string) {
   const viaOrm = db.orm.all<{ n: number }>(sql`SELECT count(*) AS n FROM probe`);
 
   const backupPath = `${path}.backup`;
-  await db.sql.backup(backupPath);
+  await db.backup(backupPath);
   db.close();
   const copy = await openDb(backupPath);
   const backupRows = copy.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM probe').get()!.n;

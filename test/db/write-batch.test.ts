@@ -3,24 +3,25 @@ import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { createWriteBatch } from '../../src/db/write-batch.ts';
 import { runtime } from '../../src/platform/runtime.ts';
-import type { SqliteDriver } from '../../src/platform/sqlite.ts';
+import type { SqlDriver } from '../../src/platform/sql-driver.ts';
 import { tempDir } from '../helpers/context.ts';
 
-/** A driver that counts the statements the batch runs, and can be told to fail COMMIT. */
-function instrumented(sql: SqliteDriver, opts: { failCommit?: boolean } = {}) {
+/** A driver that counts the transactions the batch runs, and can be told to fail the commit. */
+function instrumented(sql: SqlDriver, opts: { failCommit?: boolean } = {}) {
   const ran: string[] = [];
-  const driver: SqliteDriver = {
+  const driver: SqlDriver = {
     ...sql,
-    prepare(statement) {
-      const real = sql.prepare(statement);
-      return {
-        ...real,
-        run: (...p: unknown[]) => {
-          ran.push(statement);
-          if (opts.failCommit && statement === 'COMMIT') throw new Error('disk I/O error');
-          return real.run(...p);
-        },
-      } as never;
+    transaction(fn) {
+      const outer = !sql.inTransaction;
+      if (!outer) ran.push('SAVEPOINT');
+      const value = sql.transaction(() => {
+        const v = fn();
+        // Thrown where COMMIT would run: the transaction is rolled back as a failed COMMIT leaves it.
+        if (outer && opts.failCommit) throw new Error('disk I/O error');
+        return v;
+      });
+      if (outer) ran.push('COMMIT');
+      return value;
     },
   };
   return {

@@ -50,7 +50,7 @@ async function usedInstance(): Promise<{ dir: string; sub: string }> {
 async function databaseAlone(from: string): Promise<string> {
   const dir = freshDir();
   const db = await openDb(join(from, 'verity.db'));
-  await db.sql.backup(join(dir, 'verity.db'));
+  await db.backup(join(dir, 'verity.db'));
   db.close();
   return dir;
 }

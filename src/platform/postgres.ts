@@ -1,0 +1,179 @@
+import { runtime } from './runtime.ts';
+import type { SqlDriver } from './sql-driver.ts';
+import { bindable, type Statement, statementCache } from './sqlite.ts';
+import { drizzleOverSyncClient } from './sync-drizzle.ts';
+
+/**
+ * PostgreSQL behind the same synchronous surface as SQLite, so every store runs unchanged on either
+ * engine (docs/architecture.md#postgresql). The connection lives in a worker thread (postgres.worker.ts,
+ * with the `postgres` driver); each statement is posted to it and this thread waits on a shared buffer
+ * until the answer is written there. Statements are prepared once per connection and reused.
+ */
+export type PgRequest =
+  | { op: 'open'; url: string; control: SharedArrayBuffer; data: SharedArrayBuffer }
+  | { op: 'grow'; data: SharedArrayBuffer }
+  | { op: 'close' }
+  | { op: 'exec'; sql: string }
+  | { op: 'query' | 'values'; sql: string; params: unknown[] };
+
+export type PgReply =
+  | { ok: true; rows: unknown[]; count: number }
+  | { ok: false; message: string; code?: string; constraint?: string };
+
+/** A statement PostgreSQL refused, with its SQLSTATE (`23505` a unique violation, `40001` a conflict). */
+export class PostgresError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly constraint: string | undefined,
+  ) {
+    super(message);
+    this.name = 'PostgresError';
+  }
+}
+
+/** Serialization failures and deadlocks: the transaction lost to a concurrent one and may run again. */
+export const isConflict = (e: unknown) =>
+  e instanceof PostgresError && (e.code === '40001' || e.code === '40P01');
+const CONFLICT_ATTEMPTS = 10;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** A short, growing, jittered pause before running a lost transaction again. */
+const pause = (attempt: number) => Atomics.wait(sleeper, 0, 0, Math.random() * 2 ** Math.min(attempt, 6));
+
+const INITIAL_BUFFER = 1 << 20;
+/** How long a statement may take before the caller gives up on the connection's thread. */
+const ANSWER_WITHIN_MS = 60_000;
+
+/** `?` placeholders (outside quotes) become `$1`, `$2`…, so one SQL text serves both engines. */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (m) => (m === '?' ? `$${++n}` : m));
+}
+
+export async function openPostgres(url: string): Promise<SqlDriver> {
+  const worker = runtime.spawnWorker(new URL('./postgres.worker.ts', import.meta.url));
+  worker.ref();
+  const control = new Int32Array(new SharedArrayBuffer(8));
+  let data = new SharedArrayBuffer(INITIAL_BUFFER);
+  const decoder = new TextDecoder();
+  let lost: string | undefined;
+  worker.onExit((reason) => {
+    lost = reason;
+  });
+  // Awaited, not waited on: the worker's first messages need this thread's event loop.
+  const opened = await new Promise<{ ready: boolean; message?: string }>((resolve) => {
+    worker.onMessage((m) => resolve(m as { ready: boolean; message?: string }));
+    worker.onExit((reason) => resolve({ ready: false, message: reason }));
+    worker.post({ op: 'open', url, control: control.buffer as SharedArrayBuffer, data } satisfies PgRequest);
+  });
+  if (!opened.ready) {
+    worker.terminate();
+    throw new PostgresError(`cannot connect to PostgreSQL: ${opened.message}`, undefined, undefined);
+  }
+
+  function wait(): void {
+    if (Atomics.wait(control, 0, 0, ANSWER_WITHIN_MS) === 'timed-out')
+      throw new PostgresError(
+        `PostgreSQL did not answer within ${ANSWER_WITHIN_MS / 1000} s${lost ? ` (${lost})` : ''}`,
+        undefined,
+        undefined,
+      );
+  }
+
+  function call(request: PgRequest): { rows: unknown[]; count: number } {
+    if (lost)
+      throw new PostgresError(`the PostgreSQL connection thread ended: ${lost}`, undefined, undefined);
+    Atomics.store(control, 0, 0);
+    worker.post(request);
+    wait();
+    if (Atomics.load(control, 0) === 2) {
+      // The answer did not fit: hand the thread a buffer that holds it.
+      data = new SharedArrayBuffer(Atomics.load(control, 1) * 2);
+      Atomics.store(control, 0, 0);
+      worker.post({ op: 'grow', data } satisfies PgRequest);
+      wait();
+    }
+    const length = Atomics.load(control, 1);
+    const reply = JSON.parse(decoder.decode(new Uint8Array(data, 0, length).slice())) as PgReply;
+    if (!reply.ok) throw new PostgresError(reply.message, reply.code, reply.constraint);
+    return reply;
+  }
+
+  const statement = (text: string, arrays = false): Statement<unknown> => {
+    const sql = numberPlaceholders(text);
+    const op = arrays ? 'values' : 'query';
+    return {
+      get: (...p) => call({ op, sql, params: bindable(p) }).rows[0],
+      all: (...p) => call({ op, sql, params: bindable(p) }).rows,
+      run: (...p) => ({ changes: call({ op, sql, params: bindable(p) }).count }),
+    };
+  };
+  const exec = (sql: string) => void call({ op: 'exec', sql });
+
+  let depth = 0;
+  /**
+   * Transactions are SERIALIZABLE, so they keep SQLite's guarantee that each one sees the database as
+   * if it ran alone; one that loses to a concurrent one is run again from the start, a few times
+   * (callers keep effects outside the database for after the commit, as they do for the write batch).
+   */
+  function transaction<T>(fn: () => T, begin = 'BEGIN ISOLATION LEVEL SERIALIZABLE'): T {
+    if (depth > 0) {
+      const savepoint = `sp${depth}`;
+      exec(`SAVEPOINT ${savepoint}`);
+      depth++;
+      try {
+        const result = fn();
+        exec(`RELEASE SAVEPOINT ${savepoint}`);
+        return result;
+      } catch (e) {
+        exec(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+        throw e;
+      } finally {
+        depth--;
+      }
+    }
+    for (let attempt = 1; ; attempt++) {
+      exec(begin);
+      depth++;
+      try {
+        const result = fn();
+        exec('COMMIT');
+        return result;
+      } catch (e) {
+        try {
+          exec('ROLLBACK');
+        } catch {
+          // The connection itself failed; the first error is the one to report.
+        }
+        if (!isConflict(e) || attempt >= CONFLICT_ATTEMPTS) throw e;
+        pause(attempt);
+      } finally {
+        depth--;
+      }
+    }
+  }
+
+  return {
+    engine: 'postgres',
+    exec,
+    prepare: statementCache((sql) => statement(sql)),
+    transaction: (fn) => transaction(fn),
+    get inTransaction() {
+      return depth > 0;
+    },
+    drizzle: (schema) =>
+      drizzleOverSyncClient(schema, {
+        prepare: (sql: string) => ({ ...statement(sql), raw: () => statement(sql, true) }),
+        transaction: (fn) => transaction(fn),
+      }),
+    close() {
+      if (lost) return;
+      try {
+        call({ op: 'close' });
+      } finally {
+        worker.terminate();
+        lost = 'closed';
+      }
+    },
+  };
+}
