@@ -2,7 +2,8 @@
 -- What SQLite's hand-written migrations (0001-0003, 0008, 0010) do, in PostgreSQL's words: one version per
 -- in-memory cache, bumped by a trigger on every table the cache is read from, whoever writes (every
 -- instance reads the version, so a change reaches all of them at their next request); and a consent
--- that ends takes its access tokens with it.
+-- that ends takes its access tokens with it. And an id left NULL takes the next number, as SQLite's
+-- INTEGER PRIMARY KEY does (drizzle's SQLite dialect, which both engines share, writes NULL for it).
 CREATE TABLE "cache_versions" (
 	"name" text PRIMARY KEY NOT NULL,
 	"version" bigint NOT NULL
@@ -51,3 +52,30 @@ $$;
 CREATE TRIGGER "consent_end_revokes_access_tokens" AFTER UPDATE OF "status" ON "consents"
 FOR EACH ROW WHEN (OLD."status" = 'active' AND NEW."status" != 'active')
 EXECUTE FUNCTION "consent_end_revokes_access_tokens"();
+--> statement-breakpoint
+CREATE FUNCTION "fill_identity"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NEW."id" IS NULL THEN
+		NEW."id" := nextval(pg_get_serial_sequence(TG_TABLE_NAME, 'id'));
+	END IF;
+	RETURN NEW;
+END;
+$$;
+--> statement-breakpoint
+CREATE TRIGGER "audit_log_fills_id" BEFORE INSERT ON "audit_log"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();
+--> statement-breakpoint
+CREATE TRIGGER "person_emails_fills_id" BEFORE INSERT ON "person_emails"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();
+--> statement-breakpoint
+CREATE TRIGGER "person_phones_fills_id" BEFORE INSERT ON "person_phones"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();
+--> statement-breakpoint
+CREATE TRIGGER "redirect_uris_fills_id" BEFORE INSERT ON "redirect_uris"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();
+--> statement-breakpoint
+CREATE TRIGGER "web_origins_fills_id" BEFORE INSERT ON "web_origins"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();
+--> statement-breakpoint
+CREATE TRIGGER "post_logout_redirect_uris_fills_id" BEFORE INSERT ON "post_logout_redirect_uris"
+FOR EACH ROW EXECUTE FUNCTION "fill_identity"();

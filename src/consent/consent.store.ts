@@ -55,8 +55,8 @@ export const canonicalScopes = (scopes: readonly string[]): string =>
 export const consentInForce = (alias: string) => `${alias}.status = 'active' AND ${alias}.expires_at > ?`;
 
 // Both by primary key, in this order (CROSS JOIN, and CAST: see oauth/client.store.ts).
-const IN_FORCE_WITH_PERSON = `SELECT 1 FROM consents c CROSS JOIN persons p ON p.id = c.person_id
-  WHERE c.id = CAST(? AS TEXT) AND ${consentInForce('c')} AND p.status = 'active'`;
+const IN_FORCE_WITH_PERSON = `SELECT 1 FROM consents c CROSS JOIN persons p
+  WHERE c.id = CAST(? AS TEXT) AND p.id = c.person_id AND ${consentInForce('c')} AND p.status = 'active'`;
 const IN_FORCE_FOR = `SELECT 1 FROM consents c
   WHERE c.id = ? AND c.person_id = ? AND c.environment_id = ? AND ${consentInForce('c')}
     AND (SELECT status FROM persons p WHERE p.id = c.person_id AND p.environment = ?) = 'active'`;

@@ -6,11 +6,14 @@ export function createInstanceCheckStore(db: Db) {
   return {
     /** Recorded check values by name; none for a database written before checks were recorded. */
     all(): Map<InstanceSecretName, string> {
-      const hasTable = db.sql
-        .prepare<{ n: number }>(
-          "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'instance_secret_checks'",
-        )
-        .get()!.n;
+      // Only an old SQLite database can lack the table; PostgreSQL's first migration has it.
+      const hasTable =
+        db.engine === 'postgres' ||
+        db.sql
+          .prepare<{ n: number }>(
+            "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'instance_secret_checks'",
+          )
+          .get()!.n > 0;
       if (!hasTable) return new Map();
       const rows = db.sql
         .prepare<{ name: InstanceSecretName; check: string }>(

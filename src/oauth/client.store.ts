@@ -53,13 +53,13 @@ interface ClientRow {
 // Prepared statements: these run on every authorize and token request. In a join, a parameter
 // compared with a column is written CAST(? AS TEXT): with a bare `?` there, SQLite prepares the
 // statement again on every run (constant propagation marks the parameter as able to change the
-// plan), which made this lookup cost ten times as much. CROSS JOIN fixes the order: the client_id
-// index, then the application by primary key.
+// plan), which made this lookup cost ten times as much. CROSS JOIN fixes SQLite's order: the client_id
+// index, then the application by primary key (the join condition sits in WHERE, as PostgreSQL wants).
 const CLIENT = `SELECT e.id AS environment_id, e.application_id, e.environment, e.client_id, e.scopes,
     e.minimum_acr, e.id_token_signed_response_alg, a.name, a.type, a.pkce, a.plan, a.full_number_approved,
     a.policy_uri, a.tos_uri
-  FROM application_environments e CROSS JOIN applications a ON a.id = e.application_id
-  WHERE e.client_id = CAST(? AS TEXT)`;
+  FROM application_environments e CROSS JOIN applications a
+  WHERE e.client_id = CAST(? AS TEXT) AND a.id = e.application_id`;
 const REDIRECT_URIS = 'SELECT uri FROM redirect_uris WHERE environment_id = ? ORDER BY id';
 const WEB_ORIGINS = 'SELECT origin FROM web_origins WHERE environment_id = ? ORDER BY id';
 const ORIGIN_REGISTERED = 'SELECT EXISTS (SELECT 1 FROM web_origins WHERE origin = CAST(? AS TEXT)) AS known';

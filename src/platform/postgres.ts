@@ -95,7 +95,11 @@ export async function openPostgres(url: string): Promise<SqlDriver> {
     }
     const length = Atomics.load(control, 1);
     const reply = JSON.parse(decoder.decode(new Uint8Array(data, 0, length).slice())) as PgReply;
-    if (!reply.ok) throw new PostgresError(reply.message, reply.code, reply.constraint);
+    if (!reply.ok) {
+      // The statement goes with the message: without it a refusal is hard to place.
+      const statement = 'sql' in request ? ` [in: ${request.sql.replace(/\s+/g, ' ').slice(0, 300)}]` : '';
+      throw new PostgresError(`${reply.message}${statement}`, reply.code, reply.constraint);
+    }
     return reply;
   }
 

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config/schema.ts';
 import type { AppContext } from '../../src/context.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
+import { freshDatabaseUrl } from './postgres.ts';
 
 export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${label}-`));
@@ -14,8 +15,13 @@ export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
 }
 
 /** TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. */
+/** Whether this run puts the tests on PostgreSQL (`VERITY_TEST_ENGINE=postgres`) rather than SQLite. */
+export const onPostgres = process.env.VERITY_TEST_ENGINE === 'postgres';
+
+/** A test's configuration; on PostgreSQL with a database of its own (test/helpers/postgres.ts). */
 export function testToml(dir: string, extra = ''): string {
-  return `[database]\npath = "${join(dir, 'verity.db')}"\n[keys]\ndir = "${join(dir, 'keys')}"\n${extra}\n`;
+  const url = onPostgres ? `url = "${freshDatabaseUrl()}"\n` : '';
+  return `[database]\npath = "${join(dir, 'verity.db')}"\n${url}[keys]\ndir = "${join(dir, 'keys')}"\n${extra}\n`;
 }
 
 export function testConfig(dir: string, extra = ''): Config {
