@@ -1,0 +1,119 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** One throwaway PostgreSQL server for the whole test process. */
+export interface PostgresCluster {
+  host: '127.0.0.1';
+  port: number;
+  socketDir: string;
+  url(db: string): string;
+}
+
+let bin: string | null | undefined;
+
+/** The directory holding initdb and pg_ctl: `pg_config --bindir`, else the newest Debian install. */
+function binDir(): string | null {
+  if (bin !== undefined) return bin;
+  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const candidates = fromConfig.status === 0 ? [fromConfig.stdout.trim()] : [];
+  // Debian installs each major version side by side and puts none of the server binaries on PATH.
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+    candidates.push(...versions.map((v) => join(debian, v, 'bin')));
+  }
+  bin = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) ?? null;
+  return bin;
+}
+
+/** Whether a PostgreSQL server can be started here (so a suite can say why it does not run). */
+export function postgresAvailable(): boolean {
+  return binDir() !== null;
+}
+
+// initdb and the server refuse to run as root; the Debian package creates the `postgres` user for them.
+const asRoot = process.getuid?.() === 0;
+const asServerUser = (argv: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...argv] : argv);
+
+/** Runs a PostgreSQL program to completion from `cwd` (which the server user can enter). */
+function run(cwd: string, program: string, ...args: string[]) {
+  const [cmd, ...argv] = asServerUser([join(binDir()!, program), ...args]);
+  const r = spawnSync(cmd!, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error) throw r.error;
+  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Stops the server and removes `dir` once this process is gone, however it ends: `bun test` runs no
+ * `exit` listeners, and a killed process none at all. The watchdog reads a pipe that only this process
+ * writes, so end-of-file means it has exited; its own process group keeps a terminal's Ctrl-C off it.
+ */
+function stopWhenProcessEnds(dir: string, data: string) {
+  const stop = asServerUser([join(binDir()!, 'pg_ctl'), '-D', data, 'stop', '-m', 'immediate']);
+  const watchdog = spawn('sh', ['-c', 'cat >/dev/null; "$@"; rm -rf "$0"', dir, ...stop], {
+    cwd: dir,
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?(): void }).unref?.(); // nor may the pipe keep this process alive
+}
+
+// Below Linux's ephemeral range (32768+), so no port the OS hands to `freePort` can clash with it.
+const randomPort = () => 15000 + Math.floor(Math.random() * 17000);
+
+let cluster: PostgresCluster | undefined;
+
+/** Starts the process's PostgreSQL server on first call (synchronously: TOML builders are) and reuses it. */
+export function postgresCluster(): PostgresCluster {
+  if (cluster) return cluster;
+  if (!postgresAvailable()) {
+    throw new Error(
+      'PostgreSQL is not installed: no initdb from `pg_config --bindir` or /usr/lib/postgresql/*/bin (apt-get install postgresql)',
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'verity-pg-'));
+  const data = join(dir, 'data');
+  const log = join(dir, 'log');
+  if (asRoot) spawnSync('chown', ['postgres:postgres', dir]);
+  const fail = (what: string) => {
+    rmSync(dir, { recursive: true, force: true });
+    return new Error(`PostgreSQL ${what}`);
+  };
+  const init = run(dir, 'initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C');
+  if (!init.ok) throw fail(`initdb failed:\n${init.output}`);
+
+  for (let attempt = 1; ; attempt++) {
+    const port = randomPort();
+    if (existsSync(log)) truncateSync(log);
+    const options = `-p ${port} -k '${dir}' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+    const start = run(dir, 'pg_ctl', '-D', data, '-l', log, '-w', 'start', '-o', options);
+    if (start.ok) {
+      stopWhenProcessEnds(dir, data);
+      cluster = {
+        host: '127.0.0.1',
+        port,
+        socketDir: dir,
+        url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+      };
+      return cluster;
+    }
+    const serverLog = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    // Another program took the port between our pick and the server's bind: try another one.
+    if (serverLog.includes('Address already in use') && attempt < 5) continue;
+    throw fail(`did not start:\n${start.output}\n${serverLog}`);
+  }
+}
+
+let databases = 0;
+
+/** A new, empty database in the process's cluster; every test gets its own. */
+export function freshDatabaseUrl(): string {
+  const { port, socketDir, url } = postgresCluster();
+  const name = `test_${++databases}`;
+  const made = run(socketDir, 'createdb', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name);
+  if (!made.ok) throw new Error(`createdb ${name} failed:\n${made.output}`);
+  return url(name);
+}
