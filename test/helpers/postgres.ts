@@ -1,133 +1,119 @@
-import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/**
- * One real PostgreSQL server per test process, in a temp directory, started the first time a test
- * asks for a database and removed when the process exits. Each test gets a database of its own.
- */
-export interface Cluster {
-  host: string;
+/** One throwaway PostgreSQL server for the whole test process. */
+export interface PostgresCluster {
+  host: '127.0.0.1';
   port: number;
-  dir: string;
+  socketDir: string;
+  url(db: string): string;
 }
 
-/** Debian's binaries: `pg_config --bindir`, or the newest /usr/lib/postgresql/N/bin. */
-function binDir(): string | undefined {
-  const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
-  const fromConfig = pgConfig.status === 0 ? pgConfig.stdout.trim() : '';
-  if (fromConfig && existsSync(join(fromConfig, 'initdb'))) return fromConfig;
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], 'bin') : undefined;
-}
+let bin: string | null | undefined;
 
-export const postgresAvailable = () => binDir() !== undefined;
-
-const asRoot = process.getuid?.() === 0;
-
-/** initdb and the server refuse to run as root: as root they run as the `postgres` user. */
-function run(bin: string, args: string[]): string {
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
-/** A port free a moment ago, found synchronously (a child process asks the OS for one). */
-function freePortSync(): number {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})",
-    ],
-    { encoding: 'utf8' },
-  );
-  return Number(r.stdout.trim());
-}
-
-let cluster: Cluster | undefined;
-
-export function postgresCluster(): Cluster {
-  if (cluster) return cluster;
-  const bin = binDir();
-  if (!bin) throw new Error('PostgreSQL is not installed (Debian package: postgresql; .ci/run installs it)');
-  const dir = mkdtempSync(join(tmpdir(), 'verity-pg-'));
-  if (asRoot) chownSync(dir, uidOf('postgres'), gidOf('postgres'));
-  chmodSync(dir, 0o700);
-  run(join(bin, 'initdb'), [
-    '-D',
-    join(dir, 'data'),
-    '-U',
-    'postgres',
-    '--auth=trust',
-    '-E',
-    'UTF8',
-    '--locale=C',
-  ]);
-  const stop = () => {
-    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
-      ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
-      ...['-D', join(dir, 'data'), '-m', 'immediate', 'stop'],
-    ]);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  for (let attempt = 1; ; attempt++) {
-    const port = freePortSync();
-    const options = [
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`,
-      // Durability is not under test here, speed is welcome.
-      '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
-    ].join(' ');
-    try {
-      run(join(bin, 'pg_ctl'), [
-        '-D',
-        join(dir, 'data'),
-        '-l',
-        join(dir, 'log'),
-        '-w',
-        '-o',
-        options,
-        'start',
-      ]);
-      cluster = { host: '127.0.0.1', port, dir };
-      break;
-    } catch (e) {
-      // Another process may have taken the port in between; the log says so.
-      if (attempt === 3) {
-        rmSync(dir, { recursive: true, force: true });
-        throw e;
-      }
-    }
+/** The directory holding initdb and pg_ctl: `pg_config --bindir`, else the newest Debian install. */
+function binDir(): string | null {
+  if (bin !== undefined) return bin;
+  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const candidates = fromConfig.status === 0 ? [fromConfig.stdout.trim()] : [];
+  // Debian installs each major version side by side and puts none of the server binaries on PATH.
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+    candidates.push(...versions.map((v) => join(debian, v, 'bin')));
   }
-  process.on('exit', stop);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => {
-      stop();
-      process.exit(130);
-    });
-  return cluster;
+  bin = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'))) ?? null;
+  return bin;
+}
+
+/** Whether a PostgreSQL server can be started here (so a suite can say why it does not run). */
+export function postgresAvailable(): boolean {
+  return binDir() !== null;
+}
+
+// initdb and the server refuse to run as root; the Debian package creates the `postgres` user for them.
+const asRoot = process.getuid?.() === 0;
+const asServerUser = (argv: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...argv] : argv);
+
+/** Runs a PostgreSQL program to completion from `cwd` (which the server user can enter). */
+function run(cwd: string, program: string, ...args: string[]) {
+  const [cmd, ...argv] = asServerUser([join(binDir()!, program), ...args]);
+  const r = spawnSync(cmd!, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error) throw r.error;
+  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * Stops the server and removes `dir` once this process is gone, however it ends: `bun test` runs no
+ * `exit` listeners, and a killed process none at all. The watchdog reads a pipe that only this process
+ * writes, so end-of-file means it has exited; its own process group keeps a terminal's Ctrl-C off it.
+ */
+function stopWhenProcessEnds(dir: string, data: string) {
+  const stop = asServerUser([join(binDir()!, 'pg_ctl'), '-D', data, 'stop', '-m', 'immediate']);
+  const watchdog = spawn('sh', ['-c', 'cat >/dev/null; "$@"; rm -rf "$0"', dir, ...stop], {
+    cwd: dir,
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?(): void }).unref?.(); // nor may the pipe keep this process alive
+}
+
+// Below Linux's ephemeral range (32768+), so no port the OS hands to `freePort` can clash with it.
+const randomPort = () => 15000 + Math.floor(Math.random() * 17000);
+
+let cluster: PostgresCluster | undefined;
+
+/** Starts the process's PostgreSQL server on first call (synchronously: TOML builders are) and reuses it. */
+export function postgresCluster(): PostgresCluster {
+  if (cluster) return cluster;
+  if (!postgresAvailable()) {
+    throw new Error(
+      'PostgreSQL is not installed: no initdb from `pg_config --bindir` or /usr/lib/postgresql/*/bin (apt-get install postgresql)',
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'verity-pg-'));
+  const data = join(dir, 'data');
+  const log = join(dir, 'log');
+  if (asRoot) spawnSync('chown', ['postgres:postgres', dir]);
+  const fail = (what: string) => {
+    rmSync(dir, { recursive: true, force: true });
+    return new Error(`PostgreSQL ${what}`);
+  };
+  const init = run(dir, 'initdb', '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C');
+  if (!init.ok) throw fail(`initdb failed:\n${init.output}`);
+
+  for (let attempt = 1; ; attempt++) {
+    const port = randomPort();
+    if (existsSync(log)) truncateSync(log);
+    const options = `-p ${port} -k '${dir}' -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+    const start = run(dir, 'pg_ctl', '-D', data, '-l', log, '-w', 'start', '-o', options);
+    if (start.ok) {
+      stopWhenProcessEnds(dir, data);
+      cluster = {
+        host: '127.0.0.1',
+        port,
+        socketDir: dir,
+        url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+      };
+      return cluster;
+    }
+    const serverLog = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    // Another program took the port between our pick and the server's bind: try another one.
+    if (serverLog.includes('Address already in use') && attempt < 5) continue;
+    throw fail(`did not start:\n${start.output}\n${serverLog}`);
+  }
 }
 
 let databases = 0;
 
-/** A new, empty database in the cluster, as a URL. */
+/** A new, empty database in the process's cluster; every test gets its own. */
 export function freshDatabaseUrl(): string {
-  const c = postgresCluster();
-  const name = `verity_${process.pid}_${++databases}`;
-  const bin = binDir()!;
-  run(join(bin, 'createdb'), ['-h', c.host, '-p', String(c.port), '-U', 'postgres', name]);
-  return `postgres://postgres@${c.host}:${c.port}/${name}`;
-}
-
-function uidOf(user: string): number {
-  return Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
-}
-function gidOf(user: string): number {
-  return Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
+  const { port, socketDir, url } = postgresCluster();
+  const name = `test_${++databases}`;
+  const made = run(socketDir, 'createdb', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name);
+  if (!made.ok) throw new Error(`createdb ${name} failed:\n${made.output}`);
+  return url(name);
 }
