@@ -10,7 +10,9 @@ export function createSigninAttemptStore(db: Db, window: number) {
     /** The failures counted against `key` in the window running at `now`. */
     failures(key: string, now: number): number {
       const row = db.sql
-        .prepare<{ failures: number }>('SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ?')
+        .prepare<{ failures: number }>(
+          'SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ?',
+        )
         .get(key, now - window);
       return row?.failures ?? 0;
     },

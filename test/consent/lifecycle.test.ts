@@ -62,9 +62,7 @@ async function userinfoStatus(token: string) {
 
 const revokedEvents = () =>
   ctx.db.sql
-    .prepare<{ body: string }>(
-      "SELECT body FROM webhook_events WHERE type = 'consent.revoked' ORDER BY id",
-    )
+    .prepare<{ body: string }>("SELECT body FROM webhook_events WHERE type = 'consent.revoked' ORDER BY id")
     .all()
     .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 

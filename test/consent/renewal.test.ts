@@ -26,9 +26,7 @@ const consents = () =>
 
 const granted = () =>
   f.ctx.db.sql
-    .prepare<{ body: string }>(
-      `SELECT body FROM webhook_events WHERE type = 'consent.granted' ORDER BY id`,
-    )
+    .prepare<{ body: string }>(`SELECT body FROM webhook_events WHERE type = 'consent.granted' ORDER BY id`)
     .all()
     .map((r) => JSON.parse(r.body).data);
 

@@ -169,9 +169,7 @@ describe('persons list, show and disable', () => {
       'ext-k',
     ]);
     const shown = await cli('persons', 'show', '--external-id', 'ext-c', '--json', '--config', config);
-    expect(shown.json.documents.map((d: { type: string }) => d.type)).toEqual(
-      documents.map((d) => d.type),
-    );
+    expect(shown.json.documents.map((d: { type: string }) => d.type)).toEqual(documents.map((d) => d.type));
   });
 
   test('--help describes each persons command', async () => {
