@@ -5,9 +5,9 @@ import type { identityDocuments } from '../db/schema/persons.ts';
 type DocumentColumns = typeof identityDocuments.$inferSelect;
 
 /** An identity document as the documents API and UserInfo see it. */
-export type SharedDocument = Omit<DocumentColumns, 'createdAt' | 'updatedAt'>;
+export type SharedDocument = Omit<DocumentColumns, 'createdAt' | 'updatedAt' | 'seq'>;
 
-type Row = Omit<SqlRow<typeof identityDocuments>, 'created_at' | 'updated_at'>;
+type Row = Omit<SqlRow<typeof identityDocuments>, 'created_at' | 'updated_at' | 'seq'>;
 
 const documentFromRow = (r: Row): SharedDocument => ({
   id: r.id,

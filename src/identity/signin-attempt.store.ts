@@ -11,9 +11,9 @@ export function createSigninAttemptStore(db: Db, window: number) {
     failures(key: string, now: number): number {
       const row = db.sql
         .prepare<{ failures: number }>(
-          'SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ? - ?',
+          'SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ?',
         )
-        .get(key, now, window);
+        .get(key, now - window);
       return row?.failures ?? 0;
     },
 
@@ -22,11 +22,12 @@ export function createSigninAttemptStore(db: Db, window: number) {
       const bump = db.sql.prepare(
         `INSERT INTO signin_attempts (key, window_start, failures) VALUES (?, ?, 1)
          ON CONFLICT(key) DO UPDATE SET
-           failures = CASE WHEN ? - window_start >= ? THEN 1 ELSE failures + 1 END,
-           window_start = CASE WHEN ? - window_start >= ? THEN ? ELSE window_start END`,
+           failures = CASE WHEN signin_attempts.window_start <= ? THEN 1 ELSE signin_attempts.failures + 1 END,
+           window_start = CASE WHEN signin_attempts.window_start <= ? THEN excluded.window_start
+             ELSE signin_attempts.window_start END`,
       );
       db.sql.transaction(() => {
-        for (const key of keys) bump.run(key, now, now, window, now, window, now);
+        for (const key of keys) bump.run(key, now, now - window, now - window);
       });
     },
 

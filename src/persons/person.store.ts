@@ -15,22 +15,22 @@ export type FlowPerson = Pick<
   PersonRow,
   'id' | 'environment' | 'name' | 'passwordHash' | 'assuranceLevel' | 'faceTemplateRef' | 'status'
 >;
-const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS passwordHash,
-  p.assurance_level AS assuranceLevel, p.face_template_ref AS faceTemplateRef, p.status`;
+const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS "passwordHash",
+  p.assurance_level AS "assuranceLevel", p.face_template_ref AS "faceTemplateRef", p.status`;
 
 /** A person's releasable data as UserInfo reads it. */
 type ReleasableRow = Omit<
   PersonRow,
-  'id' | 'externalId' | 'environment' | 'passwordHash' | 'faceTemplateRef' | 'status' | 'createdAt'
+  'id' | 'externalId' | 'environment' | 'passwordHash' | 'faceTemplateRef' | 'status' | 'createdAt' | 'seq'
 >;
 export type ReleasablePerson = ReleasableRow & {
   emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
   phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
 };
-const RELEASABLE = `SELECT name, given_name AS givenName, family_name AS familyName,
-    preferred_username AS preferredUsername, locale, legal_given_name AS legalGivenName,
-    legal_family_name AS legalFamilyName, birthdate, nationalities, photo, photo_verified AS photoVerified,
-    assurance_level AS assuranceLevel, identity_verified AS identityVerified, updated_at AS updatedAt
+const RELEASABLE = `SELECT name, given_name AS "givenName", family_name AS "familyName",
+    preferred_username AS "preferredUsername", locale, legal_given_name AS "legalGivenName",
+    legal_family_name AS "legalFamilyName", birthdate, nationalities, photo, photo_verified AS "photoVerified",
+    assurance_level AS "assuranceLevel", identity_verified AS "identityVerified", updated_at AS "updatedAt"
   FROM persons WHERE id = ?`;
 // Sorted here, not by ORDER BY: SQLite would build a temporary B-tree for each (a sixth of UserInfo's time).
 const RELEASABLE_EMAILS = `SELECT id, email, verified, "primary" FROM person_emails WHERE person_id = ?`;
@@ -83,11 +83,18 @@ export type PersonaSeed = Pick<
   >[];
 };
 
+/**
+ * The next number of a table's insertion order (`seq`), which orders rows of equal `created_at` as
+ * they were written; the `seq` index makes it a single lookup.
+ */
+const nextSeq = (table: 'persons' | 'identity_documents') =>
+  `(SELECT coalesce(max(seq), 0) + 1 FROM ${table})`;
+
 const UPSERT_PERSONA = `INSERT INTO persons (id, external_id, environment, given_name, family_name, name,
     preferred_username, locale, legal_given_name, legal_family_name, birthdate, nationalities, photo,
     photo_verified, password_hash, assurance_level, identity_verified, face_template_ref, status, created_at,
-    updated_at)
-  VALUES (?, ?, 'sandbox', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'active', ?, ?)
+    updated_at, seq)
+  VALUES (?, ?, 'sandbox', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'active', ?, ?, ${nextSeq('persons')})
   ON CONFLICT(id) DO UPDATE SET external_id = excluded.external_id, environment = 'sandbox',
     given_name = excluded.given_name, family_name = excluded.family_name, name = excluded.name,
     preferred_username = excluded.preferred_username, locale = excluded.locale,
@@ -101,8 +108,8 @@ const UPSERT_PERSONA_EMAIL = `INSERT INTO person_emails (person_id, email, verif
     "primary" = excluded."primary"`;
 const UPSERT_PERSONA_DOCUMENT = `INSERT INTO identity_documents (id, person_id, document_type, issuing_country,
     document_number, display_name, issue_date, expiry_date, validity_status, verified, verified_at,
-    check_method, share_enabled, status, "primary", attestation_id, proof_status, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 1, 'active', ?, ?, 'active', ?, ?)
+    check_method, share_enabled, status, "primary", attestation_id, proof_status, created_at, updated_at, seq)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, 1, 'active', ?, ?, 'active', ?, ?, ${nextSeq('identity_documents')})
   ON CONFLICT(id) DO UPDATE SET document_type = excluded.document_type,
     issuing_country = excluded.issuing_country, document_number = excluded.document_number,
     display_name = excluded.display_name, issue_date = excluded.issue_date, expiry_date = excluded.expiry_date,
@@ -168,7 +175,7 @@ export function createPersonStore(db: Db) {
         .select()
         .from(persons)
         .where(where.length ? and(...where) : undefined)
-        .orderBy(asc(persons.createdAt), sql`rowid`)
+        .orderBy(asc(persons.createdAt), asc(persons.seq))
         .all();
     },
 
@@ -207,10 +214,14 @@ export function createPersonStore(db: Db) {
         .select()
         .from(identityDocuments)
         .where(eq(identityDocuments.personId, personId))
-        .orderBy(asc(identityDocuments.createdAt), sql`rowid`)
+        .orderBy(asc(identityDocuments.createdAt), asc(identityDocuments.seq))
         .all(),
 
-    insert: (row: PersonInsert) => orm.insert(persons).values(row).run(),
+    insert: (row: Omit<PersonInsert, 'seq'>) =>
+      orm
+        .insert(persons)
+        .values({ ...row, seq: sql.raw(nextSeq('persons')) })
+        .run(),
     update: (id: string, fields: Partial<PersonInsert>) =>
       orm.update(persons).set(fields).where(eq(persons.id, id)).run(),
 
@@ -293,7 +304,11 @@ export function createPersonStore(db: Db) {
           );
     },
 
-    insertDocument: (row: DocumentInsert) => orm.insert(identityDocuments).values(row).run(),
+    insertDocument: (row: Omit<DocumentInsert, 'seq'>) =>
+      orm
+        .insert(identityDocuments)
+        .values({ ...row, seq: sql.raw(nextSeq('identity_documents')) })
+        .run(),
     updateDocument: (id: string, fields: Partial<DocumentInsert>) =>
       orm.update(identityDocuments).set(fields).where(eq(identityDocuments.id, id)).run(),
   };

@@ -15,6 +15,7 @@ import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext, testToml } from '../helpers/context.ts';
+import { refuseInserts } from '../helpers/db-probes.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
 import { bearer, issueToken } from '../userinfo/fixtures.ts';
 
@@ -61,9 +62,7 @@ async function userinfoStatus(token: string) {
 
 const revokedEvents = () =>
   ctx.db.sql
-    .prepare<{ body: string }>(
-      "SELECT body FROM webhook_events WHERE type = 'consent.revoked' ORDER BY rowid",
-    )
+    .prepare<{ body: string }>("SELECT body FROM webhook_events WHERE type = 'consent.revoked' ORDER BY id")
     .all()
     .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 
@@ -138,10 +137,7 @@ describe('revocation', () => {
   test('the revocation and its event commit together: no revocation without the event', async () => {
     const app = await setup();
     const { consentId, accessToken } = await consentWithToken(app);
-    ctx.db.sql.exec(
-      `CREATE TRIGGER refuse BEFORE INSERT ON webhook_events WHEN NEW.type = 'consent.revoked'
-       BEGIN SELECT RAISE(ABORT, 'no'); END`,
-    );
+    refuseInserts(ctx.db, 'webhook_events', "NEW.type = 'consent.revoked'");
     await expect(revokeConsent(ctx, consentId, 'revoked_by_operator')).rejects.toThrow();
     expect(consentRow(consentId).status).toBe('active');
     expect(liveTokens(consentId)).toBe(1);

@@ -20,15 +20,13 @@ const DAY = 86_400;
 const consents = () =>
   f.ctx.db.sql
     .prepare<{ id: string; status: string; granted_at: number; expires_at: number }>(
-      'SELECT id, status, granted_at, expires_at FROM consents ORDER BY rowid',
+      'SELECT id, status, granted_at, expires_at FROM consents ORDER BY granted_at, id',
     )
     .all();
 
 const granted = () =>
   f.ctx.db.sql
-    .prepare<{ body: string }>(
-      `SELECT body FROM webhook_events WHERE type = 'consent.granted' ORDER BY rowid`,
-    )
+    .prepare<{ body: string }>(`SELECT body FROM webhook_events WHERE type = 'consent.granted' ORDER BY id`)
     .all()
     .map((r) => JSON.parse(r.body).data);
 
@@ -87,15 +85,19 @@ describe('prompt=consent on an existing consent', () => {
 
   test('another purpose is another consent; a revoked or expired one is not brought back', async () => {
     f = await flow();
+    // A second between grants, so their grant times tell the consents apart.
     await decide(f.browser, await atConsent(), 'allow');
+    f.ctx.clock.advance(1000);
     await decide(f.browser, await atConsent({ purpose: 'Something else', prompt: 'consent' }), 'allow');
     expect(consents()).toHaveLength(2);
 
     const [first] = consents();
     f.ctx.db.sql.prepare(`UPDATE consents SET status = 'revoked' WHERE id = ?`).run(first!.id);
+    f.ctx.clock.advance(1000);
     await decide(f.browser, await atConsent({ prompt: 'consent' }), 'allow');
-    // Past its expiry, before the expiry job has marked it.
     const third = consents()[2]!;
+    f.ctx.clock.advance(1000);
+    // Past its expiry, before the expiry job has marked it.
     f.ctx.db.sql.prepare('UPDATE consents SET expires_at = ? WHERE id = ?').run(now(), third.id);
     await decide(f.browser, await atConsent({ prompt: 'consent' }), 'allow');
     const ids = consents().map((c) => c.id);

@@ -14,13 +14,23 @@ export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. */
 /** Whether this run puts the tests on PostgreSQL (`VERITY_TEST_ENGINE=postgres`) rather than SQLite. */
 export const onPostgres = process.env.VERITY_TEST_ENGINE === 'postgres';
 
-/** A test's configuration; on PostgreSQL with a database of its own (test/helpers/postgres.ts). */
+/** The PostgreSQL database of each test directory, as each has its own SQLite file `verity.db`. */
+const databaseUrls = new Map<string, string>();
+const databaseUrl = (dir: string) => {
+  if (!databaseUrls.has(dir)) databaseUrls.set(dir, freshDatabaseUrl());
+  return databaseUrls.get(dir)!;
+};
+
+/**
+ * TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. On PostgreSQL
+ * the database is one of its own (test/helpers/postgres.ts), the same each time for the same `dir`, so
+ * a CLI given this config reaches the test context's database.
+ */
 export function testToml(dir: string, extra = ''): string {
-  const url = onPostgres ? `url = "${freshDatabaseUrl()}"\n` : '';
+  const url = onPostgres ? `url = "${databaseUrl(dir)}"\n` : '';
   return `[database]\npath = "${join(dir, 'verity.db')}"\n${url}[keys]\ndir = "${join(dir, 'keys')}"\n${extra}\n`;
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { writeCount } from '../helpers/db-probes.ts';
 import { Browser, type Flow, flow, open, passFace, signInPersona } from './flow-helpers.ts';
 
 setDefaultTimeout(30_000);
@@ -66,7 +67,7 @@ test('every cookie either surface sets is __Host-, Secure, HttpOnly, SameSite=La
 describe('a page view without a session', () => {
   test('writes nothing to the database, and its form still validates', async () => {
     f = await flow();
-    const changes = () => f.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+    const changes = () => writeCount(f.ctx.db);
     const before = changes();
     // Cookieless GETs of the hosted pages and the portal, as a crawler or a flood would send them.
     for (const path of [
@@ -94,7 +95,7 @@ describe('a page view without a session', () => {
 
 test('the hosted pages and the portal are limited per address, in memory, with their own 429 page', async () => {
   f = await flow({ extra: '[rate_limits.web]\nrequests = 3\nwindow = "1m"' });
-  const changes = () => f.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+  const changes = () => writeCount(f.ctx.db);
   const before = changes();
   const b = new Browser(f.app, '2001:db8:5:5::1');
   for (let i = 1; i <= 3; i++) {

@@ -1,5 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { P, type Portal, page, portal, signUp } from '../developer/portal-helpers.ts';
+import { writeCount } from '../helpers/db-probes.ts';
 import { Browser, open } from './flow-helpers.ts';
 
 // One developer account costs an argon2id hash.
@@ -49,7 +50,7 @@ test('every form route refuses a post without the session’s CSRF token, and no
   const foreignToken = (await page(stranger, `${P}/signin`)).csrf;
   expect(foreignToken.length).toBeGreaterThanOrEqual(43);
 
-  const changes = () => p.ctx.db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
+  const changes = () => writeCount(p.ctx.db);
   const before = changes();
   for (const route of routes) {
     const b = route.startsWith('/identity/') ? person : developer;

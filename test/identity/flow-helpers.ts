@@ -57,7 +57,7 @@ export class Browser {
 export const claimAccessEvents = (db: Db) =>
   db.sql
     .prepare<{ body: string }>(
-      "SELECT body FROM webhook_events WHERE type = 'claim_access.completed' ORDER BY rowid",
+      "SELECT body FROM webhook_events WHERE type = 'claim_access.completed' ORDER BY id",
     )
     .all()
     .map((r) => JSON.parse(r.body).data);

@@ -23,7 +23,7 @@ afterEach(() => f?.cleanup());
 
 const events = (type: string) =>
   f.ctx.db.sql
-    .prepare<{ body: string }>('SELECT body FROM webhook_events WHERE type = ? ORDER BY rowid')
+    .prepare<{ body: string }>('SELECT body FROM webhook_events WHERE type = ? ORDER BY id')
     .all(type)
     .map((r) => JSON.parse(r.body));
 

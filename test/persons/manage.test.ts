@@ -143,6 +143,35 @@ describe('persons list, show and disable', () => {
     expect((await cli('persons', 'disable', '--config', config)).code).toBe(2);
   });
 
+  test('list and show keep the order rows were imported in, also within one second', async () => {
+    // Under the fixed clock every row below has the same creation time: only the file's order is left.
+    const passport = (record().documents as Record<string, unknown>[])[0]!;
+    const doc = (type: string, number: string) => ({ ...passport, type, number });
+    const documents = [
+      doc('residence_permit', 'R01X00T47'),
+      doc('passport', 'Z01X00T47'),
+      doc('driving_licence', 'B01X00T47'),
+      doc('id_card', 'M01X00T47'),
+    ];
+    const person = (externalId: string) =>
+      record({ externalId, emails: [{ email: `${externalId}@example.com`, verified: true }], documents });
+    await importPersons(ctx, jsonl(...['ext-q', 'ext-c', 'ext-x', 'ext-k'].map(person)));
+    // Updating a person or a document moves neither.
+    await importPersons(ctx, jsonl(person('ext-c'), record({ givenName: 'Marie' })));
+
+    const listed = await cli('persons', 'list', '--json', '--config', config);
+    expect(listed.json.persons.map((p: { externalId: string }) => p.externalId)).toEqual([
+      'ext-1',
+      'ext-2',
+      'ext-q',
+      'ext-c',
+      'ext-x',
+      'ext-k',
+    ]);
+    const shown = await cli('persons', 'show', '--external-id', 'ext-c', '--json', '--config', config);
+    expect(shown.json.documents.map((d: { type: string }) => d.type)).toEqual(documents.map((d) => d.type));
+  });
+
   test('--help describes each persons command', async () => {
     const r = await cli('persons', 'show', '--help');
     expect(r.code).toBe(0);

@@ -33,8 +33,10 @@ export const persons = sqliteTable(
       .default('active'),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
+    /** Insertion order (person.store.ts numbers it): the tie-break among equal `created_at`. */
+    seq: integer('seq').notNull().default(0),
   },
-  (t) => [uniqueIndex('persons_external_id').on(t.environment, t.externalId)],
+  (t) => [uniqueIndex('persons_external_id').on(t.environment, t.externalId), index('persons_seq').on(t.seq)],
 );
 
 export const personEmails = sqliteTable(
@@ -98,9 +100,12 @@ export const identityDocuments = sqliteTable(
       .default('active'),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
+    /** Insertion order (person.store.ts numbers it): the tie-break among equal `created_at`. */
+    seq: integer('seq').notNull().default(0),
   },
   (t) => [
     index('identity_documents_person').on(t.personId),
+    index('identity_documents_seq').on(t.seq),
     uniqueIndex('identity_documents_natural').on(
       t.personId,
       t.documentType,
