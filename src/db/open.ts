@@ -72,6 +72,15 @@ export async function openDb(target: string): Promise<Db> {
   return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
 }
 
+/**
+ * An existing SQLite file opened read-only: nothing writes to it, not even the settings openDb makes
+ * or the checkpoint a last connection runs on close (the source of `verity db copy`).
+ */
+export async function openDbReadOnly(path: string): Promise<Db> {
+  const driver = await runtime.openSqlite(path, { readonly: true });
+  return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
+}
+
 async function wrap(driver: SqlDriver, where: Pick<Db, 'path' | 'location' | 'backup'>): Promise<Db> {
   const hooks = new CommitHooks();
   const sql = withCommitHooks(driver, hooks);

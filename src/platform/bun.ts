@@ -63,9 +63,9 @@ export const bunRuntime: Runtime = {
   signRs256: rs256.signRs256,
 };
 
-async function openSqlite(path: string): Promise<SqliteDriver> {
+async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {
   const { Database } = await import('bun:sqlite');
-  const db = new Database(path, { create: true, strict: true });
+  const db = new Database(path, opts.readonly ? { readonly: true, strict: true } : { create: true, strict: true });
   return {
     engine: 'sqlite',
     exec: (sql) => db.exec(sql),
