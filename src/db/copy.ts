@@ -107,7 +107,11 @@ function copyTable(source: Db, target: Db, table: CopiedTable): void {
   for (let after = 0; ; ) {
     const rows = read.all(after);
     if (rows.length === 0) return;
-    insert(rows.length).run(...rows.flatMap((r) => table.columns.map((c) => r[c])));
+    try {
+      insert(rows.length).run(...rows.flatMap((r) => table.columns.map((c) => r[c])));
+    } catch (e) {
+      throw new Error(`copying ${table.name}: ${(e as Error).message}`, { cause: e });
+    }
     after = rows.at(-1)!.copy_rowid as number;
     if (rows.length < perBatch) return;
   }
@@ -119,10 +123,12 @@ function copyTable(source: Db, target: Db, table: CopiedTable): void {
  */
 function resetIdentity(source: Db, target: Db, table: CopiedTable, column: string): void {
   const max =
-    source.sql.prepare<{ m: number | null }>(`SELECT max(${quote(column)}) AS m FROM ${quote(table.name)}`).get()
-      ?.m ?? 0;
+    source.sql
+      .prepare<{ m: number | null }>(`SELECT max(${quote(column)}) AS m FROM ${quote(table.name)}`)
+      .get()?.m ?? 0;
   const used =
-    source.sql.prepare<{ seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table.name)?.seq ?? 0;
+    source.sql.prepare<{ seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table.name)
+      ?.seq ?? 0;
   target.sql
     .prepare('SELECT setval(pg_get_serial_sequence(?, ?), ?, false) AS next')
     .get(quote(table.name), column, Math.max(max, used) + 1);
