@@ -54,7 +54,9 @@ export function redactUrl(url: string): string {
 export async function openDb(target: string): Promise<Db> {
   if (isPostgresUrl(target)) {
     const backup = async () => {
-      throw new Error('a PostgreSQL database is backed up with pg_dump (docs/operations.md#postgresql)');
+      throw new Error(
+        'a PostgreSQL database is backed up with pg_dump (docs/operations.md#backups-with-pg_dump)',
+      );
     };
     return wrap(await openPostgres(target), { path: '', location: redactUrl(target), backup });
   }
