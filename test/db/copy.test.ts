@@ -89,7 +89,7 @@ function dump(db: Db): Record<string, unknown[]> {
   return out;
 }
 
-/** The whole PostgreSQL database as a copy could change it: the Verity tables and the migration log. */
+/** The PostgreSQL database as a copy could change it: its tables, their rows, migrations and cache versions. */
 async function snapshot(url: string) {
   const db = await openDb(url);
   try {
@@ -99,7 +99,13 @@ async function snapshot(url: string) {
       )
       .all()
       .map((r) => r.name);
-    return { tables, rows: tables.includes('audit_log') ? dump(db) : {} };
+    const all = (table: string, sql: string) => (tables.includes(table) ? db.sql.prepare(sql).all() : []);
+    return {
+      tables,
+      rows: tables.includes('audit_log') ? dump(db) : {},
+      migrations: all('_migrations', 'SELECT name, applied_at FROM _migrations ORDER BY name'),
+      caches: all('cache_versions', 'SELECT name, version FROM cache_versions ORDER BY name'),
+    };
   } finally {
     db.close();
   }
@@ -122,8 +128,15 @@ describe.skipIf(!postgresAvailable())('verity db copy', () => {
       r.json.tables.map((t: { table: string; source: number }) => [t.table, t.source]),
     );
     const populated = ['persons', 'consents', 'access_tokens', 'webhook_events', 'webhook_deliveries'];
-    for (const table of [...populated, 'webhook_secrets', 'audit_log', 'signing_keys', 'developers'])
-      expect({ table, rows: counted[table] > 0 }).toEqual({ table, rows: true });
+    populated.push(
+      'webhook_secrets',
+      'audit_log',
+      'signing_keys',
+      'developers',
+      'redirect_uris',
+      'web_origins',
+    );
+    for (const table of populated) expect({ table, rows: counted[table] > 0 }).toEqual({ table, rows: true });
     expect(r.json.tables.map((t: { table: string }) => t.table).sort()).toEqual(
       tablesInCopyOrder()
         .map((t) => t.name)
