@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import { files } from '../platform/files.ts';
 import { openElsewhere } from './in-use.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
-import { type Db, isPostgresUrl, openDb, openDbReadOnly } from './open.ts';
+import { type Db, isPostgresUrl, openDb, openDbReadOnly, redactUrl } from './open.ts';
 import * as schema from './schema/index.ts';
 
 /**
@@ -158,7 +158,9 @@ export async function copySqliteToPostgres(opts: {
       throw new CopyRefusedError(
         `${from} needs migrations (${pending.join(', ')}): run "verity migrate" with [database] path = "${from}" first`,
       );
-    const target = await openDb(to);
+    const target = await openDb(to).catch((e: Error) => {
+      throw new CopyRefusedError(`${redactUrl(to)}: ${e.message}`);
+    });
     try {
       const tables = tablesInCopyOrder();
       const refuse = (holding: string[]) => {

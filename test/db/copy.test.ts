@@ -259,6 +259,28 @@ describe.skipIf(!postgresAvailable())('verity db copy', () => {
     expect(human.stdout).toContain('the copy was rolled back');
   }, 60_000);
 
+  test('an unreachable target is named without its password, no stack trace', async () => {
+    const tmp = tempDir('verity-copy');
+    cleanups.push(tmp.cleanup);
+    const file = join(tmp.dir, 'verity.db');
+    const db = await openDb(file);
+    migrate(db, fixedClock(0));
+    db.close();
+    const port = await freePort();
+    const r = await cli(
+      'db',
+      'copy',
+      '--from',
+      `sqlite:${file}`,
+      '--to',
+      `postgres://verity:pg-s3cret@127.0.0.1:${port}/x`,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `verity: postgres://verity:***@127.0.0.1:${port}/x: cannot connect to PostgreSQL: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
+  }, 30_000);
+
   test('--from and --to must name the engines', async () => {
     const bad = await cli('db', 'copy', '--from', '/tmp/verity.db', '--to', 'postgres://x@127.0.0.1/x');
     expect(bad.code).toBe(2);
