@@ -101,7 +101,9 @@ const plans: [string, 'sqlite' | 'postgres', number][] = [
   ['PostgreSQL, 1 instance', 'postgres', 1],
   [`PostgreSQL, ${instances} instances`, 'postgres', instances],
 ];
-const chosen = plans.filter(([, engine, n]) => !only || (engine === only && (only === 'sqlite' || n === instances)));
+const chosen = plans.filter(
+  ([, engine, n]) => !only || (engine === only && (only === 'sqlite' || n === instances)),
+);
 const setups: Setup[] = [];
 try {
   for (const [label, engine, n] of chosen) setups.push(await start(label, engine, n));

@@ -182,4 +182,4 @@ async function* iterate<T>(stream: ReadableStream<T>): AsyncGenerator<T> {
 
 /** Backups and restores here are SQLite's; a PostgreSQL database has its own tools. */
 export const PG_BACKUP =
-  'verity backup and restore cover SQLite; back up a PostgreSQL database with pg_dump and the keys directory with it (docs/operations.md#postgresql)';
+  'verity backup and restore cover SQLite; back up a PostgreSQL database with pg_dump and the keys directory with it (docs/operations.md#backups-with-pg_dump)';

@@ -4,6 +4,7 @@ import { backupCommands } from './backup.ts';
 import { capabilitiesCommands } from './capabilities.ts';
 import type { Command } from './command.ts';
 import { consentsCommands } from './consents.ts';
+import { dbCommands } from './db.ts';
 import { demoCommands } from './demo.ts';
 import { developersCommands } from './developers.ts';
 import { initCommands } from './init.ts';
@@ -27,5 +28,6 @@ export const commands: Command[] = [
   ...webhooksCommands,
   ...capabilitiesCommands,
   ...backupCommands,
+  ...dbCommands,
   ...demoCommands,
 ];

@@ -1,7 +1,7 @@
 import { DEFAULT_CONFIG_PATH } from '../config/file.ts';
 import { configWarnings } from '../config/warnings.ts';
 import { migrate, pendingMigrations } from '../db/migrate.ts';
-import { databaseTarget, openDb } from '../db/open.ts';
+import { databaseTarget, openDb, redactUrl } from '../db/open.ts';
 import { systemClock } from '../platform/clock.ts';
 import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
@@ -52,12 +52,14 @@ export const systemCommands: Command[] = [
   },
 ];
 
-/** Secret-bearing keys are shown as set/unset, never their values. */
+/** Secret-bearing keys are shown as set/unset, never their values; the database URL without its password. */
 function redact(config: Awaited<ReturnType<Parameters<Command['run']>[0]['loadConfig']>>) {
   return {
     ...config,
+    database: { ...config.database, url: config.database.url && redactUrl(config.database.url) },
     oidc: { ...config.oidc, pairwise_secret: config.oidc.pairwise_secret ? '(set)' : '' },
     webhooks: { ...config.webhooks, secret_key: config.webhooks.secret_key ? '(set)' : '' },
     face: { ...config.face, http_token: config.face.http_token ? '(set)' : '' },
+    email: { ...config.email, password: config.email.password ? '(set)' : '' },
   };
 }

@@ -54,7 +54,9 @@ export function redactUrl(url: string): string {
 export async function openDb(target: string): Promise<Db> {
   if (isPostgresUrl(target)) {
     const backup = async () => {
-      throw new Error('a PostgreSQL database is backed up with pg_dump (docs/operations.md#postgresql)');
+      throw new Error(
+        'a PostgreSQL database is backed up with pg_dump (docs/operations.md#backups-with-pg_dump)',
+      );
     };
     return wrap(await openPostgres(target), { path: '', location: redactUrl(target), backup });
   }
@@ -69,6 +71,15 @@ export async function openDb(target: string): Promise<Db> {
   driver.exec('PRAGMA synchronous = NORMAL');
   driver.exec('PRAGMA foreign_keys = ON');
   driver.exec('PRAGMA busy_timeout = 5000');
+  return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
+}
+
+/**
+ * An existing SQLite file opened read-only: nothing writes to it, not even the settings openDb makes
+ * or the checkpoint a last connection runs on close (the source of `verity db copy`).
+ */
+export async function openDbReadOnly(path: string): Promise<Db> {
+  const driver = await runtime.openSqlite(path, { readonly: true });
   return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
 }
 

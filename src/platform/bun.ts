@@ -63,9 +63,12 @@ export const bunRuntime: Runtime = {
   signRs256: rs256.signRs256,
 };
 
-async function openSqlite(path: string): Promise<SqliteDriver> {
+async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {
   const { Database } = await import('bun:sqlite');
-  const db = new Database(path, { create: true, strict: true });
+  const db = new Database(
+    path,
+    opts.readonly ? { readonly: true, strict: true } : { create: true, strict: true },
+  );
   return {
     engine: 'sqlite',
     exec: (sql) => db.exec(sql),
@@ -85,6 +88,7 @@ async function openSqlite(path: string): Promise<SqliteDriver> {
     async backup(file) {
       db.prepare('VACUUM INTO ?').run(file);
     },
-    close: () => db.close(),
+    // true: finalize its statements too, so the file is let go now (a zombie connection keeps its locks).
+    close: () => db.close(true),
   };
 }

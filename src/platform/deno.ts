@@ -71,11 +71,11 @@ interface DatabaseSync {
  * native. It has no transaction helper, and drizzle no adapter for it: the statements and
  * transactions below take the shape drizzle's better-sqlite3 session expects.
  */
-async function openSqlite(path: string): Promise<SqliteDriver> {
+async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {
   const { DatabaseSync } = (await import('node:sqlite' as string)) as {
-    DatabaseSync: new (path: string) => DatabaseSync;
+    DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => DatabaseSync;
   };
-  const db = new DatabaseSync(path);
+  const db = new DatabaseSync(path, { readOnly: opts.readonly ?? false });
   let depth = 0;
   // As bun:sqlite and better-sqlite3 do: inside an open transaction (whoever began it), a savepoint.
   function transaction<T>(fn: () => T, begin = 'BEGIN IMMEDIATE'): T {

@@ -65,9 +65,9 @@ export const nodeRuntime: Runtime = {
  * better-sqlite3's get()/all() throw on a statement that returns no rows (bun:sqlite runs it and
  * returns nothing), so such a statement is run and an empty result returned.
  */
-async function openSqlite(path: string): Promise<SqliteDriver> {
+async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {
   const { default: Database } = await import('better-sqlite3');
-  const db = new Database(path);
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   return {
     engine: 'sqlite',
     exec: (sql) => {

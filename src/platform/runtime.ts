@@ -12,7 +12,8 @@ export type RuntimeName = 'bun' | 'node' | 'deno';
  */
 export interface Runtime {
   readonly name: RuntimeName;
-  openSqlite(path: string): Promise<SqliteDriver>;
+  /** `readonly`: the file must exist, and nothing (not even a checkpoint on close) writes to it. */
+  openSqlite(path: string, opts?: { readonly?: boolean }): Promise<SqliteDriver>;
   /** Serves `handler`; `routes` may be matched ahead of it, and bodies past `maxBodySize` refused. */
   listen(
     handler: FetchHandler,

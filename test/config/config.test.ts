@@ -138,11 +138,16 @@ provider = "http"
       expect(bad.code).toBe(1);
       expect(bad.json.error.code).toBe('CONFIG_INVALID');
       expect(bad.json.error.problems).toHaveLength(2);
-      await Bun.write(`${dir}/good.toml`, '[oidc]\npairwise_secret = "s3cret-s3cret-s3cret-s3cret-s3cret"\n');
+      await Bun.write(
+        `${dir}/good.toml`,
+        '[oidc]\npairwise_secret = "s3cret-s3cret-s3cret-s3cret-s3cret"\n[database]\nurl = "postgres://verity:pg-s3cret@db.internal/verity"\n' +
+          '[email]\ntransport = "smtp"\nhost = "smtp.example"\nuser = "verity"\npassword = "smtp-s3cret"\n',
+      );
       const good = await cli('config', 'check', '--config', `${dir}/good.toml`, '--json');
       expect(good.code).toBe(0);
       expect(good.json.valid).toBe(true);
       expect(good.stdout).not.toContain('s3cret');
+      expect(good.json.config.database.url).toBe('postgres://verity:***@db.internal/verity');
       const missing = await cli('config', 'check', '--config', `${dir}/none.toml`);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('not found');
