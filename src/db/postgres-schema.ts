@@ -1,4 +1,4 @@
-import { getTableColumns, getTableName, is, SQL } from 'drizzle-orm';
+import { getTableColumns, is, SQL } from 'drizzle-orm';
 import {
   bigint,
   foreignKey,
@@ -84,6 +84,3 @@ for (const [name, value] of Object.entries(sqlite)) {
   converted.set(value, table);
   tables[name] = table;
 }
-
-/** For messages and checks: the name of every table the PostgreSQL schema holds. */
-export const tableNames = Object.values(tables).map((t) => getTableName(t));
