@@ -25,8 +25,12 @@ export interface Job {
  */
 export async function runScheduled(ctx: AppContext, job: Job, slot: number): Promise<boolean> {
   if (!job.everyInstance) {
-    if (!claimJobRun(ctx.db, job.name, slot, unix(ctx.clock))) return false;
-    ctx.log.debug('scheduled job', { job: job.name, slot: isoTime(slot) });
+    const claimed = claimJobRun(ctx.db, job.name, slot, unix(ctx.clock));
+    ctx.log.debug(claimed ? 'scheduled job' : 'scheduled job run by another instance', {
+      job: job.name,
+      slot: isoTime(slot),
+    });
+    if (!claimed) return false;
   }
   await job.run(ctx);
   return true;

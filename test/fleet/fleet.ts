@@ -45,7 +45,12 @@ async function spawnOnce(configPath: string) {
   let out = '';
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) out = (out + decoder.decode(chunk, { stream: true })).slice(-1_000_000);
+    const reader = stream.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      out = (out + decoder.decode(value, { stream: true })).slice(-1_000_000);
+    }
   };
   const ended = Promise.all([drain(proc.stdout), drain(proc.stderr)]).then(() => true);
   try {
