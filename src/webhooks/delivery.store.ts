@@ -100,7 +100,7 @@ const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_i
 // row another transaction is changing (its attempt being recorded): no claimer ever waits.
 const LOCK_ENDPOINT = `SELECT id FROM webhook_endpoints WHERE id = ? AND enabled = 1
   FOR NO KEY UPDATE SKIP LOCKED`;
-const DUE_OF_ENDPOINT_UNLOCKED = `${DUE_OF_ENDPOINT} FOR UPDATE OF d SKIP LOCKED`;
+const DUE_OF_ENDPOINT_LOCKING = `${DUE_OF_ENDPOINT} FOR UPDATE OF d SKIP LOCKED`;
 
 export function createDeliveryStore(db: Db) {
   const sql = db.sql;
@@ -145,7 +145,7 @@ export function createDeliveryStore(db: Db) {
       return sql.transaction(() => {
         const leasesOf = leaseCounter(opts.now);
         const endpoints = sql.prepare<{ id: string }>(ENDPOINTS_WITH_DUE).all(opts.now);
-        const due = sql.prepare<ClaimRow>(postgres ? DUE_OF_ENDPOINT_UNLOCKED : DUE_OF_ENDPOINT);
+        const due = sql.prepare<ClaimRow>(postgres ? DUE_OF_ENDPOINT_LOCKING : DUE_OF_ENDPOINT);
         const claimed: ClaimedDelivery[] = [];
         // Oldest backlog first; each endpoint gets only its free slots, so none can take them all.
         for (const e of endpoints) {
