@@ -59,6 +59,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0014_insertion_order_backfill",
     "sql": "-- Custom SQL migration file, put your code below! --\n-- Rows written before 0013 take their insertion order from the rowid, which ordered them until then.\nUPDATE `persons` SET `seq` = rowid;\n--> statement-breakpoint\nUPDATE `identity_documents` SET `seq` = rowid;\n"
+  },
+  {
+    "name": "0015_job_runs",
+    "sql": "CREATE TABLE `job_runs` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`slot` integer NOT NULL,\n\t`ran_at` integer NOT NULL\n) STRICT;\n"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -77,5 +81,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0003_insertion_order_backfill",
     "sql": "-- Hand-written migration for PostgreSQL --\n-- Rows written before 0002 have no insertion order on record: creation time, then id, stands in for it.\nUPDATE \"persons\" SET \"seq\" = o.\"n\"\n\tFROM (SELECT \"id\", row_number() OVER (ORDER BY \"created_at\", \"id\") AS \"n\" FROM \"persons\") o\n\tWHERE \"persons\".\"id\" = o.\"id\";\n--> statement-breakpoint\nUPDATE \"identity_documents\" SET \"seq\" = o.\"n\"\n\tFROM (SELECT \"id\", row_number() OVER (ORDER BY \"created_at\", \"id\") AS \"n\" FROM \"identity_documents\") o\n\tWHERE \"identity_documents\".\"id\" = o.\"id\";\n"
+  },
+  {
+    "name": "0004_job_runs",
+    "sql": "CREATE TABLE \"job_runs\" (\n\t\"name\" text PRIMARY KEY NOT NULL,\n\t\"slot\" bigint NOT NULL,\n\t\"ran_at\" bigint NOT NULL\n);\n"
   }
 ];

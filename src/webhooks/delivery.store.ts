@@ -81,11 +81,13 @@ interface ClaimRow {
 // Only pending rows ever hold a lease (recording an attempt clears it).
 const LEASED_PER_ENDPOINT = `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries INDEXED BY webhook_deliveries_lease
   WHERE lease_expires_at > ? GROUP BY endpoint_id`;
+const LEASED_OF_ENDPOINT = `SELECT COUNT(*) AS n FROM webhook_deliveries
+  WHERE endpoint_id = ? AND status = 'pending' AND lease_expires_at > ?`;
 const ENDPOINTS_WITH_DUE = `SELECT id, due FROM (
     SELECT e.id, (SELECT d.next_attempt_at FROM webhook_deliveries d
                   WHERE d.endpoint_id = e.id AND d.status = 'pending'
                   ORDER BY d.next_attempt_at LIMIT 1) AS due
-    FROM webhook_endpoints e WHERE e.enabled = 1)
+    FROM webhook_endpoints e WHERE e.enabled = 1) AS t
   WHERE due <= ? ORDER BY due, id`;
 const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_id, e.url, e.environment, d.attempts
   FROM webhook_deliveries d
@@ -94,13 +96,44 @@ const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_i
   WHERE d.endpoint_id = CAST(? AS TEXT) AND d.status = 'pending' AND d.next_attempt_at <= ?
     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
   ORDER BY d.next_attempt_at LIMIT ?`;
+// PostgreSQL: the endpoint being claimed for by another instance is passed over, and so is a delivery
+// row another transaction is changing (its attempt being recorded): no claimer ever waits.
+const LOCK_ENDPOINT = `SELECT id FROM webhook_endpoints WHERE id = ? AND enabled = 1
+  FOR NO KEY UPDATE SKIP LOCKED`;
+const DUE_OF_ENDPOINT_LOCKING = `${DUE_OF_ENDPOINT} FOR UPDATE OF d SKIP LOCKED`;
 
 export function createDeliveryStore(db: Db) {
   const sql = db.sql;
+  const postgres = db.engine === 'postgres';
+
+  /**
+   * How many leases the endpoint holds, or undefined when another claimer holds the endpoint.
+   * SQLite: BEGIN IMMEDIATE serialises claimers, so one read of every endpoint's leases does.
+   * PostgreSQL: claimers run side by side; each holds the endpoint's row lock until it commits and only
+   * then counts, under READ COMMITTED, which shows every lease committed before it: so the endpoint's
+   * limit holds across instances.
+   */
+  function leaseCounter(now: number): (endpointId: string) => number | undefined {
+    if (postgres) {
+      sql.exec('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      return (endpointId) =>
+        sql.prepare(LOCK_ENDPOINT).get(endpointId)
+          ? sql.prepare<{ n: number }>(LEASED_OF_ENDPOINT).get(endpointId, now)!.n
+          : undefined;
+    }
+    const leased = new Map(
+      sql
+        .prepare<{ endpoint_id: string; n: number }>(LEASED_PER_ENDPOINT)
+        .all(now)
+        .map((r) => [r.endpoint_id, r.n]),
+    );
+    return (endpointId) => leased.get(endpointId) ?? 0;
+  }
+
   return {
     /**
-     * Leases up to `limit` due deliveries. One IMMEDIATE transaction, so two processes never lease
-     * the same row; a lease that is never released (the process died) expires and the row is due again.
+     * Leases up to `limit` due deliveries, so two processes never lease the same row (see
+     * leaseCounter); a lease that is never released (the process died) expires and the row is due again.
      */
     claimDue(opts: {
       now: number;
@@ -110,19 +143,17 @@ export function createDeliveryStore(db: Db) {
     }): ClaimedDelivery[] {
       if (opts.limit <= 0) return [];
       return sql.transaction(() => {
-        const leased = new Map(
-          sql
-            .prepare<{ endpoint_id: string; n: number }>(LEASED_PER_ENDPOINT)
-            .all(opts.now)
-            .map((r) => [r.endpoint_id, r.n]),
-        );
+        const leasesOf = leaseCounter(opts.now);
         const endpoints = sql.prepare<{ id: string }>(ENDPOINTS_WITH_DUE).all(opts.now);
+        const due = sql.prepare<ClaimRow>(postgres ? DUE_OF_ENDPOINT_LOCKING : DUE_OF_ENDPOINT);
         const claimed: ClaimedDelivery[] = [];
         // Oldest backlog first; each endpoint gets only its free slots, so none can take them all.
         for (const e of endpoints) {
-          const free = Math.min(opts.perEndpoint - (leased.get(e.id) ?? 0), opts.limit - claimed.length);
+          const leased = leasesOf(e.id);
+          if (leased === undefined) continue;
+          const free = Math.min(opts.perEndpoint - leased, opts.limit - claimed.length);
           if (free <= 0) continue;
-          for (const row of sql.prepare<ClaimRow>(DUE_OF_ENDPOINT).all(e.id, opts.now, opts.now, free)) {
+          for (const row of due.all(e.id, opts.now, opts.now, free)) {
             const token = crypto.randomUUID();
             sql
               .prepare(

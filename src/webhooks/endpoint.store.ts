@@ -122,7 +122,8 @@ export function createEndpointStore(db: Db) {
     expireSecrets(endpointId: string, now: number, at: number): void {
       sql
         .prepare(
-          `UPDATE webhook_secrets SET expires_at = MIN(COALESCE(expires_at, ?), ?)
+          // A NULL expires_at compares as unknown, so it takes `at` too.
+          `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at < ? THEN expires_at ELSE ? END
            WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
         )
         .run(at, at, endpointId, now);

@@ -11,6 +11,7 @@ export const webhooksJobs: Job[] = [
     name: 'webhooks.dispatch',
     schedule: '*/2 * * * * *',
     runAtStart: true,
+    everyInstance: true,
     run: (ctx) => startDispatcher(ctx).wake(),
   },
   {

@@ -79,9 +79,11 @@ export function requeueEvent(ctx: OutboxContext, eventId: string, endpointIds: s
     if (pending) {
       db.sql
         .prepare(
-          `UPDATE webhook_deliveries SET next_attempt_at = MIN(next_attempt_at, ?), updated_at = ? WHERE id = ?`,
+          `UPDATE webhook_deliveries
+           SET next_attempt_at = CASE WHEN next_attempt_at < ? THEN next_attempt_at ELSE ? END, updated_at = ?
+           WHERE id = ?`,
         )
-        .run(t, t, pending.id);
+        .run(t, t, t, pending.id);
       ids.push(pending.id);
       continue;
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createApiKey, revokeApiKey } from '../../src/developer/api-key.store.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { cli } from '../helpers/cli.ts';
-import { type TestContext, testContext, testToml } from '../helpers/context.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
 import { developerApi, hooksPath, LOCALHOST_OK, owner, type Receiver, receiver } from './fixtures.ts';
 
 let ctx: TestContext;
@@ -365,7 +365,12 @@ describe('developer API: test events, history and redelivery', () => {
     const { eventId } = (await api('POST', `${path}/${ep.id}/test`, o.sandboxKey)).json.data;
     await dispatchDue(ctx);
     const config = join(ctx.dir, 'verity.toml');
-    writeFileSync(config, testToml(ctx.dir, LOCALHOST_OK));
+    // The context's own database and keys (testToml would name a new database on PostgreSQL).
+    const { database, keys } = ctx.config;
+    writeFileSync(
+      config,
+      `[database]\npath = "${database.path}"\nurl = "${database.url}"\n[keys]\ndir = "${keys.dir}"\n${LOCALHOST_OK}\n`,
+    );
 
     const listed = await cli(
       'webhooks',

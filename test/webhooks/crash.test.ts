@@ -1,7 +1,8 @@
-import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseConfig } from '../../src/config/load.ts';
+import { databaseTarget, openDb } from '../../src/db/open.ts';
 import { cli } from '../helpers/cli.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/server.ts';
@@ -97,7 +98,8 @@ describe('webhook outbox under a crash', () => {
       return new Response(null, { status: 204 });
     });
     const configPath = join(tmp.dir, 'verity.toml');
-    const toml = (port: number) => `${testToml(tmp.dir)}
+    const base = testToml(tmp.dir);
+    const toml = (port: number) => `${base}
 [server]
 listen = "127.0.0.1:${port}"
 base_url = "http://127.0.0.1:${port}"
@@ -193,11 +195,12 @@ requests = 100000
     while (acknowledged.size < BURST) expect(await sendOne()).toBe(true);
 
     // Every committed event (acknowledged or not) reaches the receiver.
-    const db = new Database(join(tmp.dir, 'verity.db'), { readonly: true });
+    const db = await openDb(databaseTarget(parseConfig(base)));
     const committed = () =>
-      (db.prepare("SELECT id FROM webhook_events WHERE type = 'webhook.test'").all() as { id: string }[]).map(
-        (r) => r.id,
-      );
+      db.sql
+        .prepare<{ id: string }>("SELECT id FROM webhook_events WHERE type = 'webhook.test'")
+        .all()
+        .map((r) => r.id);
     const receivedIds = () => new Set(rx!.received.map((r) => r.headers['service-event-id']!));
     await waitFor(
       'every event to be delivered',
@@ -214,14 +217,11 @@ requests = 100000
     await waitFor(
       'the outbox to settle',
       () =>
-        (
-          db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'").get() as {
-            n: number;
-          }
-        ).n === 0,
+        db.sql
+          .prepare<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'")
+          .get()!.n === 0,
       20_000,
     );
-    db.close();
 
     // At least once, never two bodies for one id, each signed correctly at its own time.
     const bodies = new Map<string, Set<string>>();
@@ -240,8 +240,8 @@ requests = 100000
     child.kill('SIGTERM');
     await child.exited;
     child = undefined;
-    const check = new Database(join(tmp.dir, 'verity.db'));
-    expect(check.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
-    check.close();
+    if (db.engine === 'sqlite')
+      expect(db.sql.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    db.close();
   }, 90_000);
 });

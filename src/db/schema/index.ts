@@ -3,6 +3,7 @@ export * from './audit.ts';
 export * from './capabilities.ts';
 export * from './consents.ts';
 export * from './developers.ts';
+export * from './jobs.ts';
 export * from './keys.ts';
 export * from './oauth.ts';
 export * from './persons.ts';
