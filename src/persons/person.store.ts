@@ -15,8 +15,8 @@ export type FlowPerson = Pick<
   PersonRow,
   'id' | 'environment' | 'name' | 'passwordHash' | 'assuranceLevel' | 'faceTemplateRef' | 'status'
 >;
-const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS passwordHash,
-  p.assurance_level AS assuranceLevel, p.face_template_ref AS faceTemplateRef, p.status`;
+const FLOW_COLUMNS = `p.id, p.environment, p.name, p.password_hash AS "passwordHash",
+  p.assurance_level AS "assuranceLevel", p.face_template_ref AS "faceTemplateRef", p.status`;
 
 /** A person's releasable data as UserInfo reads it. */
 type ReleasableRow = Omit<
@@ -27,10 +27,10 @@ export type ReleasablePerson = ReleasableRow & {
   emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
   phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
 };
-const RELEASABLE = `SELECT name, given_name AS givenName, family_name AS familyName,
-    preferred_username AS preferredUsername, locale, legal_given_name AS legalGivenName,
-    legal_family_name AS legalFamilyName, birthdate, nationalities, photo, photo_verified AS photoVerified,
-    assurance_level AS assuranceLevel, identity_verified AS identityVerified, updated_at AS updatedAt
+const RELEASABLE = `SELECT name, given_name AS "givenName", family_name AS "familyName",
+    preferred_username AS "preferredUsername", locale, legal_given_name AS "legalGivenName",
+    legal_family_name AS "legalFamilyName", birthdate, nationalities, photo, photo_verified AS "photoVerified",
+    assurance_level AS "assuranceLevel", identity_verified AS "identityVerified", updated_at AS "updatedAt"
   FROM persons WHERE id = ?`;
 // Sorted here, not by ORDER BY: SQLite would build a temporary B-tree for each (a sixth of UserInfo's time).
 const RELEASABLE_EMAILS = `SELECT id, email, verified, "primary" FROM person_emails WHERE person_id = ?`;
