@@ -105,7 +105,7 @@ export interface ConsentKey extends ConsentHolder {
 
 /** Consent records as granting needs them (`grant.ts`); listing and ending them is in `lifecycle.store.ts`. */
 /** The newest consent in force with the same binding (a ConsentKey's five values, then `now`). */
-const SAME_CONSENT = `environment_id = ? AND person_id = ? AND session_id_hash IS ? AND purpose = ? AND scopes = ?
+const SAME_CONSENT = `environment_id = ? AND person_id = ? AND session_id_hash IS NOT DISTINCT FROM ? AND purpose = ? AND scopes = ?
   AND ${consentInForce('consents')} ORDER BY granted_at DESC LIMIT 1`;
 
 export function createConsentStore(db: Db) {

@@ -63,7 +63,7 @@ export function createConsentLifecycleStore(db: Db) {
     /** Consents still in force (active and not past their expiry) of a holder. */
     activeForHolder(h: ConsentHolder, now: number): ConsentRecord[] {
       return all(
-        `c.person_id = ? AND c.session_id_hash IS ? AND ${consentInForce('c')}`,
+        `c.person_id = ? AND c.session_id_hash IS NOT DISTINCT FROM ? AND ${consentInForce('c')}`,
         h.personId,
         h.sessionIdHash,
         now,
@@ -72,7 +72,7 @@ export function createConsentLifecycleStore(db: Db) {
 
     activeForHolderAndApplication(h: ConsentHolder, applicationId: string): ConsentRecord[] {
       return all(
-        "c.person_id = ? AND c.session_id_hash IS ? AND c.application_id = ? AND c.status = 'active'",
+        "c.person_id = ? AND c.session_id_hash IS NOT DISTINCT FROM ? AND c.application_id = ? AND c.status = 'active'",
         h.personId,
         h.sessionIdHash,
         applicationId,
