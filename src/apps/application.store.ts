@@ -148,12 +148,21 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
   }));
 }
 
+// Reviews of one second in the order they were made, on both engines (PostgreSQL has no rowid): one
+// review is pending at a time, so the undecided one came last, and decided ones follow their decisions.
+const reviewOrder = [
+  productionReviews.createdAt,
+  sql`${productionReviews.decidedAt} IS NULL`,
+  productionReviews.decidedAt,
+  productionReviews.id,
+];
+
 function latestReview(db: Db, applicationId: string): ReviewView | null {
   const row = db.orm
     .select()
     .from(productionReviews)
     .where(eq(productionReviews.applicationId, applicationId))
-    .orderBy(desc(productionReviews.createdAt), desc(sql`rowid`))
+    .orderBy(...reviewOrder.map((c) => desc(c)))
     .limit(1)
     .get();
   return row ? toReviewView(row) : null;
@@ -208,7 +217,7 @@ export function listReviews(
         filter.applicationId ? eq(productionReviews.applicationId, filter.applicationId) : undefined,
       ),
     )
-    .orderBy(asc(productionReviews.createdAt), asc(sql`rowid`))
+    .orderBy(...reviewOrder.map((c) => asc(c)))
     .all()
     .map(toReviewView);
 }
