@@ -97,7 +97,8 @@ export async function signInForCode(
     purpose: opts.purpose ?? 'Fleet test',
   });
   const step = async (what: string, res: Response, status = 303) => {
-    if (res.status !== status) throw new Error(`${what} answered ${res.status}: ${await res.text()}`);
+    if (res.status !== status)
+      throw new Error(`${what} answered ${res.status}: ${res.bodyUsed ? '' : await res.text()}`);
     return res;
   };
   const path = locationPath(await step('authorize', await b.get(`/v1/oauth/authorize?${q}`)));
