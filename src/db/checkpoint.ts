@@ -21,7 +21,8 @@ export async function startBackgroundCheckpoints(
   log: Logger,
   opts: CheckpointWorkerOptions = {},
 ): Promise<() => Promise<void>> {
-  if (db.path === ':memory:') return async () => {};
+  // PostgreSQL checkpoints by itself; there is no SQLite log to look after.
+  if (db.path === ':memory:' || db.engine === 'postgres') return async () => {};
   const automatic = (on: boolean) => db.sql.exec(`PRAGMA wal_autocheckpoint = ${on ? AUTOMATIC_PAGES : 0}`);
   let state: 'starting' | 'working' | 'failed' = 'starting';
   let stopping = false;
