@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { openDb } from '../../src/db/open.ts';
 import { cli } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { CALLBACK, type Client, FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
 import { type Fleet, type Instance, startInstances } from './instances.ts';
 
@@ -8,7 +9,7 @@ const FLOWS = 240;
 const CONCURRENCY = 12;
 
 /**
- * A small round-robin load balancer in front of the instances. A request an instance refused to
+ * A small round-robin load balancer in front of the instances that are ready. A request an instance refused to
  * connect for goes to the next one (it never reached a server); other failures are retried only for
  * GET, as proxies do, since a POST may have been served before the connection broke.
  */
@@ -45,8 +46,13 @@ function roundRobinProxy() {
   });
   return {
     url: `http://localhost:${server.port}`,
-    route(to: Instance[]) {
-      targets = to;
+    /** Takes an instance into the rotation once its /readyz says it is ready, as load balancers do. */
+    async admit(instance: Instance) {
+      await waitFor(`${instance.url}/readyz to answer 200`, async () => {
+        const res = await fetch(`${instance.url}/readyz`);
+        return res.status === 200;
+      });
+      targets = [...targets, instance];
     },
     stop: () => server.stop(true),
   };
@@ -78,7 +84,7 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
       baseUrl: proxy.url,
       extra: '[rate_limits.oauth]\nrequests = 100000\n[rate_limits.web]\nrequests = 100000',
     });
-    proxy.route(fleet.instances);
+    for (const instance of fleet.instances) await proxy.admit(instance);
     const app = await cli(
       'apps',
       'create',
@@ -195,6 +201,9 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
     } finally {
       db.close();
     }
+    // The survivor shuts down cleanly, as in a rolling restart.
+    survivor.proc.kill('SIGTERM');
+    expect(await survivor.proc.exited).toBe(0);
     console.log(
       `${FLOWS} flows in ${seconds.toFixed(1)} s, ${CONCURRENCY} at a time; killed after ${killedAfter}; ${failed.length} failed`,
     );
