@@ -49,16 +49,15 @@ async function spawnOnce(configPath: string) {
   let listening = false;
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      out = (out + decoder.decode(chunk, { stream: true })).slice(-200_000);
+    const reader = stream.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return true;
+      out = (out + decoder.decode(value, { stream: true })).slice(-200_000);
       listening ||= out.includes('"msg":"listening"');
     }
-    return true;
   };
-  const ended = Promise.all([
-    drain(proc.stdout as ReadableStream<Uint8Array>),
-    drain(proc.stderr as ReadableStream<Uint8Array>),
-  ]).then(() => true);
+  const ended = Promise.all([drain(proc.stdout), drain(proc.stderr)]).then(() => true);
   try {
     await waitFor(
       'the server to listen',
