@@ -9,9 +9,9 @@ const FLOWS = 240;
 const CONCURRENCY = 12;
 
 /**
- * A small round-robin load balancer in front of the instances that are ready. A request an instance refused to
- * connect for goes to the next one (it never reached a server); other failures are retried only for
- * GET, as proxies do, since a POST may have been served before the connection broke.
+ * A small round-robin load balancer in front of the instances it admitted. A request an instance
+ * refused to connect for goes to the next one (it never reached a server); other failures are retried
+ * only for GET, as proxies do, since a POST may have been served before the connection broke.
  */
 function roundRobinProxy() {
   let targets: Instance[] = [];
@@ -143,9 +143,7 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
         outcomes.push(await oneFlow(i));
       }
     };
-    const t0 = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const seconds = (performance.now() - t0) / 1000;
     await victim.proc.exited;
 
     expect(killedAfter).toBeGreaterThan(0);
@@ -200,15 +198,14 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
         .all()
         .map((r) => (JSON.parse(r.body) as { data: { consentId: string } }).data.consentId);
       expect([...granted].sort()).toEqual([...consents].sort());
+      // One consent per flow that reached Allow (each flow is a new session with its own purpose).
       expect(consents.length).toBeGreaterThanOrEqual(completed.length);
+      expect(consents.length).toBeLessThanOrEqual(FLOWS);
     } finally {
       db.close();
     }
     // The survivor shuts down cleanly, as in a rolling restart.
     survivor.proc.kill('SIGTERM');
     expect(await survivor.proc.exited).toBe(0);
-    console.log(
-      `${FLOWS} flows in ${seconds.toFixed(1)} s, ${CONCURRENCY} at a time; killed after ${killedAfter}; ${failed.length} failed`,
-    );
   }, 90_000);
 });

@@ -20,15 +20,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (process.env.FLEET_LOG)
-    for (const i of fleet?.instances ?? [])
-      console.log(
-        i
-          .output()
-          .split('\n')
-          .filter((l) => /"level":"error"/.test(l))
-          .join('\n'),
-      );
   await fleet?.stop();
 });
 
