@@ -12,8 +12,6 @@ export interface Instance {
   /** Where this instance listens, e.g. http://127.0.0.1:41234. */
   url: string;
   proc: ReturnType<typeof Bun.spawn>;
-  /** What it logged (JSON lines) and wrote to stderr so far, for a failing test's message. */
-  output(): string;
   kill(signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>;
 }
 
@@ -53,8 +51,9 @@ async function spawnOnce(configPath: string) {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return true;
-      out = (out + decoder.decode(value, { stream: true })).slice(-200_000);
-      listening ||= out.includes('"msg":"listening"');
+      if (listening) continue;
+      out += decoder.decode(value, { stream: true });
+      listening = out.includes('"msg":"listening"');
     }
   };
   const ended = Promise.all([drain(proc.stdout), drain(proc.stderr)]).then(() => true);
@@ -73,7 +72,7 @@ async function spawnOnce(configPath: string) {
     proc.kill('SIGKILL');
     throw e;
   }
-  return { proc, output: () => out };
+  return proc;
 }
 
 /**
@@ -112,11 +111,10 @@ ${opts.extra ?? ''}
       const port = await freePort();
       writeFileSync(path, toml(port));
       try {
-        const { proc, output } = await spawnOnce(path);
+        const proc = await spawnOnce(path);
         return {
           url: `http://127.0.0.1:${port}`,
           proc,
-          output,
           async kill(signal = 'SIGKILL') {
             proc.kill(signal);
             await proc.exited;
