@@ -52,7 +52,7 @@ export function createConsentLifecycleStore(db: Db) {
 
     list(filter: { applicationId?: string; personId?: string } = {}): ConsentRecord[] {
       return all(
-        '(? IS NULL OR c.application_id = ?) AND (? IS NULL OR c.person_id = ?)',
+        '(CAST(? AS TEXT) IS NULL OR c.application_id = ?) AND (CAST(? AS TEXT) IS NULL OR c.person_id = ?)',
         filter.applicationId ?? null,
         filter.applicationId ?? null,
         filter.personId ?? null,
