@@ -106,6 +106,58 @@ describe('three instances on one database', () => {
     for (const base of urls) expect((await userinfo(base, access_token)).status).toBe(401);
   }, 30_000);
 
+  test('a token revoked on one instance, or its consent revoked by the operator, is refused by all', async () => {
+    const tokenFor = async (persona: string) => {
+      const b = new FleetBrowser(urls, fleet.baseUrl, freshAddress());
+      const { code, verifier } = await signInForCode(b, client, {
+        persona,
+        purpose: `Revocation ${persona}`,
+      });
+      const res = await fetch(
+        `${urls[0]}/v1/oauth/token`,
+        tokenRequest(client, code, verifier, freshAddress()),
+      );
+      const token = ((await res.json()) as { access_token: string }).access_token;
+      for (const base of urls) expect((await userinfo(base, token)).status).toBe(200);
+      return token;
+    };
+
+    // RFC 7009 at instance 1.
+    const revoked = await tokenFor('dan');
+    const answer = await fetch(`${urls[1]}/v1/oauth/revoke`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`,
+        'x-forwarded-for': freshAddress(),
+      },
+      body: new URLSearchParams({ token: revoked }).toString(),
+    });
+    expect(answer.status).toBe(200);
+    for (const base of urls) expect((await userinfo(base, revoked)).status).toBe(401);
+
+    // The operator revokes the consent through the CLI.
+    const cut = await tokenFor('cleo');
+    const listed = await cli(
+      'consents',
+      'list',
+      '--app',
+      client.applicationId,
+      '--person',
+      'psn_sandbox_cleo',
+      '--config',
+      fleet.configPath,
+      '--json',
+    );
+    expect(listed.stderr).toBe('');
+    const [consent] = (listed.json as { consents: { consentId: string; status: string }[] }).consents.filter(
+      (c) => c.status === 'active',
+    );
+    const ended = await cli('consents', 'revoke', consent!.consentId, '--config', fleet.configPath, '--json');
+    expect(ended.json).toEqual({ consentId: consent!.consentId, status: 'revoked' });
+    for (const base of urls) expect((await userinfo(base, cut)).status).toBe(401);
+  }, 30_000);
+
   test('the OAuth rate limit is one count per address across the instances', async () => {
     const ip = freshAddress();
     const authorize = (base: string) =>
