@@ -45,7 +45,10 @@ async function createClient(...redirectUris: string[]): Promise<Client & { appli
 
 let lastAddress = 0;
 /** An address no other request of this file has used. */
-const freshAddress = () => `203.0.113.${++lastAddress}`;
+const freshAddress = () => {
+  const n = ++lastAddress;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+};
 
 const userinfo = (base: string, token: string) =>
   fetch(`${base}/v1/userinfo`, {
