@@ -76,14 +76,15 @@ export interface Client {
 }
 
 /**
- * The sandbox flow in `b` up to the callback: authorize, persona sign-in, face pass, Allow. Returns
- * the code (or throws with the step that went wrong) and the PKCE verifier.
+ * The sandbox flow in `b` up to the callback: authorize, persona sign-in (unless signed in already),
+ * face pass, Allow when asked. Returns the code (or throws with the step that went wrong), the PKCE
+ * verifier, and whether the browser was signed in already.
  */
 export async function signInForCode(
   b: FleetBrowser,
   client: Client,
   opts: { scope?: string; persona?: string; purpose?: string } = {},
-): Promise<{ code: string; verifier: string }> {
+): Promise<{ code: string; verifier: string; wasSignedIn: boolean }> {
   const { verifier, challenge } = pkcePair();
   const q = new URLSearchParams({
     response_type: 'code',
@@ -104,7 +105,8 @@ export async function signInForCode(
   const path = locationPath(await step('authorize', await b.get(`/v1/oauth/authorize?${q}`)));
   const start = await b.page(path);
   // A browser signed in already is sent on to the face step.
-  if (start.res.status !== 303) {
+  const wasSignedIn = start.res.status === 303;
+  if (!wasSignedIn) {
     await step('the request page', start.res, 200);
     await step(
       'sign-in',
@@ -130,7 +132,7 @@ export async function signInForCode(
   const code = callback.searchParams.get('code');
   if (`${callback.origin}${callback.pathname}` !== CALLBACK || !code)
     throw new Error(`the flow did not end with a code: ${callback}`);
-  return { code, verifier };
+  return { code, verifier, wasSignedIn };
 }
 
 /** The token request for a code, as a confidential client sends it (HTTP Basic). */

@@ -293,7 +293,8 @@ describe('three instances on one database', () => {
   test('an identity sign-in whose steps each go to another instance ends with a working code', async () => {
     // Five requests and more per sign-in: with three instances no two successive ones share one.
     const b = new FleetBrowser(urls, fleet.baseUrl, freshAddress());
-    const { code, verifier } = await signInForCode(b, client, { persona: 'ben' });
+    const { code, verifier, wasSignedIn } = await signInForCode(b, client, { persona: 'ben' });
+    expect(wasSignedIn).toBe(false);
     const res = await fetch(
       `${urls[2]}/v1/oauth/token`,
       tokenRequest(client, code, verifier, freshAddress()),
@@ -305,6 +306,7 @@ describe('three instances on one database', () => {
 
     // The same browser, signed in: the next authorization on any instance skips the sign-in.
     const again = await signInForCode(b, client, { persona: 'ben' });
+    expect(again.wasSignedIn).toBe(true);
     expect(again.code).not.toBe(code);
   }, 30_000);
 
