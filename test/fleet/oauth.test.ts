@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { cli } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { CALLBACK, type Client, FleetBrowser, locationPath, signInForCode, tokenRequest } from './browser.ts';
 import { type Fleet, startInstances } from './instances.ts';
 
@@ -54,16 +55,6 @@ const userinfo = (base: string, token: string) =>
   fetch(`${base}/v1/userinfo`, {
     headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': freshAddress() },
   });
-
-/** Polls `check` until it holds, for at most `ms`; returns how long it took. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  while (!(await check())) {
-    if (performance.now() - start > ms) throw new Error(`not within ${ms} ms`);
-    await Bun.sleep(25);
-  }
-  return performance.now() - start;
-}
 
 describe('three instances on one database', () => {
   test('a code is redeemed once across instances; the replays revoke its token everywhere', async () => {
@@ -251,7 +242,15 @@ describe('three instances on one database', () => {
     );
     expect(removed.stderr).toBe('');
     expect(removed.code).toBe(0);
-    await Promise.all(urls.map((base) => within(1000, async () => (await authorize(base)).status === 400)));
+    await Promise.all(
+      urls.map((base) =>
+        waitFor(
+          `${base} to refuse the removed URI`,
+          async () => (await authorize(base)).status === 400,
+          1000,
+        ),
+      ),
+    );
     // And it stays refused: no instance serves the old set again.
     for (const base of urls) expect((await authorize(base)).status).toBe(400);
   }, 30_000);
@@ -280,7 +279,13 @@ describe('three instances on one database', () => {
     expect(rotated.stderr).toBe('');
     expect(rotated.code).toBe(0);
     await Promise.all(
-      urls.map((base) => within(1000, async () => (await exchange(base, app.clientSecret)).status === 401)),
+      urls.map((base) =>
+        waitFor(
+          `${base} to refuse the old secret`,
+          async () => (await exchange(base, app.clientSecret)).status === 401,
+          1000,
+        ),
+      ),
     );
     for (const base of urls) {
       const old = await exchange(base, app.clientSecret);
