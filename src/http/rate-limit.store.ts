@@ -17,7 +17,8 @@ const HIT = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?
   RETURNING count, window_start`;
 const DELETE_ENDED = 'DELETE FROM rate_limit_buckets WHERE key >= ? AND key < ? AND window_start + ? <= ?';
 // Never counted against: its key has no bucket prefix, so no limit reads it and no cleanup removes it.
-const PROBE = "INSERT OR REPLACE INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)";
+const PROBE = `INSERT INTO rate_limit_buckets (key, window_start, count) VALUES ('_readyz', 0, 0)
+  ON CONFLICT(key) DO UPDATE SET count = 0`;
 
 export interface BucketState {
   count: number;
@@ -42,7 +43,7 @@ export function deleteEndedBuckets(db: Db, bucket: string, window: number, now: 
  */
 export function probeWrite(db: Db): void {
   db.sql.transaction(() => {
-    db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER) STRICT').run();
+    db.sql.prepare('CREATE TEMP TABLE IF NOT EXISTS _ready (x INTEGER)').run();
     db.sql.prepare('INSERT INTO _ready (x) VALUES (1)').run();
     db.sql.prepare('DELETE FROM _ready').run();
   });
