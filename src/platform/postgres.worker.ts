@@ -36,6 +36,9 @@ port.onMessage(async (message) => {
       prepare: true,
       idle_timeout: 0,
       connect_timeout: 10,
+      // A statement waits for another's lock at most this long, as SQLite's busy_timeout: this thread's
+      // caller is blocked meanwhile, so an unbounded wait (a lock held by this same process) would hang it.
+      connection: { lock_timeout: 5000 },
       onnotice: () => {},
       // As SQLite answers: 64-bit integers (counts, times) and numerics as numbers, booleans as 1/0.
       types: {
