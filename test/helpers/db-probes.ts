@@ -4,12 +4,27 @@ import type { Db } from '../../src/db/open.ts';
  * A number that grows whenever something writes to the database, on either engine: SQLite's count of
  * changed rows, or PostgreSQL's next transaction id (only a transaction that writes is given one).
  */
-export function writeCount(db: Db): number {
+function writeCount(db: Db): number {
   const sql =
     db.engine === 'postgres'
       ? 'SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS n'
       : 'SELECT total_changes() AS n';
   return db.sql.prepare<{ n: number }>(sql).get()!.n;
+}
+
+/**
+ * writeCount once the database has been left alone for a while: writes the code under test started
+ * before (an e-mail's delivery being recorded, say) land first, and so cannot be taken for later ones.
+ * PostgreSQL's count is cluster-wide and its writes take longer, so this matters most there.
+ */
+export async function settledWriteCount(db: Db, quietMs = 300): Promise<number> {
+  let last = writeCount(db);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = writeCount(db);
+    if (now === last) return now;
+    last = now;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
-import { writeCount } from '../helpers/db-probes.ts';
+import { settledWriteCount } from '../helpers/db-probes.ts';
 import { Browser, type Flow, flow, open, passFace, signInPersona } from './flow-helpers.ts';
 
 setDefaultTimeout(30_000);
@@ -67,8 +67,7 @@ test('every cookie either surface sets is __Host-, Secure, HttpOnly, SameSite=La
 describe('a page view without a session', () => {
   test('writes nothing to the database, and its form still validates', async () => {
     f = await flow();
-    const changes = () => writeCount(f.ctx.db);
-    const before = changes();
+    const before = await settledWriteCount(f.ctx.db);
     // Cookieless GETs of the hosted pages and the portal, as a crawler or a flood would send them.
     for (const path of [
       '/identity/account',
@@ -78,7 +77,7 @@ describe('a page view without a session', () => {
     ])
       for (let i = 0; i < 3; i++) await new Browser(f.app).get(path);
     const sessions = () => f.ctx.db.sql.prepare('SELECT * FROM sessions').all().length;
-    expect(changes()).toBe(before);
+    expect(await settledWriteCount(f.ctx.db)).toBe(before);
     expect(sessions()).toBe(0);
     // The page's CSRF token is bound to the browser's cookie: it validates without a row, not with another cookie.
     const b = new Browser(f.app);
@@ -95,8 +94,7 @@ describe('a page view without a session', () => {
 
 test('the hosted pages and the portal are limited per address, in memory, with their own 429 page', async () => {
   f = await flow({ extra: '[rate_limits.web]\nrequests = 3\nwindow = "1m"' });
-  const changes = () => writeCount(f.ctx.db);
-  const before = changes();
+  const before = await settledWriteCount(f.ctx.db);
   const b = new Browser(f.app, '2001:db8:5:5::1');
   for (let i = 1; i <= 3; i++) {
     const res = await b.get('/identity/account');
@@ -112,7 +110,7 @@ test('the hosted pages and the portal are limited per address, in memory, with t
     expect(await over.text()).toContain(over.headers.get('x-request-id')!);
   }
   expect((await new Browser(f.app, '2001:db8:5:6::1').get('/developer/signin')).status).toBe(200);
-  expect(changes()).toBe(before);
+  expect(await settledWriteCount(f.ctx.db)).toBe(before);
   f.ctx.clock.advance(60_000);
   expect((await b.get('/identity/account')).status).toBe(200);
 });

@@ -1,6 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { P, type Portal, page, portal, signUp } from '../developer/portal-helpers.ts';
-import { writeCount } from '../helpers/db-probes.ts';
+import { settledWriteCount } from '../helpers/db-probes.ts';
 import { Browser, open } from './flow-helpers.ts';
 
 // One developer account costs an argon2id hash.
@@ -50,8 +50,7 @@ test('every form route refuses a post without the session’s CSRF token, and no
   const foreignToken = (await page(stranger, `${P}/signin`)).csrf;
   expect(foreignToken.length).toBeGreaterThanOrEqual(43);
 
-  const changes = () => writeCount(p.ctx.db);
-  const before = changes();
+  const before = await settledWriteCount(p.ctx.db);
   for (const route of routes) {
     const b = route.startsWith('/identity/') ? person : developer;
     const url = concrete(route);
@@ -83,7 +82,7 @@ test('every form route refuses a post without the session’s CSRF token, and no
       expect(res.headers.get('content-type')).toStartWith('text/html');
     }
   }
-  expect(changes()).toBe(before);
+  expect(await settledWriteCount(p.ctx.db)).toBe(before);
   // Both are still signed in.
   expect(await (await person.get('/identity/account')).text()).not.toContain('name="password"');
   expect((await developer.get(`${P}/apps`)).status).toBe(200);
