@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig } from '../../src/config/load.ts';
 import { postgresMigrations } from '../../src/db/migrations.gen.ts';
-import { databaseTarget, openDb } from '../../src/db/open.ts';
-import { tempDir, testToml } from '../helpers/context.ts';
+import { openDb } from '../../src/db/open.ts';
+import { tempDir, testDatabase, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/port.ts';
 import { freshDatabaseUrl, postgresAvailable } from '../helpers/postgres.ts';
 
@@ -32,11 +31,10 @@ describe('start refuses a database whose migrations differ from the shipped ones
     const tmp = tempDir('verity-migrate');
     cleanup = tmp.cleanup;
     const config = join(tmp.dir, 'verity.toml');
-    const toml = testToml(tmp.dir, `[server]\nlisten = "127.0.0.1:${await freePort()}"`);
-    writeFileSync(config, toml);
+    writeFileSync(config, testToml(tmp.dir, `[server]\nlisten = "127.0.0.1:${await freePort()}"`));
     expect((await verity(config, 'migrate')).code).toBe(0);
 
-    const db = await openDb(databaseTarget(parseConfig(toml)));
+    const db = await openDb(testDatabase(tmp.dir));
     db.sql.exec(`UPDATE _migrations SET checksum = '${'0'.repeat(64)}' WHERE name = '0000_init'`);
     db.close();
 
