@@ -39,6 +39,22 @@ const BUN_ONLY = ['bun:sqlite', 'bun:ffi', 'drizzle-orm/bun-sqlite'];
 const NODE_ONLY = ['better-sqlite3', 'drizzle-orm/better-sqlite3'];
 
 /**
+ * An `external` entry also leaves out every subpath of it, but the Bun build needs one of
+ * drizzle-orm/better-sqlite3's: its session, which PostgreSQL's synchronous drizzle runs on
+ * (platform/sync-drizzle.ts; it imports no driver). So these are left out by exact name instead.
+ */
+const exactlyExternal = (names: string[]): BunPlugin => ({
+  name: 'exactly-external',
+  setup(build) {
+    build.onResolve({ filter: exactly(...names) }, (args) => ({ path: args.path, external: true }));
+  },
+});
+
+/** A filter matching exactly these module names. */
+const exactly = (...names: string[]) =>
+  new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|')})$`);
+
+/**
  * Packages whose Node entry point reads files by computed path at load time, which no bundle can carry
  * (i18n-iso-countries' entry-node.js requires every `langs/*.json`). Their file-free entry is used
  * instead; the code registers the one locale it needs with a static import.
@@ -51,15 +67,18 @@ const fileFreeEntries: BunPlugin = {
   name: 'file-free-entries',
   setup(build) {
     for (const [name, entry] of Object.entries(FILE_FREE_ENTRY)) {
-      const filter = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`);
-      build.onResolve({ filter }, () => ({ path: Bun.resolveSync(entry, root) }));
+      build.onResolve({ filter: exactly(name) }, () => ({ path: Bun.resolveSync(entry, root) }));
     }
   },
 };
 
-async function build(label: string, options: Parameters<typeof Bun.build>[0]): Promise<void> {
+async function build(
+  label: string,
+  options: Parameters<typeof Bun.build>[0],
+  plugins: BunPlugin[] = [],
+): Promise<void> {
   const started = performance.now();
-  const result = await Bun.build({ ...options, plugins: [fileFreeEntries] });
+  const result = await Bun.build({ ...options, plugins: [fileFreeEntries, ...plugins] });
   for (const log of result.logs) console.error(String(log));
   if (!result.success) {
     console.error(`build: ${label} failed`);
@@ -74,14 +93,17 @@ const workers = [...new Bun.Glob('src/**/*.worker.ts').scanSync(root)].map((f) =
 
 if (wantBinary) {
   rmSync(join(out, 'verity'), { force: true });
-  await build(relative(root, join(out, 'verity')), {
-    entrypoints: [...entrypoints, ...workers],
-    compile: { outfile: join(out, 'verity') },
-    // Flat, as in the Node build: a worker is found beside the code that starts it.
-    naming: '[name].[ext]',
-    minify: true,
-    external: NODE_ONLY,
-  } as Parameters<typeof Bun.build>[0]);
+  await build(
+    relative(root, join(out, 'verity')),
+    {
+      entrypoints: [...entrypoints, ...workers],
+      compile: { outfile: join(out, 'verity') },
+      // Flat, as in the Node build: a worker is found beside the code that starts it.
+      naming: '[name].[ext]',
+      minify: true,
+    } as Parameters<typeof Bun.build>[0],
+    [exactlyExternal(NODE_ONLY)],
+  );
 }
 
 if (wantNode) {

@@ -10,15 +10,20 @@
  * the source runs from the checkout, as `npm start` does (Bun reads tsconfig.json from there). The checks:
  * /healthz answers, /readyz is ready, the JWKS holds an RS256 signing key with a kid, discovery names
  * the configured issuer, and SIGTERM stops the process with exit code 0.
+ *   binary-postgres  `dist/verity serve` as `binary`, with `[database] url` naming a new database of the
+ *                    tests' PostgreSQL server (test/helpers/postgres.ts): its connection thread
+ *                    (postgres.worker.ts) is built beside it, and drizzle goes inside the binary.
  *
- * Usage: bun scripts/smoke.ts [WAY...]   (every way when none is named; run `npm run build` first for
- * the built ones. dist/verity-deno needs a download the build may have skipped: when it is missing,
- * that way is skipped with a message unless it is named.)
+ * Usage: bun scripts/smoke.ts [CASE...]   (every case when none is named; run `npm run build` first for
+ * the built ones. dist/verity-deno needs a download the build may have skipped, and binary-postgres
+ * a PostgreSQL installation: when missing, that case is skipped with a message unless it is named.)
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Engine } from '../src/platform/sql-driver.ts';
 import { freePort } from '../test/helpers/port.ts';
+import { freshDatabaseUrl, postgresAvailable } from '../test/helpers/postgres.ts';
 
 export type Way = 'bun' | 'node' | 'binary' | 'deno' | 'deno-binary';
 export const WAYS: Way[] = ['bun', 'node', 'binary', 'deno', 'deno-binary'];
@@ -86,7 +91,7 @@ export interface Started {
 /** Starts one way with a config file in a fresh directory and waits until /healthz answers. */
 export async function startWay(
   way: Way,
-  opts: { dist?: string; startTimeoutMs?: number; extraConfig?: string } = {},
+  opts: { dist?: string; startTimeoutMs?: number; extraConfig?: string; engine?: Engine } = {},
 ): Promise<Started> {
   const artifact = artifactFor(way, opts.dist);
   if (artifact && !existsSync(artifact)) throw new SmokeError(`${artifact} is missing: run "npm run build"`);
@@ -102,6 +107,8 @@ export async function startWay(
       `base_url = "${baseUrl}"`,
       '[database]',
       `path = "${join(dir, 'state/verity.db')}"`,
+      // A new database of the test helper's PostgreSQL server (test/helpers/postgres.ts).
+      opts.engine === 'postgres' ? `url = "${freshDatabaseUrl()}"` : '',
       '[keys]',
       `dir = "${join(dir, 'state/keys')}"`,
       opts.extraConfig ?? '',
@@ -175,7 +182,7 @@ export async function startWay(
 /** Starts one way with a config file in a fresh directory, checks it, stops it. Throws on any failure. */
 export async function smoke(
   way: Way,
-  opts: { dist?: string; startTimeoutMs?: number } = {},
+  opts: { dist?: string; startTimeoutMs?: number; engine?: Engine } = {},
 ): Promise<SmokeResult> {
   const server = await startWay(way, opts);
   const { baseUrl } = server;
@@ -199,7 +206,11 @@ export async function smoke(
     const exitCode = await server.stop();
     check(exitCode !== null, 'did not stop within 10 s of SIGTERM');
     check(exitCode === 0, `SIGTERM ended it with exit code ${exitCode}`);
-    check(existsSync(join(server.dir, 'state/verity.db')), 'the database is not where the config put it');
+    // `[database] url` wins over `path`: on PostgreSQL no SQLite file may appear.
+    check(
+      existsSync(join(server.dir, 'state/verity.db')) === (opts.engine !== 'postgres'),
+      'the database is not where the config put it',
+    );
     return { way, startedInMs: server.startedInMs, kid: key.kid, exitCode };
   } catch (e) {
     // Killed first: its output is complete only once it has exited.
@@ -211,23 +222,34 @@ export async function smoke(
   }
 }
 
+/** Each way on SQLite, and the compiled binary on PostgreSQL. */
+const CASES: Record<string, { way: Way; engine: Engine }> = {
+  ...Object.fromEntries(WAYS.map((way) => [way, { way, engine: 'sqlite' as Engine }])),
+  'binary-postgres': { way: 'binary', engine: 'postgres' },
+};
+
 if (import.meta.main) {
-  const named = process.argv.slice(2) as Way[];
-  const unknown = named.filter((w) => !WAYS.includes(w));
+  const named = process.argv.slice(2);
+  const unknown = named.filter((c) => !(c in CASES));
   if (unknown.length) {
-    console.error(`usage: bun scripts/smoke.ts [${WAYS.join('] [')}]`);
+    console.error(`usage: bun scripts/smoke.ts [${Object.keys(CASES).join('] [')}]`);
     process.exit(2);
   }
   let failed = false;
-  for (const way of named.length ? named : WAYS) {
+  for (const name of named.length ? named : Object.keys(CASES)) {
+    const { way, engine } = CASES[name]!;
     const artifact = artifactFor(way);
     if (way === 'deno-binary' && !named.length && !existsSync(artifact!)) {
       console.warn(`smoke ${way} skipped: ${artifact} was not built (see scripts/build.ts)`);
       continue;
     }
+    if (engine === 'postgres' && !named.length && !postgresAvailable()) {
+      console.warn(`smoke ${name} skipped: PostgreSQL is not installed`);
+      continue;
+    }
     try {
-      const r = await smoke(way);
-      console.log(`smoke ${way.padEnd(11)} ok: up in ${r.startedInMs} ms, RS256 kid ${r.kid}, clean exit`);
+      const r = await smoke(way, { engine });
+      console.log(`smoke ${name.padEnd(15)} ok: up in ${r.startedInMs} ms, RS256 kid ${r.kid}, clean exit`);
     } catch (e) {
       failed = true;
       console.error((e as Error).message);

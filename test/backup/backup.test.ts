@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
-import { tempDir, testConfig, testToml } from '../helpers/context.ts';
+import { onPostgres, tempDir, testConfig, testToml } from '../helpers/context.ts';
 import {
   ALL_SCOPES,
   Browser,
@@ -76,7 +76,8 @@ async function signInAda(ctx: AppContext, client: TestApp): Promise<string> {
   return decodeJwt((await res.json()).id_token).sub!;
 }
 
-describe('verity backup and verity restore', () => {
+// The archive holds the SQLite file; a PostgreSQL database is backed up with pg_dump (see below).
+describe.skipIf(onPostgres)('verity backup and verity restore', () => {
   test('one archive round trip: the same person gets the same sub and webhook secrets still open', async () => {
     const a = installation();
     const ctx = await start(a.dir);
@@ -182,5 +183,19 @@ describe('verity backup and verity restore', () => {
     expect(check.code).toBe(1);
     expect(check.stderr).toContain('docs/backup.md#restoring');
     await expect(start(b.dir)).rejects.toThrow(join(b.dir, 'keys'));
+  });
+});
+
+describe.skipIf(!onPostgres)('on PostgreSQL', () => {
+  test('verity backup and verity restore refuse and point to pg_dump, writing nothing', async () => {
+    const a = installation();
+    (await start(a.dir)).db.close();
+    const file = join(a.dir, 'verity.backup');
+    for (const command of ['backup', 'restore']) {
+      const r = await cli(command, file, '--config', a.config);
+      expect({ command, code: r.code }).toEqual({ command, code: 1 });
+      expect(r.stderr).toContain('back up a PostgreSQL database with pg_dump and the keys directory with it');
+    }
+    expect(existsSync(file)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { smoke } from '../../scripts/smoke.ts';
 import { tempDir } from '../helpers/context.ts';
+import { postgresAvailable } from '../helpers/postgres.ts';
 
 const root = join(import.meta.dir, '../..');
 // Inside the checkout, so the Node bundle resolves better-sqlite3 from node_modules as dist/ does.
@@ -27,6 +28,16 @@ describe('release artifacts', () => {
     expect(result.kid.length).toBeGreaterThan(0);
     expect(result.exitCode).toBe(0);
   }, 60_000);
+
+  // Its PostgreSQL connection thread is built beside it, and drizzle's synchronous session inside it.
+  test.skipIf(!postgresAvailable())(
+    'dist/verity serves the same way with `[database] url` on PostgreSQL',
+    async () => {
+      const result = await smoke('binary', { dist, engine: 'postgres' });
+      expect(result.exitCode).toBe(0);
+    },
+    60_000,
+  );
 
   test('the Node 20 bundle serves the same way under node', async () => {
     const result = await smoke('node', { dist });

@@ -1,11 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { tempDir } from '../helpers/context.ts';
+import { tempDir, testDatabase } from '../helpers/context.ts';
 
 async function setup() {
   const { dir, cleanup } = tempDir();
-  const db = await openDb(join(dir, 'verity.db'));
+  const db = await openDb(testDatabase(dir));
   db.sql.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
   const insert = (k: string) => db.sql.prepare('INSERT INTO t (k) VALUES (?)').run(k);
   const count = () => db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM t').get()!.n;

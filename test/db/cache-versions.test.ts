@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { liveCapabilities } from '../../src/capabilities/availability.ts';
 import { cacheVersion } from '../../src/db/cache-versions.ts';
-import { runtime } from '../../src/platform/runtime.ts';
-import type { SqliteDriver } from '../../src/platform/sqlite.ts';
+import { type Db, databaseTarget, openDb } from '../../src/db/open.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 
 let ctx: TestContext;
-let other: SqliteDriver;
+let other: Db;
 afterEach(() => {
   other?.close();
   ctx?.cleanup();
@@ -15,7 +14,7 @@ afterEach(() => {
 /** A context, and a second connection to its database standing for another process (the CLI). */
 async function setup() {
   ctx = await testContext();
-  other = await runtime.openSqlite(ctx.db.path);
+  other = await openDb(databaseTarget(ctx.config));
 }
 
 describe('cache versions', () => {
@@ -24,7 +23,7 @@ describe('cache versions', () => {
     const bodies = liveCapabilities(ctx.db);
     const before = JSON.stringify(bodies());
     const v = cacheVersion(ctx.db, 'capabilities');
-    other
+    other.sql
       .prepare(
         "INSERT INTO capability_overrides (country, document_type, available, updated_at) VALUES ('DE', 'passport', 0, 1)",
       )
@@ -36,7 +35,7 @@ describe('cache versions', () => {
   test('a signing key retired by another process signs no further token, without waiting', async () => {
     await setup();
     const { kid } = await ctx.keys.signingKey();
-    other.prepare("UPDATE signing_keys SET state = 'retired' WHERE kid = ?").run(kid);
+    other.sql.prepare("UPDATE signing_keys SET state = 'retired' WHERE kid = ?").run(kid);
     await expect(ctx.keys.signingKey()).rejects.toThrow('no active RS256 signing key');
     expect(await ctx.keys.jwksBody()).toContain(kid);
   });

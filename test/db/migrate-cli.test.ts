@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { postgresMigrations } from '../../src/db/migrations.gen.ts';
 import { openDb } from '../../src/db/open.ts';
-import { tempDir, testToml } from '../helpers/context.ts';
+import { tempDir, testDatabase, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/port.ts';
+import { freshDatabaseUrl, postgresAvailable } from '../helpers/postgres.ts';
 
 const main = join(import.meta.dir, '../../src/main.ts');
 
@@ -32,7 +34,7 @@ describe('start refuses a database whose migrations differ from the shipped ones
     writeFileSync(config, testToml(tmp.dir, `[server]\nlisten = "127.0.0.1:${await freePort()}"`));
     expect((await verity(config, 'migrate')).code).toBe(0);
 
-    const db = await openDb(join(tmp.dir, 'verity.db'));
+    const db = await openDb(testDatabase(tmp.dir));
     db.sql.exec(`UPDATE _migrations SET checksum = '${'0'.repeat(64)}' WHERE name = '0000_init'`);
     db.close();
 
@@ -48,4 +50,27 @@ describe('start refuses a database whose migrations differ from the shipped ones
       expect(r.stderr).not.toMatch(/^\s+at /m);
     }
   }, 30_000);
+});
+
+// Instances starting together against one PostgreSQL database take turns on an advisory lock
+// (src/db/migrate.ts): the first applies the migrations, the others find nothing left to do.
+describe.skipIf(!postgresAvailable())('PostgreSQL: instances migrating the same database at once', () => {
+  test('every one succeeds, each migration is applied once, and a re-run is a no-op', async () => {
+    const tmp = tempDir('verity-migrate');
+    cleanup = tmp.cleanup;
+    const config = join(tmp.dir, 'verity.toml');
+    writeFileSync(
+      config,
+      `[database]\nurl = "${freshDatabaseUrl()}"\n[keys]\ndir = "${join(tmp.dir, 'keys')}"\n`,
+    );
+    const migrateJson = async () => {
+      const r = await verity(config, 'migrate', '--json');
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+      return JSON.parse(r.stdout) as { applied: string[]; pending: string[] };
+    };
+    const runs = await Promise.all([migrateJson(), migrateJson(), migrateJson()]);
+    expect(runs.flatMap((r) => r.applied).sort()).toEqual(postgresMigrations.map((m) => m.name));
+    for (const r of runs) expect(r.pending).toEqual([]);
+    expect(await migrateJson()).toEqual({ applied: [], pending: [] });
+  }, 60_000);
 });

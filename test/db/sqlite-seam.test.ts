@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../helpers/context.ts';
+import { onPostgres, tempDir } from '../helpers/context.ts';
 import { probe } from './seam-probe.ts';
 
 const root = join(import.meta.dir, '../..');
@@ -29,7 +29,8 @@ function bundleProbeForNode(): { file: string; cleanup(): void } {
   return { file, cleanup: () => rmSync(outDir, { recursive: true, force: true }) };
 }
 
-describe('SQLite seam', () => {
+// The SQLite drivers of each runtime; PostgreSQL has one driver (platform/postgres.ts) on every runtime.
+describe.skipIf(onPostgres)('SQLite seam', () => {
   test('under Bun: pragmas, parameter binding, transactions, foreign keys and backup behave as specified', async () => {
     const { dir, cleanup } = tempDir();
     try {

@@ -1,10 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { createWriteBatch } from '../../src/db/write-batch.ts';
-import { runtime } from '../../src/platform/runtime.ts';
 import type { SqlDriver } from '../../src/platform/sql-driver.ts';
-import { tempDir } from '../helpers/context.ts';
+import { tempDir, testDatabase } from '../helpers/context.ts';
 
 /** A driver that counts the transactions the batch runs, and can be told to fail the commit. */
 function instrumented(sql: SqlDriver, opts: { failCommit?: boolean } = {}) {
@@ -33,13 +31,13 @@ function instrumented(sql: SqlDriver, opts: { failCommit?: boolean } = {}) {
 
 async function setup() {
   const { dir, cleanup } = tempDir();
-  const path = join(dir, 'verity.db');
-  const db = await openDb(path);
+  const target = testDatabase(dir);
+  const db = await openDb(target);
   db.sql.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
   // A second connection sees only what is committed.
-  const other = await runtime.openSqlite(path);
+  const other = await openDb(target);
   const rows = () =>
-    other
+    other.sql
       .prepare<{ k: string }>('SELECT k FROM t ORDER BY k')
       .all()
       .map((r) => r.k);

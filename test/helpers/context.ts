@@ -24,6 +24,9 @@ const databaseUrl = (dir: string) => {
   return databaseUrls.get(dir)!;
 };
 
+/** The database of `dir` on the engine under test: its PostgreSQL database, or the file `verity.db`. */
+export const testDatabase = (dir: string): string => (onPostgres ? databaseUrl(dir) : join(dir, 'verity.db'));
+
 /**
  * TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. On PostgreSQL
  * the database is one of its own (test/helpers/postgres.ts), the same each time for the same `dir`, so

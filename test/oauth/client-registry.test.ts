@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { type Db, openDb } from '../../src/db/open.ts';
+import { type Db, databaseTarget, openDb } from '../../src/db/open.ts';
 import {
   clientRegistry,
   findClient,
@@ -12,7 +12,7 @@ import { type TestContext, testContext } from '../helpers/context.ts';
 import { basic, inProcess, mintCode, REDIRECT, tokenRequest } from './fixtures.ts';
 
 // The OAuth endpoints keep clients in memory (client.store.ts). These tests change a client the way
-// an operator would, from another connection to the same file (the CLI is another process), and
+// an operator would, from another connection to the same database (the CLI is another process), and
 // check that the very next request sees the change.
 
 let ctx: TestContext;
@@ -22,7 +22,7 @@ let request: ReturnType<typeof inProcess>;
 
 beforeEach(async () => {
   ctx = await testContext({ extra: '[rate_limits.oauth]\nrequests = 10000' });
-  other = await openDb(ctx.config.database.path);
+  other = await openDb(databaseTarget(ctx.config));
   request = inProcess(ctx);
   app = await createTestApp(ctx, {
     type: 'confidential',

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { artifactFor, type Started, startWay, WAYS } from '../../scripts/smoke.ts';
 import { type RelyingParty, signInWithOpenIdClient, startRelyingParty } from '../e2e/relying-party.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { onPostgres } from '../helpers/context.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type Receiver, receiver, verify } from '../webhooks/fixtures.ts';
 
@@ -18,7 +19,8 @@ setDefaultTimeout(60_000);
  * with its own config, database and keys, and driven only from the outside, as an operator and a
  * relying party would: discovery, a Chromium sign-in through openid-client, UserInfo and documents,
  * the webhook its developer receives, consent revocation and a key rotation by the CLI of the same
- * runtime. The artifacts are built into a temporary directory first; dist/verity-deno needs a
+ * runtime. With VERITY_TEST_ENGINE=postgres each runtime serves from PostgreSQL instead of SQLite.
+ * The artifacts are built into a temporary directory first; dist/verity-deno needs a
  * download (see scripts/build.ts), and its runtime is skipped, with a message, when it could not be
  * built.
  */
@@ -82,6 +84,7 @@ for (const way of WAYS) {
       hooks = receiver(() => new Response(null, { status: 204 }));
       server = await startWay(way, {
         dist,
+        engine: onPostgres ? 'postgres' : 'sqlite',
         extraConfig: '[webhooks]\nallow_localhost_in_sandbox = true\n[rate_limits.oauth]\nrequests = 1000',
       });
       const { developerId } = cliJson(server, 'developers', 'create', '--email', `${way}@example.com`);
