@@ -83,8 +83,9 @@ export interface ApplicationView {
 
 export type ApplicationInsert = typeof applications.$inferInsert;
 export type EnvironmentInsert = typeof applicationEnvironments.$inferInsert;
-export type ReviewRow = typeof productionReviews.$inferSelect;
-export type ReviewInsert = typeof productionReviews.$inferInsert;
+/** A review as the domain sees it; `seq` (insertion order) is the store's alone. */
+export type ReviewRow = Omit<typeof productionReviews.$inferSelect, 'seq'>;
+export type ReviewInsert = Omit<typeof productionReviews.$inferInsert, 'seq'>;
 const jsonList = (v: string | null) => (v === null ? null : (JSON.parse(v) as string[]));
 export const toReviewView = (r: ReviewRow): ReviewView => ({
   reviewId: r.id,
@@ -150,12 +151,7 @@ function environmentViews(db: Db, applicationId: string): EnvironmentView[] {
 
 // Reviews of one second in the order they were made, on both engines (PostgreSQL has no rowid): one
 // review is pending at a time, so the undecided one came last, and decided ones follow their decisions.
-const reviewOrder = [
-  productionReviews.createdAt,
-  sql`${productionReviews.decidedAt} IS NULL`,
-  productionReviews.decidedAt,
-  productionReviews.id,
-];
+const reviewOrder = [productionReviews.createdAt, productionReviews.seq];
 
 function latestReview(db: Db, applicationId: string): ReviewView | null {
   const row = db.orm
@@ -376,7 +372,10 @@ export function findPendingReview(db: Db, applicationId: string): ReviewRow | un
 }
 
 export function insertReview(db: Db, row: ReviewInsert): void {
-  db.orm.insert(productionReviews).values(row).run();
+  db.orm
+    .insert(productionReviews)
+    .values({ ...row, seq: sql`(SELECT coalesce(max(seq), 0) + 1 FROM production_reviews)` })
+    .run();
 }
 
 export function setReviewFields(db: Db, reviewId: string, fields: Partial<ReviewInsert>): void {

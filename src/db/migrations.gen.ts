@@ -63,6 +63,14 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0015_job_runs",
     "sql": "CREATE TABLE `job_runs` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`slot` integer NOT NULL,\n\t`ran_at` integer NOT NULL\n) STRICT;\n"
+  },
+  {
+    "name": "0016_review_order",
+    "sql": "ALTER TABLE `production_reviews` ADD `seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nCREATE INDEX `production_reviews_seq` ON `production_reviews` (`seq`);"
+  },
+  {
+    "name": "0017_review_order_backfill",
+    "sql": "-- Custom SQL migration file, put your code below! ---- Reviews written before 0016 take their insertion order from the rowid, which ordered them until then.\nUPDATE `production_reviews` SET `seq` = rowid;\n"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -85,5 +93,13 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0004_job_runs",
     "sql": "CREATE TABLE \"job_runs\" (\n\t\"name\" text PRIMARY KEY NOT NULL,\n\t\"slot\" bigint NOT NULL,\n\t\"ran_at\" bigint NOT NULL\n);\n"
+  },
+  {
+    "name": "0005_review_order",
+    "sql": "ALTER TABLE \"production_reviews\" ADD COLUMN \"seq\" bigint DEFAULT 0 NOT NULL;\n--> statement-breakpoint\nCREATE INDEX \"production_reviews_seq\" ON \"production_reviews\" USING btree (\"seq\");"
+  },
+  {
+    "name": "0006_review_order_backfill",
+    "sql": "-- Hand-written migration for PostgreSQL --\n-- Reviews written before 0005 have no insertion order on record: creation time, then id, stands in for it.\nUPDATE \"production_reviews\" SET \"seq\" = o.\"n\"\n\tFROM (SELECT \"id\", row_number() OVER (ORDER BY \"created_at\", \"id\") AS \"n\" FROM \"production_reviews\") o\n\tWHERE \"production_reviews\".\"id\" = o.\"id\";\n"
   }
 ];

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
 import { getApplication, listApplications, listReviews } from '../../src/apps/application.store.ts';
 import { rotateClientSecret } from '../../src/apps/client-secret.ts';
 import { approveReview, rejectReview, requestProductionReview } from '../../src/apps/production-review.ts';
@@ -16,6 +15,7 @@ import { ValidationError } from '../../src/errors.ts';
 import { clientRegistry, findClient, verifyClientSecret } from '../../src/oauth/client.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { storedText } from '../helpers/db-probes.ts';
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -47,8 +47,7 @@ const base: CreateApplicationInput = {
 };
 
 function dbBytes(): string {
-  ctx.db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  return readFileSync(ctx.db.path).toString('latin1');
+  return storedText(ctx.db);
 }
 
 async function rejects(p: Promise<unknown>): Promise<ValidationError> {

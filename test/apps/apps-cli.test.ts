@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { cli } from '../helpers/cli.ts';
-import { tempDir, testToml } from '../helpers/context.ts';
+import { tempDir, testDatabase, testToml } from '../helpers/context.ts';
+import { storedText } from '../helpers/db-probes.ts';
 
 // One database for the file: each test creates its own applications, so they do not interfere.
 let dir: { dir: string; cleanup(): void };
@@ -42,10 +43,12 @@ async function create(...extra: string[]) {
 /** The database file's bytes after folding the WAL in, to look for clear-text secrets. */
 async function dbBytes(): Promise<string> {
   const { openDb } = await import('../../src/db/open.ts');
-  const db = await openDb(join(dir.dir, 'verity.db'));
-  db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  db.close();
-  return readFileSync(join(dir.dir, 'verity.db')).toString('latin1');
+  const db = await openDb(testDatabase(dir.dir));
+  try {
+    return storedText(db);
+  } finally {
+    db.close();
+  }
 }
 
 describe('verity apps', () => {
@@ -331,7 +334,7 @@ describe('verity apps', () => {
     await run('apps', 'review', 'approve', app.applicationId);
     const { openDb } = await import('../../src/db/open.ts');
     const { listAudit } = await import('../../src/audit/audit.store.ts');
-    const db = await openDb(join(dir.dir, 'verity.db'));
+    const db = await openDb(testDatabase(dir.dir));
     try {
       const rows = listAudit(db, { target: app.applicationId }).reverse();
       expect(rows.map((r) => [r.actor, r.action])).toEqual([

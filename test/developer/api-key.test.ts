@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import {
@@ -12,6 +11,7 @@ import {
 import { createDeveloper, setDeveloperStatus } from '../../src/developer/developer.store.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { storedText } from '../helpers/db-probes.ts';
 
 let ctx: TestContext;
 let developerId: string;
@@ -23,8 +23,7 @@ afterEach(() => ctx.cleanup());
 
 /** The whole database as bytes, after the WAL has been folded in. */
 function dbBytes(): string {
-  ctx.db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  return readFileSync(ctx.db.path).toString('latin1');
+  return storedText(ctx.db);
 }
 
 describe('developer API keys', () => {

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import {
@@ -12,6 +11,7 @@ import {
 } from '../../src/developer/developer.store.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { storedText } from '../helpers/db-probes.ts';
 
 let ctx: TestContext;
 beforeEach(async () => {
@@ -35,8 +35,7 @@ describe('developers', () => {
   test('an invitation is single use, expires, and stores only its hash', async () => {
     const inv = await createInvitation(ctx.db, ctx.clock, { email: 'new@example.com' });
     expect(inv.token).toMatch(/^inv_/);
-    ctx.db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    const raw = readFileSync(ctx.db.path).toString('latin1');
+    const raw = storedText(ctx.db);
     expect(raw.includes(inv.token)).toBe(false);
     expect(raw.includes(await sha256Hex(inv.token))).toBe(true);
 

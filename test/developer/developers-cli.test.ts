@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
@@ -8,7 +8,8 @@ import { authenticateApiKey } from '../../src/developer/api-key.store.ts';
 import { findInvitation } from '../../src/developer/developer.store.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { cli } from '../helpers/cli.ts';
-import { tempDir, testToml } from '../helpers/context.ts';
+import { tempDir, testDatabase, testToml } from '../helpers/context.ts';
+import { storedText } from '../helpers/db-probes.ts';
 
 let dir: { dir: string; cleanup(): void };
 let config: string;
@@ -26,12 +27,11 @@ const email = () => `dev${++n}@example.com`;
 
 /** The database file's bytes after folding the WAL in, to look for clear-text secrets. */
 async function rawDatabase(): Promise<string> {
-  await withDb((db) => db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
-  return readFileSync(join(dir.dir, 'verity.db')).toString('latin1');
+  return withDb(storedText);
 }
 
 async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T> | T): Promise<T> {
-  const db = await openDb(join(dir.dir, 'verity.db'));
+  const db = await openDb(testDatabase(dir.dir));
   try {
     return await fn(db);
   } finally {

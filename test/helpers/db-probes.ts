@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Db } from '../../src/db/open.ts';
 
 /**
@@ -44,4 +45,24 @@ export function refuseInserts(db: Db, table: string, when = 'true'): void {
       `CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} WHEN ${when}
        BEGIN SELECT RAISE(ABORT, 'refused'); END`,
     );
+}
+
+/**
+ * Everything the database holds, as text, to look for clear-text secrets: SQLite's file bytes after the
+ * WAL is folded in; on PostgreSQL every row of every table (its files are the server's).
+ */
+export function storedText(db: Db): string {
+  if (db.engine === 'sqlite') {
+    db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return readFileSync(db.path).toString('latin1');
+  }
+  const tables = db.sql
+    .prepare<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+    )
+    .all();
+  return tables
+    .flatMap((t) => db.sql.prepare<{ r: string }>(`SELECT t::text AS r FROM "${t.name}" t`).all())
+    .map((row) => row.r)
+    .join('\n');
 }

@@ -136,8 +136,10 @@ export const productionReviews = sqliteTable(
     requestedBy: text('requested_by'),
     createdAt: time('created_at').notNull(),
     decidedAt: time('decided_at'),
+    /** Insertion order: reviews of one application filed within a second keep the order they came in. */
+    seq: integer('seq').notNull().default(0),
   },
-  (t) => [index('production_reviews_app').on(t.applicationId)],
+  (t) => [index('production_reviews_app').on(t.applicationId), index('production_reviews_seq').on(t.seq)],
 );
 
 /**
