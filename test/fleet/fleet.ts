@@ -16,6 +16,8 @@ export interface Fleet {
   configPath: string;
   /** The PostgreSQL database every instance shares. */
   dbUrl: string;
+  /** The public URL every instance is configured with (issuer, redirects, form origins). */
+  baseUrl: string;
   /** What instance i has written to stdout (JSON log lines) and stderr, since it last started. */
   output(i: number): string;
   /** Stops instance i (SIGKILL unless told otherwise) and waits for it to exit. */
@@ -83,13 +85,14 @@ export async function startFleet(
 ): Promise<Fleet> {
   const tmp = tempDir('verity-fleet');
   const dbUrl = freshDatabaseUrl();
+  const baseUrl = opts.baseUrl ?? 'http://localhost:8080';
   const toml = (port: number) => `[database]
 url = "${dbUrl}"
 [keys]
 dir = "${join(tmp.dir, 'keys')}"
 [server]
 listen = "127.0.0.1:${port}"
-base_url = "${opts.baseUrl ?? 'http://localhost:8080'}"
+base_url = "${baseUrl}"
 signing_threads = 0
 ${opts.server ?? ''}
 ${opts.extraToml ?? ''}
@@ -139,6 +142,7 @@ ${opts.extraToml ?? ''}
     procs,
     configPath,
     dbUrl,
+    baseUrl,
     output: (i) => outputs[i]?.() ?? '',
     kill,
     restart: start,

@@ -3,7 +3,7 @@ import { openDb } from '../../src/db/open.ts';
 import { cli } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CALLBACK, type Client, FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
-import { type Fleet, type Instance, startInstances } from './instances.ts';
+import { type Fleet, startFleet } from './fleet.ts';
 
 const FLOWS = 240;
 const CONCURRENCY = 12;
@@ -14,7 +14,7 @@ const CONCURRENCY = 12;
  * only for GET, as proxies do, since a POST may have been served before the connection broke.
  */
 function roundRobinProxy() {
-  let targets: Instance[] = [];
+  let targets: string[] = [];
   let turn = 0;
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -27,7 +27,7 @@ function roundRobinProxy() {
       while (targets.length > 0) {
         const target = targets[turn++ % targets.length]!;
         try {
-          const res = await fetch(`${target.url}${url.pathname}${url.search}`, {
+          const res = await fetch(`${target}${url.pathname}${url.search}`, {
             method: req.method,
             headers,
             body,
@@ -47,9 +47,9 @@ function roundRobinProxy() {
   return {
     url: `http://localhost:${server.port}`,
     /** Takes an instance into the rotation once its /readyz says it is ready, as load balancers do. */
-    async admit(instance: Instance) {
-      await waitFor(`${instance.url}/readyz to answer 200`, async () => {
-        const res = await fetch(`${instance.url}/readyz`);
+    async admit(instance: string) {
+      await waitFor(`${instance}/readyz to answer 200`, async () => {
+        const res = await fetch(`${instance}/readyz`);
         return res.status === 200;
       });
       targets = [...targets, instance];
@@ -80,11 +80,11 @@ interface Outcome {
 describe('two instances behind a load balancer, one killed mid-load', () => {
   test('concurrent full flows: nothing issued is lost or duplicated', async () => {
     proxy = roundRobinProxy();
-    fleet = await startInstances(2, {
+    fleet = await startFleet(2, {
       baseUrl: proxy.url,
-      extra: '[rate_limits.oauth]\nrequests = 100000\n[rate_limits.web]\nrequests = 100000',
+      extraToml: '[rate_limits.oauth]\nrequests = 100000\n[rate_limits.web]\nrequests = 100000',
     });
-    for (const instance of fleet.instances) await proxy.admit(instance);
+    for (const url of fleet.urls) await proxy.admit(url);
     const app = await cli(
       'apps',
       'create',
@@ -102,7 +102,7 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
     );
     expect(app.code).toBe(0);
     const client: Client = app.json;
-    const [survivor, victim] = fleet.instances as [Instance, Instance];
+    const [survivor, victim] = [fleet.urls[0]!, fleet.procs[1]!];
 
     const outcomes: Outcome[] = [];
     let started = 0;
@@ -138,13 +138,13 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
         const i = started++;
         if (killedAfter < 0 && outcomes.length >= FLOWS / 3) {
           killedAfter = outcomes.length;
-          victim.proc.kill('SIGKILL');
+          victim.kill('SIGKILL');
         }
         outcomes.push(await oneFlow(i));
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    await victim.proc.exited;
+    await victim.exited;
 
     expect(killedAfter).toBeGreaterThan(0);
     expect(outcomes).toHaveLength(FLOWS);
@@ -167,13 +167,13 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
 
     // Every successful exchange's token works on the surviving instance.
     for (const token of tokens) {
-      const res = await fetch(`${survivor.url}/v1/userinfo`, {
+      const res = await fetch(`${survivor}/v1/userinfo`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(res.status).toBe(200);
     }
 
-    const db = await openDb(fleet.databaseUrl);
+    const db = await openDb(fleet.dbUrl);
     try {
       // A code is redeemed at most once: one token per redeemed code, none without a code.
       const redeemed = db.sql
@@ -205,7 +205,7 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
       db.close();
     }
     // The survivor shuts down cleanly, as in a rolling restart.
-    survivor.proc.kill('SIGTERM');
-    expect(await survivor.proc.exited).toBe(0);
+    fleet.procs[0]!.kill('SIGTERM');
+    expect(await fleet.procs[0]!.exited).toBe(0);
   }, 90_000);
 });

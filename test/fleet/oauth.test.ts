@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { cli } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CALLBACK, type Client, FleetBrowser, locationPath, signInForCode, tokenRequest } from './browser.ts';
-import { type Fleet, startInstances } from './instances.ts';
+import { type Fleet, startFleet } from './fleet.ts';
 
 /**
  * Three `verity serve` processes on one PostgreSQL database, as behind a load balancer: whatever one
@@ -15,8 +15,8 @@ let urls: string[];
 let client: Client & { applicationId: string };
 
 beforeAll(async () => {
-  fleet = await startInstances(3, { server: 'trust_proxy = "x-forwarded-for"' });
-  urls = fleet.instances.map((i) => i.url);
+  fleet = await startFleet(3, { server: 'trust_proxy = "x-forwarded-for"' });
+  urls = fleet.urls;
   client = await createClient(CALLBACK);
 }, 60_000);
 
