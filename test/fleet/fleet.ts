@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { cli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/context.ts';
 import { freshDatabaseUrl } from '../helpers/postgres.ts';
+import { serveOnFreePort } from '../helpers/serve-process.ts';
 import { freePort } from '../helpers/server.ts';
-import { waitFor } from '../helpers/wait.ts';
-
-const root = join(import.meta.dir, '..', '..');
 
 export interface Fleet {
   /** Where each instance listens now, e.g. http://127.0.0.1:41234 (a restart may change it). */
@@ -25,52 +23,6 @@ export interface Fleet {
   /** Starts instance i again, on the same configuration and a free port. */
   restart(i: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-class ExitedBeforeListening extends Error {
-  constructor(readonly output: string) {
-    super(`the server exited before it listened:\n${output}`);
-  }
-}
-
-/**
- * `verity serve` on a config, once it has logged that it listens. Nothing polls its port before (a
- * connection attempt could be handed that very port and hold it); if it exits first, its output is the
- * error. Both pipes are read to the end, so it never blocks on a full one.
- */
-async function spawnOnce(configPath: string) {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
-    cwd: root,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  let out = '';
-  const drain = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    const reader = stream.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      out = (out + decoder.decode(value, { stream: true })).slice(-1_000_000);
-    }
-  };
-  const ended = Promise.all([drain(proc.stdout), drain(proc.stderr)]).then(() => true);
-  try {
-    await waitFor(
-      'the server to listen',
-      async () => {
-        if (out.includes('"msg":"listening"')) return true;
-        if (await Promise.race([ended, Bun.sleep(20).then(() => false)]))
-          throw new ExitedBeforeListening(out);
-        return false;
-      },
-      30_000,
-    );
-  } catch (e) {
-    proc.kill('SIGKILL');
-    throw e;
-  }
-  return { proc, output: () => out };
 }
 
 /**
@@ -106,22 +58,10 @@ ${opts.extraToml ?? ''}
   const procs: ReturnType<typeof Bun.spawn>[] = [];
   const outputs: (() => string)[] = [];
   const start = async (i: number) => {
-    const path = join(tmp.dir, `verity-${i}.toml`);
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      writeFileSync(path, toml(port));
-      try {
-        const { proc, output } = await spawnOnce(path);
-        urls[i] = `http://127.0.0.1:${port}`;
-        procs[i] = proc;
-        outputs[i] = output;
-        return;
-      } catch (e) {
-        // Another process may have been handed the port in between; only then is another tried.
-        if (!(e instanceof ExitedBeforeListening && /EADDRINUSE|in use/i.test(e.output)) || attempt === 3)
-          throw e;
-      }
-    }
+    const { proc, output, url } = await serveOnFreePort(join(tmp.dir, `verity-${i}.toml`), toml);
+    urls[i] = url;
+    procs[i] = proc;
+    outputs[i] = output;
   };
   const kill = async (i: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
     procs[i]?.kill(signal);

@@ -5,11 +5,11 @@ import { parseConfig } from '../../src/config/load.ts';
 import { databaseTarget, openDb } from '../../src/db/open.ts';
 import { cli } from '../helpers/cli.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
+import { serveOnFreePort } from '../helpers/serve-process.ts';
 import { freePort } from '../helpers/server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type Receiver, receiver, verify } from './fixtures.ts';
 
-const root = join(import.meta.dir, '..', '..');
 const BURST = 240;
 
 let cleanup: (() => void) | undefined;
@@ -23,69 +23,6 @@ afterEach(async () => {
   rx = undefined;
   cleanup?.();
 });
-
-/**
- * `verity serve` on the config, once it has logged that it listens. Nothing polls its port before:
- * a connection attempt to a port nobody listens on can be given that very port as its own and hold
- * it, and the server could then not bind. If the server exits first, its output is the error.
- */
-async function spawnOnce(configPath: string) {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
-    cwd: root,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  child = proc; // here too, so afterEach stops it if it never comes up
-  let out = '';
-  let listening = false;
-  const decoder = new TextDecoder();
-  // Read to the end either way, so the server never blocks on a full pipe.
-  const exited = (async () => {
-    const reader = proc.stdout.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      if (listening) continue;
-      out += decoder.decode(value, { stream: true });
-      listening = out.includes('"msg":"listening"');
-    }
-  })();
-  const ended = exited.then(() => true);
-  await waitFor(
-    'the server to listen',
-    async () => {
-      if (listening) return true;
-      if (await Promise.race([ended, Bun.sleep(20).then(() => false)]))
-        throw new ExitedBeforeListening(`${out}${await new Response(proc.stderr).text()}`);
-      return false;
-    },
-    20_000,
-  );
-  return proc;
-}
-
-class ExitedBeforeListening extends Error {
-  constructor(readonly output: string) {
-    super(`the server exited before it listened:\n${output}`);
-  }
-}
-
-/**
- * The server on a port free a moment ago. Any other process's outgoing connection may be given that
- * port in between (the suite runs many servers); then, and only then, another port is tried.
- */
-async function spawnServer(configPath: string, toml: (port: number) => string) {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    writeFileSync(configPath, toml(port));
-    try {
-      return { proc: await spawnOnce(configPath), base: `http://127.0.0.1:${port}` };
-    } catch (e) {
-      if (!(e instanceof ExitedBeforeListening && /EADDRINUSE|in use/i.test(e.output)) || attempt === 3)
-        throw e;
-    }
-  }
-}
 
 describe('webhook outbox under a crash', () => {
   test('SIGKILL in the middle of a burst: every event delivered at least once, one body per id, database intact', async () => {
@@ -148,9 +85,9 @@ requests = 100000
     );
     expect(app.code).toBe(0);
     const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-    let started = await spawnServer(configPath, toml);
+    let started = await serveOnFreePort(configPath, toml);
     child = started.proc;
-    const hooks = () => `${started.base}/v1/developer/applications/${app.json.applicationId}/webhooks`;
+    const hooks = () => `${started.url}/v1/developer/applications/${app.json.applicationId}/webhooks`;
     const created = await fetch(hooks(), {
       method: 'POST',
       headers: auth,
@@ -190,7 +127,7 @@ requests = 100000
     expect(receivedAtKill).toBeLessThan(acknowledged.size);
 
     // Restart on the same database and finish the burst.
-    started = await spawnServer(configPath, toml);
+    started = await serveOnFreePort(configPath, toml);
     child = started.proc;
     while (acknowledged.size < BURST) expect(await sendOne()).toBe(true);
 
