@@ -1,24 +1,21 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Db } from '../../src/db/open.ts';
 
 /**
- * A number that grows whenever something writes to the database, on either engine: SQLite's count of
- * changed rows, or PostgreSQL's next transaction id (only a transaction that writes is given one).
+ * Something that changes whenever something writes to the database: SQLite's count of changed rows; on
+ * PostgreSQL a digest of every row (its transaction ids and statistics are shared by the whole cluster).
  */
-function writeCount(db: Db): number {
-  const sql =
-    db.engine === 'postgres'
-      ? 'SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS n'
-      : 'SELECT total_changes() AS n';
-  return db.sql.prepare<{ n: number }>(sql).get()!.n;
+function writeCount(db: Db): number | string {
+  if (db.engine === 'postgres') return createHash('sha256').update(storedText(db)).digest('hex');
+  return db.sql.prepare<{ n: number }>('SELECT total_changes() AS n').get()!.n;
 }
 
 /**
  * writeCount once the database has been left alone for a while: writes the code under test started
  * before (an e-mail's delivery being recorded, say) land first, and so cannot be taken for later ones.
- * PostgreSQL's count is cluster-wide and its writes take longer, so this matters most there.
  */
-export async function settledWriteCount(db: Db, quietMs = 300): Promise<number> {
+export async function settledWriteCount(db: Db, quietMs = 300): Promise<number | string> {
   let last = writeCount(db);
   for (;;) {
     await new Promise((r) => setTimeout(r, quietMs));
@@ -58,11 +55,11 @@ export function storedText(db: Db): string {
   }
   const tables = db.sql
     .prepare<{ name: string }>(
-      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1",
     )
     .all();
   return tables
-    .flatMap((t) => db.sql.prepare<{ r: string }>(`SELECT t::text AS r FROM "${t.name}" t`).all())
+    .flatMap((t) => db.sql.prepare<{ r: string }>(`SELECT t::text AS r FROM "${t.name}" t ORDER BY 1`).all())
     .map((row) => row.r)
     .join('\n');
 }
