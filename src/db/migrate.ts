@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import { unix } from '../platform/clock.ts';
+import { LOCKS } from './exclusive.ts';
 import { migrations as embedded, postgresMigrations } from './migrations.gen.ts';
 import type { Db } from './open.ts';
 
@@ -25,14 +26,14 @@ const RECOVER = 'restore a backup made by this release, or run the release that 
 export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(db)): string[] {
   if (db.engine === 'postgres') {
     // Instances starting together take turns: the first migrates, the others find nothing pending.
-    db.sql.exec(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    db.sql.exec(`SELECT pg_advisory_lock(${LOCKS.migrations})`);
     try {
       db.sql.exec(
         'CREATE TABLE IF NOT EXISTS _migrations (name text PRIMARY KEY NOT NULL, applied_at bigint NOT NULL, checksum text)',
       );
       return apply(db, clock, migrations);
     } finally {
-      db.sql.exec(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+      db.sql.exec(`SELECT pg_advisory_unlock(${LOCKS.migrations})`);
     }
   }
   db.sql.exec(
@@ -44,9 +45,6 @@ export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(
 /** The migrations this build ships for the database's engine. */
 export const shipped = (db: Pick<Db, 'engine'>): Migration[] =>
   db.engine === 'postgres' ? postgresMigrations : embedded;
-
-/** The advisory lock that serialises migrations across instances (any fixed number would do). */
-const MIGRATION_LOCK = 7_318_001;
 
 function apply(db: Db, clock: Clock, migrations: Migration[]): string[] {
   const pending = verifyHistory(db, migrations);

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { isoTime, unix } from '../platform/clock.ts';
 import type { KeyRow } from './key.store.ts';
-import { isWholeSet, promotableAt, promote, publishNext } from './rotation.ts';
+import { isWholeSet, promotableAt, promote, publishNext, withKeysLock } from './rotation.ts';
 import type { SigningAlg } from './signing-algs.ts';
 
 /** Kids by algorithm. */
@@ -43,28 +43,30 @@ export function keySetSummary(ctx: AppContext): KeySetSummary {
  * compromised key) the next keys — freshly made where missing — are promoted at once. Either way a
  * fresh next key of each algorithm is left published.
  */
-export async function rotateManually(ctx: AppContext, opts: { immediate: boolean }): Promise<ManualRotation> {
-  const now = unix(ctx.clock);
-  let next = ctx.keys.store.nextSet();
-  if (!isWholeSet(next) && opts.immediate) {
-    await publishNext(ctx, now, 'cli');
-    next = ctx.keys.store.nextSet();
-  }
-  let promoted = false;
-  if (isWholeSet(next) && (opts.immediate || now >= promotableAt(ctx, next))) {
-    promoted =
-      promote(ctx, next, now, 'cli', {
-        manual: true,
-        early: now < promotableAt(ctx, next),
-      }) !== undefined;
-  }
-  await publishNext(ctx, unix(ctx.clock), 'cli');
-  const waiting = promoted ? [] : ctx.keys.store.nextSet();
-  return {
-    ...keySetSummary(ctx),
-    promoted,
-    promotableAt: waiting.length ? promotableAt(ctx, waiting) : null,
-  };
+export function rotateManually(ctx: AppContext, opts: { immediate: boolean }): Promise<ManualRotation> {
+  return withKeysLock(ctx, async () => {
+    const now = unix(ctx.clock);
+    let next = ctx.keys.store.nextSet();
+    if (!isWholeSet(next) && opts.immediate) {
+      await publishNext(ctx, now, 'cli');
+      next = ctx.keys.store.nextSet();
+    }
+    let promoted = false;
+    if (isWholeSet(next) && (opts.immediate || now >= promotableAt(ctx, next))) {
+      promoted =
+        promote(ctx, next, now, 'cli', {
+          manual: true,
+          early: now < promotableAt(ctx, next),
+        }) !== undefined;
+    }
+    await publishNext(ctx, unix(ctx.clock), 'cli');
+    const waiting = promoted ? [] : ctx.keys.store.nextSet();
+    return {
+      ...keySetSummary(ctx),
+      promoted,
+      promotableAt: waiting.length ? promotableAt(ctx, waiting) : null,
+    };
+  });
 }
 
 export interface Retirement {
@@ -84,54 +86,52 @@ export interface Retirement {
  * expired, unless `remove` (a compromised key: tokens it signed stop verifying at once). A next key
  * never signed anything, so it may go at once.
  */
-export async function retireKey(
-  ctx: AppContext,
-  kid: string,
-  opts: { remove: boolean },
-): Promise<Retirement> {
-  const now = unix(ctx.clock);
-  const result = ctx.db.sql.transaction((): Retirement => {
-    const row = ctx.keys.store.get(kid);
-    if (!row) throw new NotFoundError(`no signing key with kid ${kid}`);
-    let promoted: string | null = null;
-    let removeAfter = row.remove_after;
-    if (row.state === 'active') {
-      const next = ctx.keys.store.nextSet();
-      if (!isWholeSet(next) || now < promotableAt(ctx, next)) {
-        throw new ValidationError(
-          isWholeSet(next)
-            ? `the active key can be retired only after the next keys (${next.map((r) => r.kid).join(', ')}) have been published for publish_ahead (from ${isoTime(promotableAt(ctx, next))}); for a compromised key run "verity keys rotate --now" first`
-            : 'the active key can be retired only when a successor of every algorithm has been published: run "verity keys rotate" (or "verity keys rotate --now" for a compromised key)',
-        );
+export function retireKey(ctx: AppContext, kid: string, opts: { remove: boolean }): Promise<Retirement> {
+  return withKeysLock(ctx, async () => {
+    const now = unix(ctx.clock);
+    const result = ctx.db.sql.transaction((): Retirement => {
+      const row = ctx.keys.store.get(kid);
+      if (!row) throw new NotFoundError(`no signing key with kid ${kid}`);
+      let promoted: string | null = null;
+      let removeAfter = row.remove_after;
+      if (row.state === 'active') {
+        const next = ctx.keys.store.nextSet();
+        if (!isWholeSet(next) || now < promotableAt(ctx, next)) {
+          throw new ValidationError(
+            isWholeSet(next)
+              ? `the active key can be retired only after the next keys (${next.map((r) => r.kid).join(', ')}) have been published for publish_ahead (from ${isoTime(promotableAt(ctx, next))}); for a compromised key run "verity keys rotate --now" first`
+              : 'the active key can be retired only when a successor of every algorithm has been published: run "verity keys rotate" (or "verity keys rotate --now" for a compromised key)',
+          );
+        }
+        const done = promote(ctx, next, now, 'cli', { manual: true });
+        promoted = next.find((r) => r.alg === row.alg)!.kid;
+        removeAfter = done!.removeAfter;
+      } else if (row.state === 'next') {
+        // It never signed a token, so nothing needs it to stay published.
+        removeAfter = now;
+        ctx.keys.store.setState(kid, 'retired', { retired_at: now, remove_after: removeAfter });
+        recordAudit(ctx.db, ctx.clock, {
+          actor: 'cli',
+          action: 'signing_key.retire',
+          target: kid,
+          details: { removeAfter },
+        });
       }
-      const done = promote(ctx, next, now, 'cli', { manual: true });
-      promoted = next.find((r) => r.alg === row.alg)!.kid;
-      removeAfter = done!.removeAfter;
-    } else if (row.state === 'next') {
-      // It never signed a token, so nothing needs it to stay published.
-      removeAfter = now;
-      ctx.keys.store.setState(kid, 'retired', { retired_at: now, remove_after: removeAfter });
-      recordAudit(ctx.db, ctx.clock, {
-        actor: 'cli',
-        action: 'signing_key.retire',
-        target: kid,
-        details: { removeAfter },
-      });
-    }
-    if (opts.remove) {
-      ctx.keys.store.delete(kid);
-      recordAudit(ctx.db, ctx.clock, {
-        actor: 'cli',
-        action: 'signing_key.remove',
-        target: kid,
-        details: { early: true },
-      });
-      return { kid, state: 'removed', removeAfter: null, promoted };
-    }
-    return { kid, state: 'retired', removeAfter, promoted };
+      if (opts.remove) {
+        ctx.keys.store.delete(kid);
+        recordAudit(ctx.db, ctx.clock, {
+          actor: 'cli',
+          action: 'signing_key.remove',
+          target: kid,
+          details: { early: true },
+        });
+        return { kid, state: 'removed', removeAfter: null, promoted };
+      }
+      return { kid, state: 'retired', removeAfter, promoted };
+    });
+    ctx.keys.invalidate();
+    // Row first, then the file: the JWKS never lists a key whose file is gone.
+    if (result.state === 'removed') await ctx.keys.files.remove(kid);
+    return result;
   });
-  ctx.keys.invalidate();
-  // Row first, then the file: the JWKS never lists a key whose file is gone.
-  if (result.state === 'removed') await ctx.keys.files.remove(kid);
-  return result;
 }

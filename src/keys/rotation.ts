@@ -1,5 +1,6 @@
 import { type AuditActor, recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
+import { exclusively, LOCKS } from '../db/exclusive.ts';
 import { unix } from '../platform/clock.ts';
 import type { KeyRow } from './key.store.ts';
 import { SIGNING_ALGS } from './signing-algs.ts';
@@ -66,7 +67,18 @@ const activatedAt = (ctx: AppContext, now: number) =>
  * next ones have been published for `publish_ahead`, publishes next keys `publish_ahead` before they
  * are needed (or completes a set that lacks one), and removes key files left without a row by a crash.
  */
-export async function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Promise<RotationReport> {
+export function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Promise<RotationReport> {
+  return withKeysLock(ctx, () => rotateDueLocked(ctx, at));
+}
+
+/**
+ * Runs a change of the key set as the only one in progress, across every instance and CLI run on the
+ * database: each starts from the set the previous one left, so concurrent rotations do not interleave.
+ */
+export const withKeysLock = <T>(ctx: AppContext, fn: () => Promise<T>): Promise<T> =>
+  exclusively(ctx.db, LOCKS.signingKeys, fn);
+
+async function rotateDueLocked(ctx: AppContext, at: Date): Promise<RotationReport> {
   const now = Math.floor(at.getTime() / 1000);
   const t = timings(ctx);
   const report: RotationReport = {

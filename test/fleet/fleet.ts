@@ -5,6 +5,7 @@ import { tempDir } from '../helpers/context.ts';
 import { freshDatabaseUrl } from '../helpers/postgres.ts';
 import { serveOnFreePort } from '../helpers/serve-process.ts';
 import { freePort } from '../helpers/server.ts';
+import { CALLBACK, type Client } from './browser.ts';
 
 export interface Fleet {
   /** Where each instance listens now, e.g. http://127.0.0.1:41234 (a restart may change it). */
@@ -88,4 +89,54 @@ ${opts.extraToml ?? ''}
     restart: start,
     stop,
   };
+}
+
+/** A confidential sandbox application made through the CLI on the fleet's database, allowed `openid email`. */
+export async function createClient(
+  f: Pick<Fleet, 'configPath'>,
+  name: string,
+  redirectUris: string[] = [CALLBACK],
+): Promise<Client & { applicationId: string }> {
+  const app = await cli(
+    'apps',
+    'create',
+    '--name',
+    name,
+    '--type',
+    'confidential',
+    ...redirectUris.flatMap((u) => ['--redirect-uri', u]),
+    '--scopes',
+    'openid email',
+    '--config',
+    f.configPath,
+    '--json',
+  );
+  if (app.code !== 0) throw new Error(app.stderr);
+  return app.json;
+}
+
+/**
+ * The CLI as its own process on the fleet's config, as an operator on another machine would run it
+ * (the in-process `cli` helper captures one call's output at a time).
+ */
+export async function cliProcess(
+  f: Pick<Fleet, 'configPath'>,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--config', f.configPath], {
+    cwd: join(import.meta.dir, '..', '..'),
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  // A call that should have ended (a serve expected to refuse, say) fails its test instead of hanging it.
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }

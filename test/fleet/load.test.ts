@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { openDb } from '../../src/db/open.ts';
-import { cli } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { CALLBACK, type Client, FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
-import { type Fleet, startFleet } from './fleet.ts';
+import { FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
+import { createClient, type Fleet, startFleet } from './fleet.ts';
 
 const FLOWS = 240;
 const CONCURRENCY = 12;
@@ -85,23 +84,7 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
       extraToml: '[rate_limits.oauth]\nrequests = 100000\n[rate_limits.web]\nrequests = 100000',
     });
     for (const url of fleet.urls) await proxy.admit(url);
-    const app = await cli(
-      'apps',
-      'create',
-      '--name',
-      'Load',
-      '--type',
-      'confidential',
-      '--redirect-uri',
-      CALLBACK,
-      '--scopes',
-      'openid email',
-      '--config',
-      fleet.configPath,
-      '--json',
-    );
-    expect(app.code).toBe(0);
-    const client: Client = app.json;
+    const client = await createClient(fleet, 'Load');
     const [survivor, victim] = [fleet.urls[0]!, fleet.procs[1]!];
 
     const outcomes: Outcome[] = [];

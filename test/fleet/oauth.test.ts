@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { cli } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CALLBACK, type Client, FleetBrowser, locationPath, signInForCode, tokenRequest } from './browser.ts';
-import { type Fleet, startFleet } from './fleet.ts';
+import { createClient, type Fleet, startFleet } from './fleet.ts';
 
 /**
  * Three `verity serve` processes on one PostgreSQL database, as behind a load balancer: whatever one
@@ -17,32 +17,12 @@ let client: Client & { applicationId: string };
 beforeAll(async () => {
   fleet = await startFleet(3, { server: 'trust_proxy = "x-forwarded-for"' });
   urls = fleet.urls;
-  client = await createClient(CALLBACK);
+  client = await createClient(fleet, 'Fleet Shop');
 }, 60_000);
 
 afterAll(async () => {
   await fleet?.stop();
 });
-
-async function createClient(...redirectUris: string[]): Promise<Client & { applicationId: string }> {
-  const args = redirectUris.flatMap((u) => ['--redirect-uri', u]);
-  const app = await cli(
-    'apps',
-    'create',
-    '--name',
-    'Fleet Shop',
-    '--type',
-    'confidential',
-    ...args,
-    '--scopes',
-    'openid email',
-    '--config',
-    fleet.configPath,
-    '--json',
-  );
-  if (app.code !== 0) throw new Error(app.stderr);
-  return app.json;
-}
 
 let lastAddress = 0;
 /** An address no other request of this file has used. */
@@ -214,7 +194,7 @@ describe('three instances on one database', () => {
 
   test('a redirect URI removed through the CLI is refused by every instance within a second', async () => {
     const extra = 'https://rp.example/other';
-    const app = await createClient(CALLBACK, extra);
+    const app = await createClient(fleet, 'Fleet Shop', [CALLBACK, extra]);
     const authorize = (base: string) =>
       fetch(
         `${base}/v1/oauth/authorize?${new URLSearchParams({
@@ -256,7 +236,7 @@ describe('three instances on one database', () => {
   }, 30_000);
 
   test('a client secret rotated through the CLI stops working on every instance within a second', async () => {
-    const app = await createClient(CALLBACK);
+    const app = await createClient(fleet, 'Fleet Shop');
     // A made-up code: a good secret gets as far as invalid_grant, a bad one is invalid_client.
     const exchange = (base: string, secret: string) =>
       fetch(
