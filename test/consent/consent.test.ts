@@ -4,7 +4,7 @@ import { findActiveConsent, grantConsent } from '../../src/consent/grant.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
-import { refuseInserts } from '../helpers/db-probes.ts';
+import { refuseWrites } from '../helpers/db-probes.ts';
 
 let ctx: TestContext;
 let app: TestApp;
@@ -72,7 +72,7 @@ test('grant stores a sorted scope set, expires after [consent] max_age and recor
 
 test('the consent row and its event commit together: no event without the row', async () => {
   await setup();
-  refuseInserts(ctx.db, 'webhook_events');
+  refuseWrites(ctx.db, 'webhook_events');
   await expect(grant()).rejects.toThrow();
   expect(ctx.db.sql.prepare('SELECT * FROM consents').all()).toHaveLength(0);
 });

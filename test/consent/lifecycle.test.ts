@@ -15,7 +15,7 @@ import { subjectFor } from '../../src/keys/pairwise.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext, testToml } from '../helpers/context.ts';
-import { refuseInserts } from '../helpers/db-probes.ts';
+import { refuseWrites } from '../helpers/db-probes.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
 import { bearer, issueToken } from '../userinfo/fixtures.ts';
 
@@ -137,7 +137,7 @@ describe('revocation', () => {
   test('the revocation and its event commit together: no revocation without the event', async () => {
     const app = await setup();
     const { consentId, accessToken } = await consentWithToken(app);
-    refuseInserts(ctx.db, 'webhook_events', "NEW.type = 'consent.revoked'");
+    refuseWrites(ctx.db, 'webhook_events', { when: "NEW.type = 'consent.revoked'" });
     await expect(revokeConsent(ctx, consentId, 'revoked_by_operator')).rejects.toThrow();
     expect(consentRow(consentId).status).toBe('active');
     expect(liveTokens(consentId)).toBe(1);

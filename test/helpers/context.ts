@@ -24,6 +24,14 @@ const databaseUrl = (dir: string) => {
   return databaseUrls.get(dir)!;
 };
 
+/**
+ * Points `dir` at the PostgreSQL database of `from`: a directory of keys and config beside a database
+ * that lives elsewhere, as a restore or another instance has it.
+ */
+export function useDatabaseOf(dir: string, from: string): void {
+  databaseUrls.set(dir, databaseUrl(from));
+}
+
 /** The database of `dir` on the engine under test: its PostgreSQL database, or the file `verity.db`. */
 export const testDatabase = (dir: string): string => (onPostgres ? databaseUrl(dir) : join(dir, 'verity.db'));
 

@@ -26,22 +26,30 @@ export async function settledWriteCount(db: Db, quietMs = 300): Promise<number |
 }
 
 /**
- * Makes inserts into `table` fail from now on (those matching `when`, an SQL condition on NEW), on
- * either engine: for tests that a change and its companion row commit together or not at all.
+ * Makes inserts (or updates) of `table` fail from now on with `message` (those matching `when`, an SQL
+ * condition on NEW), on either engine: for tests that a change and its companion rows commit together or
+ * not at all, as a crash halfway would test it. Returns what lifts the refusal.
  */
-export function refuseInserts(db: Db, table: string, when = 'true'): void {
+export function refuseWrites(
+  db: Db,
+  table: string,
+  opts: { on?: 'INSERT' | 'UPDATE'; when?: string; message?: string } = {},
+): () => void {
+  const { on = 'INSERT', when = 'true', message = 'refused' } = opts;
+  const name = `refuse_${on.toLowerCase()}_${table}`;
   if (db.engine === 'postgres')
     db.sql.exec(
-      `CREATE OR REPLACE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql
-         AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
-       CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when})
-         EXECUTE FUNCTION refuse_insert()`,
+      `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql
+         AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$;
+       CREATE TRIGGER ${name} BEFORE ${on} ON ${table} FOR EACH ROW WHEN (${when})
+         EXECUTE FUNCTION ${name}()`,
     );
   else
     db.sql.exec(
-      `CREATE TRIGGER refuse_${table} BEFORE INSERT ON ${table} WHEN ${when}
-       BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+      `CREATE TRIGGER ${name} BEFORE ${on} ON ${table} WHEN ${when}
+       BEGIN SELECT RAISE(ABORT, '${message}'); END`,
     );
+  return () => db.sql.exec(`DROP TRIGGER ${name}${db.engine === 'postgres' ? ` ON ${table}` : ''}`);
 }
 
 /**

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
-import { tempDir, testConfig, testToml } from '../helpers/context.ts';
+import { onPostgres, tempDir, testConfig, testToml, useDatabaseOf } from '../helpers/context.ts';
 
 const clock = () => fixedClock(Date.UTC(2026, 5, 1, 12));
 const dirs: { cleanup(): void }[] = [];
@@ -49,6 +49,11 @@ async function usedInstance(): Promise<{ dir: string; sub: string }> {
 /** Only the database, restored into a fresh directory (the reproduction of issue 15). */
 async function databaseAlone(from: string): Promise<string> {
   const dir = freshDir();
+  // PostgreSQL's database is the server's, not the directory's: the same one, with no keys beside it.
+  if (onPostgres) {
+    useDatabaseOf(dir, from);
+    return dir;
+  }
   const db = await openDb(join(from, 'verity.db'));
   await db.backup(join(dir, 'verity.db'));
   db.close();

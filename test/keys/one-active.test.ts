@@ -18,6 +18,8 @@ const activeKids = (c: TestContext) =>
     .list()
     .filter((r) => r.state === 'active')
     .map((r) => r.kid);
+// SQLite's and PostgreSQL's words for the same refusal.
+const UNIQUE = /UNIQUE constraint failed|duplicate key value violates unique constraint/;
 const activeRs256 = (c: TestContext) => c.keys.store.active('RS256')!.kid;
 // Without an alg, as a statement written before there were several: the column's default, RS256.
 const insertRow = (c: TestContext, kid: string, state: string) =>
@@ -35,7 +37,7 @@ describe('the database holds at most one active signing key per algorithm', () =
     expect(others).toHaveLength(2);
 
     // Plain SQL, as a hand-run statement or a buggy code path would.
-    expect(() => insertRow(ctx, 'intruder', 'active')).toThrow(/UNIQUE constraint failed/);
+    expect(() => insertRow(ctx, 'intruder', 'active')).toThrow(UNIQUE);
     // Through the store.
     expect(() =>
       ctx.keys.store.insert({
@@ -47,25 +49,23 @@ describe('the database holds at most one active signing key per algorithm', () =
         retired_at: null,
         remove_after: null,
       }),
-    ).toThrow(/UNIQUE constraint failed/);
+    ).toThrow(UNIQUE);
     // By activating a next key while the active one is still active.
     const b = (await publishNext(ctx, unix(ctx.clock), 'system'))[0]!;
     expect(ctx.keys.store.get(b)!.alg).toBe('RS256');
-    expect(() => ctx.keys.store.setState(b, 'active', { activated_at: unix(ctx.clock) })).toThrow(
-      /UNIQUE constraint failed/,
-    );
+    expect(() => ctx.keys.store.setState(b, 'active', { activated_at: unix(ctx.clock) })).toThrow(UNIQUE);
     // Same inside a transaction: the whole transaction is rolled back.
     expect(() =>
       ctx.db.sql.transaction(() => {
         ctx.keys.store.setState(b, 'active', { activated_at: unix(ctx.clock) });
         ctx.keys.store.setState(a, 'retired', { retired_at: unix(ctx.clock), remove_after: unix(ctx.clock) });
       }),
-    ).toThrow(/UNIQUE constraint failed/);
+    ).toThrow(UNIQUE);
 
     // An active EC key does not make room for a second active ES256 one either.
     const es = ctx.keys.store.active('ES256')!;
     expect(() => ctx.keys.store.insert({ ...es, kid: 'intruder-ec', activated_at: unix(ctx.clock) })).toThrow(
-      /UNIQUE constraint failed/,
+      UNIQUE,
     );
 
     expect(activeKids(ctx).sort()).toEqual([a, ...others].sort());
@@ -85,15 +85,20 @@ describe('the database holds at most one active signing key per algorithm', () =
         .map((r) => r.state)
         .sort(),
     ).toEqual(['active', 'active', 'active', 'next', 'next', 'retired', 'retired']);
+    const postgres = ctx.db.engine === 'postgres';
     const index = ctx.db.sql
       .prepare<{ sql: string }>(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'signing_keys'",
+        postgres
+          ? "SELECT indexdef AS sql FROM pg_indexes WHERE tablename = 'signing_keys'"
+          : "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'signing_keys'",
       )
       .all()
       .map((r) => r.sql)
       .join('\n');
     expect(index).toContain('UNIQUE');
-    expect(index).toContain("(`alg`) WHERE state = 'active'");
+    expect(index).toContain(
+      postgres ? "(alg) WHERE (state = 'active'::text)" : "(`alg`) WHERE state = 'active'",
+    );
   });
 
   test('scheduled rotation, manual rotation and retirement still promote (old keys retired first)', async () => {

@@ -97,4 +97,4 @@ test('with proof_ttl longer than rotate_every, a retired key outlives its succes
   // beside the active key: floor(proof_ttl / rotate_every) + 2 of each of the three algorithms, the
   // bound docs/reference.md gives.
   expect(most).toBe(6 * 3);
-});
+}, 30_000);

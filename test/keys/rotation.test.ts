@@ -10,6 +10,7 @@ import { ORPHAN_GRACE_SECONDS, promote, publishNext, rotateDue } from '../../src
 import { SIGNING_ALGS, type SigningAlg } from '../../src/keys/signing-algs.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { refuseWrites } from '../helpers/db-probes.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -298,9 +299,11 @@ describe('crash safety: the JWKS always holds the active key', () => {
     await publishNext(ctx, unix(ctx.clock), 'system');
     const b = kidsIn(ctx, 'next');
     // The last algorithm's activation fails, as a crash would stop it after the others were promoted.
-    ctx.db.sql.exec(
-      "CREATE TRIGGER crash BEFORE UPDATE ON signing_keys WHEN NEW.state = 'active' AND NEW.alg = 'EdDSA' BEGIN SELECT RAISE(ABORT, 'crash'); END",
-    );
+    const recover = refuseWrites(ctx.db, 'signing_keys', {
+      on: 'UPDATE',
+      when: "NEW.state = 'active' AND NEW.alg = 'EdDSA'",
+      message: 'crash',
+    });
     const next = ctx.keys.store.nextSet();
     expect(() => promote(ctx, next, unix(ctx.clock), 'system')).toThrow('crash');
     expect(kidsIn(ctx, 'active')).toEqual(a);
@@ -308,7 +311,7 @@ describe('crash safety: the JWKS always holds the active key', () => {
     ctx.keys.invalidate();
     expect(await kids(ctx)).toEqual([...a, ...b]);
     await assertConsistent(ctx);
-    ctx.db.sql.exec('DROP TRIGGER crash');
+    recover();
     expect(promote(ctx, next, unix(ctx.clock), 'system')).toMatchObject({
       promoted: expect.arrayContaining(b),
       retired: expect.arrayContaining(a),
