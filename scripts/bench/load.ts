@@ -44,9 +44,10 @@ export async function load(
         if (!req) return;
         const t = performance.now();
         const res = await fetch(req);
-        await res.arrayBuffer();
+        const body = await res.text();
         latencies.push(performance.now() - t);
-        if (!ok(res.status)) errors++;
+        // The first failure of a run is shown: a count alone says nothing of the cause.
+        if (!ok(res.status) && errors++ === 0) console.error(`${name}: ${res.status} ${body.slice(0, 300)}`);
       }
     }),
   );
