@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cookieHeader, storeCookies } from '../helpers/cookie-jar.ts';
 
 /**
  * A browser stand-in over real HTTP: keeps its cookies, follows no redirect, and sends each request to
@@ -23,16 +24,9 @@ export class FleetBrowser {
   async request(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set('x-forwarded-for', this.ip);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    if (this.cookies.size) headers.set('cookie', cookieHeader(this.cookies));
     const res = await fetch(`${this.next()}${path}`, { ...init, headers, redirect: 'manual' });
-    for (const sc of res.headers.getSetCookie()) {
-      const [pair] = sc.split(';');
-      const i = pair!.indexOf('=');
-      const name = pair!.slice(0, i);
-      const value = pair!.slice(i + 1);
-      if (/max-age=0/i.test(sc) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    storeCookies(this.cookies, res.headers.getSetCookie());
     return res;
   }
 

@@ -10,6 +10,7 @@ import {
 } from '../../src/web/session.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { cookieHeader, storeCookies } from '../helpers/cookie-jar.ts';
 
 export const CALLBACK = 'https://rp.example/callback';
 export const ALL_SCOPES = 'openid profile email age_over_18 identity_assurance_level liveness_verified';
@@ -26,17 +27,10 @@ export class Browser {
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    if (this.cookies.size) headers.set('cookie', cookieHeader(this.cookies));
     const res = await this.app.request(url, { ...init, headers }, { ip: this.ip });
     this.setCookies = res.headers.getSetCookie();
-    for (const sc of this.setCookies) {
-      const [pair] = sc.split(';');
-      const i = pair!.indexOf('=');
-      const name = pair!.slice(0, i);
-      const value = pair!.slice(i + 1);
-      if (/max-age=0/i.test(sc) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    storeCookies(this.cookies, this.setCookies);
     return res;
   }
 
