@@ -3,26 +3,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
+import { cliProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/context.ts';
 import { freePort } from '../helpers/port.ts';
 
 const root = join(import.meta.dir, '../..');
 
 /** The CLI as an operator runs it: a child process in `cwd`. */
-async function verity(cwd: string, ...args: string[]) {
-  const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), ...args], {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+const verity = (cwd: string, ...args: string[]) => cliProcess(args, { cwd });
 
 const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at /m);
 

@@ -3,25 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresMigrations } from '../../src/db/migrations.gen.ts';
 import { openDb } from '../../src/db/open.ts';
+import { cliProcess } from '../helpers/cli.ts';
 import { tempDir, testDatabase, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/port.ts';
 import { freshDatabaseUrl, postgresAvailable } from '../helpers/postgres.ts';
 
-const main = join(import.meta.dir, '../../src/main.ts');
-
-async function verity(config: string, ...args: string[]) {
-  const child = Bun.spawn([process.execPath, main, ...args, '--config', config], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+const verity = (config: string, ...args: string[]) => cliProcess([...args, '--config', config]);
 
 let cleanup = () => {};
 afterEach(() => cleanup());

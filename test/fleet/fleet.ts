@@ -114,29 +114,3 @@ export async function createClient(
   if (app.code !== 0) throw new Error(app.stderr);
   return app.json;
 }
-
-/**
- * The CLI as its own process on the fleet's config, as an operator on another machine would run it
- * (the in-process `cli` helper captures one call's output at a time).
- */
-export async function cliProcess(
-  f: Pick<Fleet, 'configPath'>,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--config', f.configPath], {
-    cwd: join(import.meta.dir, '..', '..'),
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  // A call that should have ended (a serve expected to refuse, say) fails its test instead of hanging it.
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}

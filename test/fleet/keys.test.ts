@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { openDb } from '../../src/db/open.ts';
+import { cliProcess } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type Client, FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
-import { cliProcess, createClient, type Fleet, startFleet } from './fleet.ts';
+import { createClient, type Fleet, startFleet } from './fleet.ts';
 
 /**
  * Three instances and the CLI sharing one PostgreSQL database and one keys directory: one active key
@@ -46,7 +47,7 @@ async function idTokenFrom(i: number): Promise<string> {
 
 /** `verity keys rotate` in a process of its own. */
 const rotate = async (...flags: string[]) => {
-  const r = await cliProcess(fleet, ['keys', 'rotate', ...flags, '--json']);
+  const r = await cliProcess(['keys', 'rotate', ...flags, '--json', '--config', fleet.configPath]);
   if (r.code !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout) as {
     active: Record<string, string>;
@@ -72,19 +73,11 @@ describe('signing keys on three instances sharing one PostgreSQL database', () =
     );
     for (let i = 0; i < 3; i++) expect(decodeProtectedHeader(await idTokenFrom(i)).kid).toBe(oldKid);
 
-    // Promote: within a second every instance signs with the new key, which every JWKS already lists,
-    // and the old key stays published for the tokens it signed.
+    // Promote: every instance signs with the new key from its next request on (the key set's cache
+    // version is read per request), a key every JWKS already lists; the old key stays published.
     const promoted = await rotate('--now');
     expect(promoted.promoted).toBe(true);
     expect(promoted.active.RS256).toBe(nextRs);
-    const started = Date.now();
-    for (let i = 0; i < 3; i++) {
-      await waitFor(
-        `instance ${i} signs with the new key`,
-        async () => decodeProtectedHeader(await idTokenFrom(i)).kid === nextRs,
-        Math.max(1, 1_000 - (Date.now() - started)) + 2_000,
-      );
-    }
     for (const base of fleet.urls) {
       const set = createLocalJWKSet(await jwks(base));
       for (let i = 0; i < 3; i++) {
@@ -134,7 +127,9 @@ describe('signing keys on three instances sharing one PostgreSQL database', () =
   test('an instance on a keys directory other than the fleet’s refuses to start, saying what is missing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'verity-otherkeys-'));
     try {
-      const other = await cliProcess(fleet, ['serve'], { VERITY_KEYS_DIR: dir });
+      const other = await cliProcess(['serve', '--config', fleet.configPath], {
+        env: { VERITY_KEYS_DIR: dir },
+      });
       expect(other.code).not.toBe(0);
       expect(other.stderr).toContain('does not belong to this database');
       expect(other.stderr).toContain('pairwise secret');
