@@ -99,7 +99,10 @@ if (wantBinary) {
       entrypoints: [...entrypoints, ...workers],
       compile: { outfile: join(out, 'verity') },
       // Flat, as in the Node build: a worker is found beside the code that starts it.
-      naming: '[name].[ext]',
+      naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]' },
+      // A dynamic import becomes a chunk loaded when it runs, so what an instance never uses (the
+      // mail library, the PostgreSQL driver, the portal) stays out of its memory (docs/architecture.md#memory).
+      splitting: true,
       minify: true,
     } as Parameters<typeof Bun.build>[0],
     [exactlyExternal(NODE_ONLY)],

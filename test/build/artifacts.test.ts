@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { smoke } from '../../scripts/smoke.ts';
+import { smoke, startWay } from '../../scripts/smoke.ts';
+import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { linkIn, startMailbox } from '../email/mailbox.ts';
 import { tempDir } from '../helpers/context.ts';
 import { postgresAvailable } from '../helpers/postgres.ts';
+import { Browser } from '../identity/flow-helpers.ts';
 
 const root = join(import.meta.dir, '../..');
 // Inside the checkout, so the Node bundle resolves better-sqlite3 from node_modules as dist/ does.
@@ -38,6 +41,34 @@ describe('release artifacts', () => {
     },
     60_000,
   );
+
+  // The mail library is a chunk of its own, loaded with the first message (docs/architecture.md#memory).
+  test('dist/verity sends mail over SMTP: a portal sign-up gets its verification link', async () => {
+    const box = await startMailbox();
+    const server = await startWay('binary', {
+      dist,
+      extraConfig: `[developer]\nsignup = "open"\n[email]\ntransport = "smtp"\nhost = "127.0.0.1"\nport = ${box.port}\nstarttls = false`,
+    });
+    try {
+      const overHttp = {
+        request: (path: string, init: RequestInit) =>
+          fetch(server.baseUrl + path, { ...init, redirect: 'manual' }),
+      };
+      const b = new Browser(overHttp as never, undefined, server.baseUrl);
+      const arrived = box.next('new@example.com');
+      const res = await submit(b, `${P}/signup`, `${P}/signup`, {
+        email: 'new@example.com',
+        name: 'new',
+        password: PASSWORD,
+        confirm: PASSWORD,
+      });
+      expect(res.status).toBe(303);
+      expect(linkIn(await arrived)).toStartWith(`${server.baseUrl}${P}/verify-email/`);
+    } finally {
+      await server.dispose();
+      await box.close();
+    }
+  }, 60_000);
 
   test('the Node 20 bundle serves the same way under node', async () => {
     const result = await smoke('node', { dist });
