@@ -19,7 +19,7 @@ import { clientRegistry } from './oauth/client.store.ts';
 import { oauthRouter } from './oauth/oauth.router.ts';
 import { tokenEndpoint } from './oauth/token-endpoint.ts';
 import { discoveryRoutes } from './oidc/discovery.router.ts';
-import { userinfoRouter } from './oidc/userinfo.router.ts';
+import { userinfoRoutes } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, PlainHandler, Routes } from './platform/listen.ts';
 import { portalPaths, portalRouter } from './portal/portal.router.tsx';
@@ -91,13 +91,18 @@ const CORS_PATHS = {
   '/v1/userinfo/identity-documents/:documentReference/proof': ['GET'],
 } as const;
 
+/** The web origins an application environment registered (for CORS on the bearer endpoints). */
+const webOriginsIn = (ctx: AppContext) => (environmentId: string) =>
+  clientRegistry(ctx).webOrigins(environmentId);
+
 /**
  * The API routes that do the middleware's steps themselves, served ahead of it (and ahead of hono
- * altogether by Bun's listener): the token endpoint (token-endpoint.ts), discovery and the JWKS
- * (public-document.ts).
+ * altogether by Bun's listener): the token endpoint (token-endpoint.ts), UserInfo (userinfo.router.ts),
+ * discovery and the JWKS (public-document.ts).
  */
 const plainRoutes = (ctx: AppContext): Routes => ({
   '/v1/oauth/token': { POST: tokenEndpoint(ctx) },
+  ...userinfoRoutes(ctx, webOriginsIn(ctx)),
   ...discoveryRoutes(ctx),
   ...jwksRoutes(ctx),
 });
@@ -132,8 +137,7 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
     );
     app.route('/', openApiRouter(ctx));
     app.route('/', oauthRouter(ctx));
-    const webOriginsOf = (environmentId: string) => clientRegistry(ctx).webOrigins(environmentId);
-    app.route('/', userinfoRouter(ctx, webOriginsOf));
+    const webOriginsOf = webOriginsIn(ctx);
     app.route('/', documentsRouter(ctx, webOriginsOf));
     app.route('/', proofsRouter(ctx, webOriginsOf));
     app.route('/', capabilitiesRouter(ctx));

@@ -1,14 +1,15 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
-import { markConsentUsed } from '../consent/consent.store.ts';
+import { recordTokenUse } from '../consent/grant.ts';
 import type { AppContext } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import type { Environment } from '../environment.ts';
 import { ApiError, OAuthError } from '../errors.ts';
+import { addressKey } from '../http/address-key.ts';
 import { corsForClient, type WebOriginsOf } from '../http/cors.ts';
 import type { AppEnv } from '../http/env.ts';
-import { byAddress, rateLimit } from '../http/rate-limit.ts';
+import { countRequest, rateLimitExceeded, rateLimitHeaders } from '../http/rate-limit.ts';
 import { unix } from '../platform/clock.ts';
 import { type AccessTokenGrantRow, accessTokenGrant } from './access-token.store.ts';
 
@@ -34,15 +35,7 @@ export interface AccessGrant {
 }
 
 export interface BearerEnv {
-  Variables: AppEnv['Variables'] & {
-    /** The presented token once it authenticated, so the limit is per token. */
-    bearerToken?: string;
-    /** The environment (client) a known token was issued to, even an expired one: for CORS. */
-    tokenEnvironmentId?: string;
-    /** Why the request carries no valid token; raised after it has been counted. */
-    bearerError?: Error;
-    grant: AccessGrant;
-  };
+  Variables: AppEnv['Variables'] & { grant: AccessGrant };
   Bindings: AppEnv['Bindings'];
 }
 
@@ -70,16 +63,15 @@ export const insufficientScope = (scope: string) =>
 
 /**
  * The token a request presents (RFC 6750 §2): the Authorization header, or for a POST the
- * form-encoded body field. A token in the query string is refused — it ends up in logs and Referer
- * headers — and so is one sent in more than one way, which §2 forbids.
+ * form-encoded body field, read through `body`. A token in the query string is refused — it ends up in
+ * logs and Referer headers — and so is one sent in more than one way, which §2 forbids.
  */
-export async function presentedToken(c: Context): Promise<string | undefined> {
-  const url = new URL(c.req.url);
-  if (url.searchParams.has('access_token'))
+export async function presentedToken(req: Request, body: () => Promise<string>): Promise<string | undefined> {
+  if (req.url.includes('access_token') && new URL(req.url).searchParams.has('access_token'))
     throw invalidRequest('The access token must not be sent in the query string.');
-  const header = c.req.header('authorization');
+  const header = req.headers.get('authorization');
   let fromHeader: string | undefined;
-  if (header !== undefined) {
+  if (header !== null) {
     const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
     if (!m) {
       if (/^Bearer\b/i.test(header.trim())) throw invalidToken('The Authorization header is malformed.');
@@ -87,12 +79,12 @@ export async function presentedToken(c: Context): Promise<string | undefined> {
     } else fromHeader = m[1];
   }
   let fromBody: string | undefined;
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (c.req.method === 'POST' && type === 'application/x-www-form-urlencoded') {
-    const body = new URLSearchParams(await c.req.text());
-    if (body.getAll('access_token').length > 1)
+  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (req.method === 'POST' && type === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams(await body());
+    if (form.getAll('access_token').length > 1)
       throw invalidRequest('The access token was sent more than once.');
-    const v = body.get('access_token');
+    const v = form.get('access_token');
     if (v !== null) fromBody = v;
   }
   if (fromHeader !== undefined && fromBody !== undefined)
@@ -138,12 +130,21 @@ export function grantOf(row: AccessTokenGrantRow): AccessGrant {
   };
 }
 
-const originNotAllowed = (origin: string | undefined) =>
+const originNotAllowed = (origin: string | null) =>
   new ApiError(
     'ORIGIN_NOT_ALLOWED',
     `The origin ${origin} is not an allowed web origin of this client.`,
     403,
   );
+
+/** What the guard needs besides the request. */
+export interface BearerRequest {
+  req: Request;
+  /** The client address, for the limit of a request without a valid token. */
+  ip: string;
+  /** The form body of a POST (RFC 6750 §2.2), read within the route's body limit. */
+  body: () => Promise<string>;
+}
 
 /**
  * The guard of UserInfo and the documents API, in order: read and authenticate the token, count the
@@ -151,48 +152,67 @@ const originNotAllowed = (origin: string | undefined) =>
  * else against the client address, so made-up tokens neither escape the limit nor get buckets of
  * their own), apply CORS for the client the token was issued to (a page of another origin goes no
  * further), then refuse it (400 for the forbidden ways of sending a token, 401) or record the use on
- * the consent and put the grant on the context. Responses carry `Cache-Control: no-store`: they hold
- * personal data.
+ * the consent and return the grant. `headers` collects what every answer carries, refusals included:
+ * `Cache-Control: no-store` (the responses hold personal data), the rate-limit and CORS headers.
  */
-export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): MiddlewareHandler<BearerEnv>[] {
-  const ownOrigin = new URL(ctx.config.server.base_url).origin;
-  const read: MiddlewareHandler<BearerEnv> = async function readBearer(c, next) {
-    c.header('Cache-Control', 'no-store');
-    c.header('Pragma', 'no-cache');
+export async function guardBearer(
+  ctx: AppContext,
+  r: BearerRequest,
+  webOriginsOf: WebOriginsOf,
+  headers: Record<string, string>,
+): Promise<AccessGrant> {
+  headers['Cache-Control'] = 'no-store';
+  headers.Pragma = 'no-cache';
+  let token: string | undefined;
+  let row: AccessTokenGrantRow | undefined;
+  let grant: AccessGrant | undefined;
+  let failure: unknown;
+  try {
+    token = await presentedToken(r.req, r.body);
+    if (token === undefined) throw missingToken();
+    // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) throw invalidToken();
+    row = issuedToken(ctx, token);
+    grant = usableGrant(row);
+  } catch (e) {
+    failure = e;
+  }
+  // Hashed: the bucket key is stored, and a token is never stored in the clear.
+  const key = grant ? `token:${sha256HexSync(token!)}` : addressKey(r.ip);
+  const hit = await countRequest(ctx, 'userinfo', key, undefined);
+  if (!hit.allowed) throw rateLimitExceeded(hit);
+  Object.assign(headers, rateLimitHeaders(hit));
+  // An unknown token names no client: no CORS headers, and the 401 below.
+  const cors = corsForClient(r.req, new URL(ctx.config.server.base_url).origin, () =>
+    row ? webOriginsOf(row.environment_id) : [],
+  );
+  Object.assign(headers, cors.headers);
+  if (!cors.allowed && row) throw originNotAllowed(r.req.headers.get('origin'));
+  if (!grant) throw failure;
+  recordTokenUse(ctx, grant.consentId);
+  return grant;
+}
+
+/** guardBearer as hono middleware: the grant goes on the context, the headers on every answer. */
+export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): MiddlewareHandler<BearerEnv> {
+  return async function bearer(c, next) {
+    const headers: Record<string, string> = {};
     try {
-      const token = await presentedToken(c);
-      if (token === undefined) throw missingToken();
-      // Access tokens are opaque `at_…` values; anything else (an ID token, any JWT) is never one.
-      if (!token.startsWith(ACCESS_TOKEN_PREFIX)) throw invalidToken();
-      const row = issuedToken(ctx, token);
-      if (row) c.set('tokenEnvironmentId', row.environment_id);
-      c.set('grant', usableGrant(row));
-      c.set('bearerToken', token);
-    } catch (e) {
-      c.set('bearerError', e as Error);
+      const r = { req: c.req.raw, ip: c.get('clientIp'), body: () => c.req.text() };
+      c.set('grant', await guardBearer(ctx, r, webOriginsOf, headers));
+    } finally {
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
     }
     await next();
+    // A handler that builds its own Response bypasses c.header.
+    for (const [name, value] of Object.entries(headers)) {
+      if (c.res.headers.has(name)) continue;
+      try {
+        c.res.headers.set(name, value);
+      } catch {
+        c.res = new Response(c.res.body, c.res);
+        c.res.headers.set(name, value);
+      }
+    }
   };
-  const limit = rateLimit(ctx, 'userinfo', (c) => {
-    const token = (c as unknown as Context<BearerEnv>).get('bearerToken');
-    // Hashed: the bucket key is stored, and a token is never stored in the clear.
-    return token ? `token:${sha256HexSync(token)}` : byAddress(c);
-  }) as unknown as MiddlewareHandler<BearerEnv>;
-  const cors: MiddlewareHandler<BearerEnv> = async function crossOrigin(c, next) {
-    const environmentId = c.get('tokenEnvironmentId');
-    // An unknown token names no client: no CORS headers, and the 401 below.
-    const decision = corsForClient(c.req.raw, ownOrigin, () =>
-      environmentId === undefined ? [] : webOriginsOf(environmentId),
-    );
-    for (const [name, value] of Object.entries(decision.headers)) c.header(name, value);
-    if (!decision.allowed && environmentId !== undefined) throw originNotAllowed(c.req.header('origin'));
-    await next();
-  };
-  const refuse: MiddlewareHandler<BearerEnv> = async function refuseUnauthenticated(c, next) {
-    const failure = c.get('bearerError');
-    if (failure) throw failure;
-    markConsentUsed(ctx.db, c.get('grant').consentId, unix(ctx.clock));
-    await next();
-  };
-  return [read, limit, cors, refuse];
 }

@@ -9,8 +9,8 @@ export function documentsRouter(ctx: AppContext, webOriginsOf: WebOriginsOf) {
   const app = new Hono<BearerEnv>();
   const list = '/v1/userinfo/identity-documents';
   const one = '/v1/userinfo/identity-documents/:documentReference';
-  app.use(list, ...bearerGuard(ctx, webOriginsOf));
-  app.use(one, ...bearerGuard(ctx, webOriginsOf));
+  app.use(list, bearerGuard(ctx, webOriginsOf));
+  app.use(one, bearerGuard(ctx, webOriginsOf));
 
   app.get(list, async (c) => c.json({ data: { documents: await listSharedDocuments(ctx, c.get('grant')) } }));
 

@@ -5,30 +5,57 @@ import { ApiError, NotFoundError, OAuthError, ValidationError } from '../errors.
 import type { Logger } from '../log.ts';
 import type { AppEnv } from './env.ts';
 
-/** The one place typed errors become responses. */
-export function apiErrorResponse(err: unknown, c: Context<AppEnv>): Response {
-  const requestId = c.get('requestId') ?? '';
-  const body = (
+/** An error as the API answers it: `{ error: { code, message, requestId, … } }`, status and headers. */
+export interface ApiErrorAnswer {
+  status: number;
+  body: { error: Record<string, unknown> };
+  headers: Record<string, string>;
+}
+
+/** The one place typed errors become the API's answers. */
+export function apiErrorAnswer(err: unknown, log: Logger | undefined, requestId: string): ApiErrorAnswer {
+  const answer = (
     code: string,
     message: string,
     status: number,
     extra?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) => c.json({ error: { code, message, requestId, ...extra } }, status as ContentfulStatusCode, headers);
+    headers: Record<string, string> = {},
+  ) => ({ status, body: { error: { code, message, requestId, ...extra } }, headers });
 
-  if (err instanceof ApiError) return body(err.code, err.message, err.status, err.details, err.headers);
-  if (err instanceof OAuthError) return body(err.error, err.description, err.status, undefined, err.headers);
+  if (err instanceof ApiError) return answer(err.code, err.message, err.status, err.details, err.headers);
+  if (err instanceof OAuthError)
+    return answer(err.error, err.description, err.status, undefined, err.headers);
   if (err instanceof ValidationError)
-    return body(
+    return answer(
       'VALIDATION_FAILED',
       err.message,
       400,
       err.fields.length ? { fields: err.fields } : undefined,
     );
-  if (err instanceof NotFoundError) return body('NOT_FOUND', err.message || 'Not found.', 404);
+  if (err instanceof NotFoundError) return answer('NOT_FOUND', err.message || 'Not found.', 404);
   if (err instanceof HTTPException && err.status < 500)
-    return body('INVALID_REQUEST', err.message, err.status);
-  return internal(err, c, () => body('INTERNAL', 'An internal error occurred.', 500));
+    return answer('INVALID_REQUEST', err.message, err.status);
+  logInternal(err, log, requestId);
+  return answer('INTERNAL', 'An internal error occurred.', 500);
+}
+
+export function apiErrorResponse(err: unknown, c: Context<AppEnv>): Response {
+  const a = apiErrorAnswer(err, c.get('log'), c.get('requestId') ?? '');
+  return c.json(a.body, a.status as ContentfulStatusCode, a.headers);
+}
+
+/**
+ * The API's error without a framework, for the handlers served ahead of hono (see public-document.ts),
+ * with the headers the handler had gathered (the error's own win).
+ */
+export function plainApiErrorResponse(
+  err: unknown,
+  log: Logger,
+  requestId: string,
+  headers: Record<string, string>,
+): Response {
+  const a = apiErrorAnswer(err, log, requestId);
+  return Response.json(a.body, { status: a.status, headers: { ...headers, ...a.headers } });
 }
 
 export interface TokenError {
@@ -68,11 +95,6 @@ export function tokenErrorResponse(err: unknown, c: Context<AppEnv>): Response {
   return c.json(t.body, t.status as ContentfulStatusCode, { ...t.headers, 'Cache-Control': 'no-store' });
 }
 
-function internal(err: unknown, c: Context<AppEnv>, respond: () => Response): Response {
-  logInternal(err, c.get('log'), c.get('requestId'));
-  return respond();
-}
-
 function logInternal(err: unknown, log: Logger | undefined, requestId: string | undefined): void {
   log?.error('unhandled error', {
     requestId,
@@ -82,10 +104,5 @@ function logInternal(err: unknown, log: Logger | undefined, requestId: string | 
 }
 
 /** The API's 500 without a framework, for the handlers served ahead of hono (see public-document.ts). */
-export function internalErrorResponse(err: unknown, log: Logger, requestId: string): Response {
-  logInternal(err, log, requestId);
-  return Response.json(
-    { error: { code: 'INTERNAL', message: 'An internal error occurred.', requestId } },
-    { status: 500, headers: { 'X-Request-Id': requestId } },
-  );
-}
+export const internalErrorResponse = (err: unknown, log: Logger, requestId: string): Response =>
+  plainApiErrorResponse(err, log, requestId, { 'X-Request-Id': requestId });

@@ -1,13 +1,41 @@
-import { Hono } from 'hono';
-import { type BearerEnv, bearerGuard } from '../auth/bearer.ts';
+import { guardBearer } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
+import { BODY_LIMITS, payloadTooLarge, readTextWithin } from '../http/body-limit.ts';
 import type { WebOriginsOf } from '../http/cors.ts';
+import { plainApiErrorResponse } from '../http/errors.ts';
+import { clientAddress, recordFinished } from '../http/request-context.ts';
+import type { PlainHandler, Routes } from '../platform/listen.ts';
 import { userinfoFor } from './userinfo.ts';
 
-/** GET/POST /v1/userinfo (OIDC Core §5.3: both methods; POST may carry the token in a form body). */
-export function userinfoRouter(ctx: AppContext, webOriginsOf: WebOriginsOf) {
-  const app = new Hono<BearerEnv>();
-  app.use('/v1/userinfo', ...bearerGuard(ctx, webOriginsOf));
-  app.on(['GET', 'POST'], '/v1/userinfo', async (c) => c.json(await userinfoFor(ctx, c.get('grant'))));
-  return app;
+const ROUTE = '/v1/userinfo';
+
+/**
+ * GET/POST /v1/userinfo (OIDC Core §5.3: both methods; POST may carry the token in a form body), served
+ * ahead of hono as the token endpoint is (oauth/token-endpoint.ts): a UserInfo request is a few indexed
+ * reads, and hono's routing, context and middleware cost as much. It does the app middleware's steps
+ * itself, with the same functions: request id and client address, the body limit, the bearer guard
+ * (rate limit and CORS included), then metrics. Preflights and other methods still reach the app.
+ */
+export function userinfoRoutes(ctx: AppContext, webOriginsOf: WebOriginsOf): Routes {
+  const userinfo: PlainHandler = async (req, conn) => {
+    const start = performance.now();
+    const requestId = crypto.randomUUID();
+    const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    let res: Response;
+    try {
+      const ip = clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
+      const body = async () => {
+        const text = await readTextWithin(req, BODY_LIMITS.other);
+        if (text === undefined) throw payloadTooLarge();
+        return text;
+      };
+      const grant = await guardBearer(ctx, { req, ip, body }, webOriginsOf, headers);
+      res = Response.json(await userinfoFor({ ...ctx, requestId }, grant), { headers });
+    } catch (e) {
+      res = plainApiErrorResponse(e, ctx.log, requestId, headers);
+    }
+    recordFinished(ctx, { route: ROUTE, method: req.method, status: res.status, requestId, start });
+    return res;
+  };
+  return { [ROUTE]: { GET: userinfo, POST: userinfo } };
 }

@@ -8,7 +8,7 @@ import { documentProof } from './document-proof.ts';
 export function proofsRouter(ctx: AppContext, webOriginsOf: WebOriginsOf) {
   const app = new Hono<BearerEnv>();
   const path = '/v1/userinfo/identity-documents/:documentReference/proof';
-  app.use(path, ...bearerGuard(ctx, webOriginsOf));
+  app.use(path, bearerGuard(ctx, webOriginsOf));
   app.get(path, async (c) =>
     c.body(await documentProof(ctx, c.get('grant'), c.req.param('documentReference')), 200, {
       'Content-Type': 'application/jwt',
