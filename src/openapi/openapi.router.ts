@@ -1,13 +1,17 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from '../http/env.ts';
-import { openApiDocument } from './document.ts';
 
-/** GET /openapi.json: built once, since it changes only with the configuration. */
+/**
+ * GET /openapi.json: built on its first request, then kept, since it changes only with the
+ * configuration. Built at start, its conversion to JSON Schema held about 4 MiB of an idle server
+ * (docs/architecture.md#memory); the module that builds it is a chunk of its own in the binary.
+ */
 export function openApiRouter(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  const body = JSON.stringify(openApiDocument(ctx.config));
+  let body: Promise<string> | undefined;
+  const build = async () => JSON.stringify((await import('./document.ts')).openApiDocument(ctx.config));
   const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' };
-  app.get('/openapi.json', (c) => c.body(body, 200, headers));
+  app.get('/openapi.json', async (c) => c.body(await (body ??= build()), 200, headers));
   return app;
 }
