@@ -40,7 +40,7 @@ export interface Run {
   routes: Record<'bare' | 'discovery' | 'jwks' | 'userinfo', Result> &
     Partial<Record<'opDiscovery' | 'opUserinfo', Result>>;
   /** A route's rate over the bare route's in the same round, the median of `rounds`. */
-  versusBare(name: 'discovery' | 'jwks'): number;
+  versusBare(name: 'discovery' | 'jwks' | 'userinfo'): number;
   rounds: number;
   es256: Result | string;
   binary: BinaryMemory;
@@ -185,7 +185,12 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
       0.8,
     ],
     [`4. JWKS ÷ bare hono listener (median of ${run.rounds} rounds)`, run.versusBare('jwks'), '≥', 0.8],
-    ['4. UserInfo / s, one core', routes.userinfo.perSecond, '≥', 20000],
+    [
+      `4. UserInfo ÷ bare hono listener (median of ${run.rounds} rounds; ${int(routes.userinfo.perSecond)}/s)`,
+      run.versusBare('userinfo'),
+      '≥',
+      USERINFO_VERSUS_BARE,
+    ],
     ['5. dist/verity idle RSS MiB', binary.idle === undefined ? undefined : binary.idle / 1024, '≤', 48],
     [
       '5. dist/verity peak RSS MiB under exchanges',
@@ -198,6 +203,12 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
   const errors = exchange.errors + allCores.errors + (oidc?.errors ?? 0) + routes.userinfo.errors;
   if (errors) console.log(`WARNING: ${errors} requests failed`);
 }
+
+/**
+ * Issue 21 asks for 20,000 UserInfo requests/s on one core of a machine where the bare hono route served
+ * 67,000/s; as a ratio to the bare route of the same run, the target holds on any machine.
+ */
+const USERINFO_VERSUS_BARE = 20_000 / 67_000;
 
 /** Label, value, comparison, target; an undefined value was not measured in this run. */
 type Check = [string, number | undefined, '≥' | '<' | '≤', number];
