@@ -22,7 +22,8 @@ export function publicDocument(
     const requestId = crypto.randomUUID();
     let res: Response;
     try {
-      res = new Response(await body(), {
+      const text = body();
+      res = new Response(typeof text === 'string' ? text : await text, {
         headers: {
           'Content-Type': 'application/json',
           'Cache-Control': cacheControl,

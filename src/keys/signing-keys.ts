@@ -156,9 +156,10 @@ export class KeyService {
     this.pool?.close();
   }
 
-  async jwksBody(): Promise<string> {
-    await this.refresh();
-    return this.jwks!.body;
+  /** The JWKS as served; without a promise while the key set is unchanged (every request but one). */
+  jwksBody(): string | Promise<string> {
+    if (this.jwks?.version === cacheVersion(this.db, 'signing_keys')) return this.jwks.body;
+    return this.refresh().then(() => this.jwks!.body);
   }
 
   /** Whether every algorithm has an active key (any client can then be issued an ID token). */
