@@ -12,6 +12,9 @@ export function openApiRouter(ctx: AppContext) {
   let body: Promise<string> | undefined;
   const build = async () => JSON.stringify((await import('./document.ts')).openApiDocument(ctx.config));
   const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' };
-  app.get('/openapi.json', async (c) => c.body(await (body ??= build()), 200, headers));
+  app.get('/openapi.json', async (c) => {
+    body ??= build();
+    return c.body(await body, 200, headers);
+  });
   return app;
 }
