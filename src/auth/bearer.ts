@@ -137,7 +137,7 @@ const originNotAllowed = (origin: string | null) =>
     403,
   );
 
-/** What the guard needs besides the request. */
+/** What the guard is given of a request. */
 export interface BearerRequest {
   req: Request;
   /** The client address, for the limit of a request without a valid token. */
@@ -155,10 +155,18 @@ export interface BearerRequest {
  * the consent and return the grant. `headers` collects what every answer carries, refusals included:
  * `Cache-Control: no-store` (the responses hold personal data), the rate-limit and CORS headers.
  */
-export async function guardBearer(
+export type BearerGuard = (r: BearerRequest, headers: Record<string, string>) => Promise<AccessGrant>;
+
+export function createBearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): BearerGuard {
+  const ownOrigin = new URL(ctx.config.server.base_url).origin;
+  return (r, headers) => guard(ctx, ownOrigin, webOriginsOf, r, headers);
+}
+
+async function guard(
   ctx: AppContext,
-  r: BearerRequest,
+  ownOrigin: string,
   webOriginsOf: WebOriginsOf,
+  r: BearerRequest,
   headers: Record<string, string>,
 ): Promise<AccessGrant> {
   headers['Cache-Control'] = 'no-store';
@@ -183,9 +191,7 @@ export async function guardBearer(
   if (!hit.allowed) throw rateLimitExceeded(hit);
   Object.assign(headers, rateLimitHeaders(hit));
   // An unknown token names no client: no CORS headers, and the 401 below.
-  const cors = corsForClient(r.req, new URL(ctx.config.server.base_url).origin, () =>
-    row ? webOriginsOf(row.environment_id) : [],
-  );
+  const cors = corsForClient(r.req, ownOrigin, () => (row ? webOriginsOf(row.environment_id) : []));
   Object.assign(headers, cors.headers);
   if (!cors.allowed && row) throw originNotAllowed(r.req.headers.get('origin'));
   if (!grant) throw failure;
@@ -193,13 +199,16 @@ export async function guardBearer(
   return grant;
 }
 
-/** guardBearer as hono middleware: the grant goes on the context, the headers on every answer. */
+/** The bearer guard as hono middleware: the grant goes on the context, the headers on every answer. */
 export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): MiddlewareHandler<BearerEnv> {
+  const guard = createBearerGuard(ctx, webOriginsOf);
   return async function bearer(c, next) {
     const headers: Record<string, string> = {};
     try {
-      const r = { req: c.req.raw, ip: c.get('clientIp'), body: () => c.req.text() };
-      c.set('grant', await guardBearer(ctx, r, webOriginsOf, headers));
+      c.set(
+        'grant',
+        await guard({ req: c.req.raw, ip: c.get('clientIp'), body: () => c.req.text() }, headers),
+      );
     } finally {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
     }

@@ -86,8 +86,8 @@ export function isConsentInForceFor(
 const MARK_USED = `UPDATE consents SET last_used_at = ?
   WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`;
 
-/** Records a use of the consent (by one of its access tokens) at `now`, unless one was at `now`. */
-export function markConsentUsedOnce(db: Db, consentId: string, now: number): void {
+/** Records a use of the consent (by one of its access tokens) at `now`. */
+export function markConsentUsedAt(db: Db, consentId: string, now: number): void {
   db.sql.prepare(MARK_USED).run(now, consentId, now);
 }
 

@@ -6,7 +6,7 @@ import type { Environment } from '../environment.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { type Clock, isoTime, unix } from '../platform/clock.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
-import { type Consent, type ConsentKey, createConsentStore, markConsentUsedOnce } from './consent.store.ts';
+import { type Consent, type ConsentKey, createConsentStore, markConsentUsedAt } from './consent.store.ts';
 
 /** An identical active consent (same environment, person, purpose and scope set), if one exists. */
 export function findActiveConsent(db: Db, clock: Clock, key: ConsentKey): Consent | undefined {
@@ -22,9 +22,9 @@ export function markConsentUsed(db: Db, clock: Clock, consentId: string): void {
 const MARKED = slot(() => ({ second: 0, ids: new Set<string>() }));
 
 /**
- * Records a use of the consent by one of its access tokens. The column holds seconds and is written at
- * most once a second; a consent this process already marked in this second is not written again,
- * since even an UPDATE that changes nothing is a write transaction (it cost UserInfo a tenth of its time).
+ * Records a use of the consent by one of its access tokens. The column holds seconds; a consent this
+ * process already marked in this second is not written again: even an UPDATE that changes nothing is
+ * a write transaction, and on PostgreSQL a round trip, on every UserInfo request.
  */
 export function recordTokenUse(ctx: AppContext, consentId: string): void {
   const now = unix(ctx.clock);
@@ -34,7 +34,7 @@ export function recordTokenUse(ctx: AppContext, consentId: string): void {
     marked.ids.clear();
   }
   if (marked.ids.has(consentId)) return;
-  markConsentUsedOnce(ctx.db, consentId, now);
+  markConsentUsedAt(ctx.db, consentId, now);
   marked.ids.add(consentId);
 }
 

@@ -1,4 +1,4 @@
-import { guardBearer } from '../auth/bearer.ts';
+import { createBearerGuard } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { BODY_LIMITS, payloadTooLarge, readTextWithin } from '../http/body-limit.ts';
 import type { WebOriginsOf } from '../http/cors.ts';
@@ -17,6 +17,7 @@ const ROUTE = '/v1/userinfo';
  * (rate limit and CORS included), then metrics. Preflights and other methods still reach the app.
  */
 export function userinfoRoutes(ctx: AppContext, webOriginsOf: WebOriginsOf): Routes {
+  const guard = createBearerGuard(ctx, webOriginsOf);
   const userinfo: PlainHandler = async (req, conn) => {
     const start = performance.now();
     const requestId = crypto.randomUUID();
@@ -29,8 +30,8 @@ export function userinfoRoutes(ctx: AppContext, webOriginsOf: WebOriginsOf): Rou
         if (text === undefined) throw payloadTooLarge();
         return text;
       };
-      const grant = await guardBearer(ctx, { req, ip, body }, webOriginsOf, headers);
-      res = Response.json(await userinfoFor({ ...ctx, requestId }, grant), { headers });
+      const grant = await guard({ req, ip, body }, headers);
+      res = Response.json(await userinfoFor(ctx, grant), { headers });
     } catch (e) {
       res = plainApiErrorResponse(e, ctx.log, requestId, headers);
     }
