@@ -100,8 +100,9 @@ if (wantBinary) {
       compile: { outfile: join(out, 'verity') },
       // Flat, as in the Node build: a worker is found beside the code that starts it.
       naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]' },
-      // A dynamic import becomes a chunk loaded when it runs, so what an instance never uses (the
-      // mail library, the PostgreSQL driver, the portal) stays out of its memory (docs/architecture.md#memory).
+      // A dynamic import becomes a chunk loaded when it runs, so what an instance may never use (the mail
+      // library, the OpenAPI document, the other runtimes' modules) stays out of its memory
+      // (docs/architecture.md#memory).
       splitting: true,
       minify: true,
     } as Parameters<typeof Bun.build>[0],

@@ -4,7 +4,7 @@ import type { AppEnv } from '../http/env.ts';
 
 /**
  * GET /openapi.json: built on its first request, then kept, since it changes only with the
- * configuration. Built at start, its conversion to JSON Schema held about 4 MiB of an idle server
+ * configuration. Built at start, its conversion to JSON Schema held about 7 MiB of an idle server
  * (docs/architecture.md#memory); the module that builds it is a chunk of its own in the binary.
  */
 export function openApiRouter(ctx: AppContext) {
