@@ -199,7 +199,10 @@ async function guard(
   return grant;
 }
 
-/** The bearer guard as hono middleware: the grant goes on the context, the headers on every answer. */
+/**
+ * The bearer guard as hono middleware: the grant goes on the context, the headers on every answer
+ * (the documents API answers through c.json and c.body, which carry them).
+ */
 export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): MiddlewareHandler<BearerEnv> {
   const guard = createBearerGuard(ctx, webOriginsOf);
   return async function bearer(c, next) {
@@ -213,15 +216,5 @@ export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): Middle
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
     }
     await next();
-    // A handler that builds its own Response bypasses c.header.
-    for (const [name, value] of Object.entries(headers)) {
-      if (c.res.headers.has(name)) continue;
-      try {
-        c.res.headers.set(name, value);
-      } catch {
-        c.res = new Response(c.res.body, c.res);
-        c.res.headers.set(name, value);
-      }
-    }
   };
 }

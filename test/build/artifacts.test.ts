@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { smoke, startWay } from '../../scripts/smoke.ts';
-import { P, PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { P, submitSignUp } from '../developer/portal-helpers.ts';
 import { linkIn, startMailbox } from '../email/mailbox.ts';
 import { tempDir } from '../helpers/context.ts';
 import { postgresAvailable } from '../helpers/postgres.ts';
-import { Browser } from '../identity/flow-helpers.ts';
+import { httpBrowser } from '../identity/flow-helpers.ts';
 
 const root = join(import.meta.dir, '../..');
 // Inside the checkout, so the Node bundle resolves better-sqlite3 from node_modules as dist/ does.
@@ -50,18 +50,8 @@ describe('release artifacts', () => {
       extraConfig: `[developer]\nsignup = "open"\n[email]\ntransport = "smtp"\nhost = "127.0.0.1"\nport = ${box.port}\nstarttls = false`,
     });
     try {
-      const overHttp = {
-        request: (path: string, init: RequestInit) =>
-          fetch(server.baseUrl + path, { ...init, redirect: 'manual' }),
-      };
-      const b = new Browser(overHttp as never, undefined, server.baseUrl);
       const arrived = box.next('new@example.com');
-      const res = await submit(b, `${P}/signup`, `${P}/signup`, {
-        email: 'new@example.com',
-        name: 'new',
-        password: PASSWORD,
-        confirm: PASSWORD,
-      });
+      const res = await submitSignUp(httpBrowser(server.baseUrl), 'new@example.com');
       expect(res.status).toBe(303);
       expect(linkIn(await arrived)).toStartWith(`${server.baseUrl}${P}/verify-email/`);
     } finally {

@@ -151,6 +151,23 @@ describe('revocation', () => {
     expect((await userinfoStatus(accessToken)).status).toBe(200);
     expect(consentRow(consentId).last_used_at).toBe(Math.floor(ctx.clock.now().getTime() / 1000));
   });
+
+  // A process writes a consent's use at most once a second: neither a second consent in the same
+  // second nor the same consent a second later may be skipped.
+  test('uses are recorded per consent and per second, however many come in one second', async () => {
+    const app = await setup();
+    const a = await consentWithToken(app, 'Sign in');
+    const b = await consentWithToken(app, 'Check out');
+    const second = () => Math.floor(ctx.clock.now().getTime() / 1000);
+    ctx.clock.advance(60_000);
+    for (const token of [a.accessToken, a.accessToken, b.accessToken])
+      expect((await userinfoStatus(token)).status).toBe(200);
+    expect(consentRow(a.consentId).last_used_at).toBe(second());
+    expect(consentRow(b.consentId).last_used_at).toBe(second());
+    ctx.clock.advance(1_000);
+    expect((await userinfoStatus(a.accessToken)).status).toBe(200);
+    expect(consentRow(a.consentId).last_used_at).toBe(second());
+  });
 });
 
 describe('disconnect', () => {

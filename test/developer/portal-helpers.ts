@@ -75,14 +75,20 @@ export async function submitPage(
 }
 
 /** Signs up through the form; the address counts as verified unless `verified: false`. */
+/** The sign-up form submitted with PASSWORD; `portal` is where the portal lives (default P). */
+export function submitSignUp(
+  b: Browser,
+  email: string,
+  opts: { portal?: string; name?: string } = {},
+): Promise<Response> {
+  const form = `${opts.portal ?? P}/signup`;
+  const name = opts.name ?? email.split('@')[0]!;
+  return submit(b, form, form, { email, name, password: PASSWORD, confirm: PASSWORD });
+}
+
 export async function signUp(p: Portal, email: string, opts: { verified?: boolean } = {}): Promise<Browser> {
   const b = new Browser(p.app);
-  const res = await submit(b, `${P}/signup`, `${P}/signup`, {
-    email,
-    name: email.split('@')[0]!,
-    password: PASSWORD,
-    confirm: PASSWORD,
-  });
+  const res = await submitSignUp(b, email);
   if (res.status !== 303) throw new Error(`sign-up answered ${res.status}: ${await res.text()}`);
   const dev = findDeveloperByEmail(p.ctx.db, email)!;
   if (opts.verified !== false) markEmailVerified(p.ctx.db, p.ctx.clock, dev.developerId);

@@ -93,3 +93,13 @@ export function streamBody(
     });
   });
 }
+
+/** `text` as a request body of `size`-character chunks (sent chunked: no Content-Length). */
+export const chunkedBody = (text: string, size: number) =>
+  new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < text.length; i += size)
+        controller.enqueue(new TextEncoder().encode(text.slice(i, i + size)));
+      controller.close();
+    },
+  });

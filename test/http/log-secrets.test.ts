@@ -5,10 +5,10 @@ import { jsonLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
-import { P, PASSWORD, page, submit, submitPage } from '../developer/portal-helpers.ts';
+import { P, PASSWORD, page, submit, submitPage, submitSignUp } from '../developer/portal-helpers.ts';
 import { tempDir, testToml } from '../helpers/context.ts';
 import { freePort } from '../helpers/server.ts';
-import { Browser, location, open, pkcePair } from '../identity/flow-helpers.ts';
+import { httpBrowser, location, open, pkcePair } from '../identity/flow-helpers.ts';
 import { type Receiver, receiver } from '../webhooks/fixtures.ts';
 
 // Argon2id hashes for the developer account.
@@ -37,10 +37,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
   });
   rx = receiver();
   // The test's browser over real sockets.
-  const overHttp = {
-    request: (url: string, init: RequestInit) => fetch(`${base}${url}`, { ...init, redirect: 'manual' }),
-  } as unknown as ConstructorParameters<typeof Browser>[0];
-  const dev = new Browser(overHttp, '127.0.0.1', base);
+  const dev = httpBrowser(base, '127.0.0.1');
   const secrets: Record<string, string> = {};
   const keep = (name: string, value: string | undefined) => {
     expect({ name, value: (value ?? '').length > 8 }).toEqual({ name, value: true });
@@ -48,12 +45,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
   };
 
   // Portal: sign up, a wrong and a right password, an application (client secret) and an API key.
-  const signup = await submit(dev, `${P}/signup`, `${P}/signup`, {
-    email: 'alice@example.com',
-    name: 'Alice',
-    password: PASSWORD,
-    confirm: PASSWORD,
-  });
+  const signup = await submitSignUp(dev, 'alice@example.com', { name: 'Alice' });
   expect(signup.status).toBe(303);
   // Production review needs a verified address; the link itself is the email-links tests' subject.
   markEmailVerified(
@@ -69,7 +61,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
   const rightPassword = { email: 'alice@example.com', password: PASSWORD };
   expect((await submit(dev, `${P}/signin`, `${P}/signin`, rightPassword)).status).toBe(303);
   // Someone guessing at an account that does not exist, until throttled.
-  const stranger = new Browser(overHttp, '127.0.0.1', base);
+  const stranger = httpBrowser(base, '127.0.0.1');
   const guess = { email: 'mallory@example.com', password: 'Guess-Number-One' };
   for (const status of [401, 401, 429])
     expect((await submit(stranger, `${P}/signin`, `${P}/signin`, guess)).status).toBe(status);
@@ -113,7 +105,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
   keep('webhook signature', rx.received[0]!.headers['service-signature']);
 
   // A person through the sandbox flow, the code exchanged, UserInfo read, the code replayed.
-  const person = new Browser(overHttp, '127.0.0.1', base);
+  const person = httpBrowser(base, '127.0.0.1');
   const { verifier, challenge } = pkcePair();
   const q = new URLSearchParams({
     response_type: 'code',

@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { createApp, createHandlers } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { PASSWORD, submit } from '../developer/portal-helpers.ts';
+import { submitSignUp } from '../developer/portal-helpers.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { Browser } from '../identity/flow-helpers.ts';
 
@@ -60,12 +60,7 @@ test('the routes the listener serves ahead of the app answer the API on the API 
 test("the portal's account page on its own host is the portal's, not the identity experience's", async () => {
   const a = await app(`identity_url = "${ID}"\ndeveloper_url = "${DEV}"`);
   const dev = new Browser(a, '198.51.100.7', DEV);
-  const signup = await submit(dev, `${DEV}/signup`, `${DEV}/signup`, {
-    email: 'alice@example.com',
-    name: 'Alice',
-    password: PASSWORD,
-    confirm: PASSWORD,
-  });
+  const signup = await submitSignUp(dev, 'alice@example.com', { portal: DEV, name: 'Alice' });
   expect(signup.status).toBe(303);
   const account = await dev.get(`${DEV}/account`);
   expect(account.status).toBe(200);

@@ -47,6 +47,16 @@ export class Browser {
   }
 }
 
+/** A Browser talking to a real listener at `base` over HTTP (redirects are not followed, as by `Browser`). */
+export const httpBrowser = (base: string, ip?: string): Browser =>
+  new Browser(
+    {
+      request: (url: string, init: RequestInit) => fetch(`${base}${url}`, { ...init, redirect: 'manual' }),
+    } as unknown as ConstructorParameters<typeof Browser>[0],
+    ip,
+    base,
+  );
+
 /** The `data` of every `claim_access.completed` event queued so far, oldest first. */
 export const claimAccessEvents = (db: Db) =>
   db.sql

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { chunkedBody } from '../helpers/stream-body.ts';
 import { basic, mintCode } from './fixtures.ts';
 
 // The listener answers POST /v1/oauth/token itself, ahead of the app (a Bun.serve route; see
@@ -41,15 +42,6 @@ const post = (body: BodyInit, headers: Record<string, string> = {}) =>
     body,
   });
 
-const chunked = (text: string, size: number) =>
-  new ReadableStream({
-    start(controller) {
-      for (let i = 0; i < text.length; i += size)
-        controller.enqueue(new TextEncoder().encode(text.slice(i, i + size)));
-      controller.close();
-    },
-  });
-
 test('an exchange over the socket carries the request id, rate-limit, cache and type headers', async () => {
   const res = await post(await form());
   expect(res.status).toBe(200);
@@ -64,8 +56,8 @@ test('an exchange over the socket carries the request id, rate-limit, cache and 
 });
 
 test('a chunked body is read whole, and a chunked body over 64 KiB is refused with 413', async () => {
-  expect((await post(chunked(await form(), 7))).status).toBe(200);
-  const big = await post(chunked(`grant_type=authorization_code&code=${'a'.repeat(70_000)}`, 7000));
+  expect((await post(chunkedBody(await form(), 7))).status).toBe(200);
+  const big = await post(chunkedBody(`grant_type=authorization_code&code=${'a'.repeat(70_000)}`, 7000));
   expect(big.status).toBe(413);
   expect(((await big.json()) as { error: string }).error).toBe('invalid_request');
 });
