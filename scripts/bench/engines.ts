@@ -19,7 +19,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { freePort } from '../../test/helpers/port.ts';
 import { freshDatabaseUrl } from '../../test/helpers/postgres.ts';
-import { load, merge, type Result } from './load.ts';
+import { type HttpRequest, load, merge, type Result } from './load.ts';
 import { waitReady } from './processes.ts';
 import { benchToml, exchangeRequests, type Fixture, mintCodes } from './verity-fixture.ts';
 
@@ -81,7 +81,7 @@ async function start(label: string, engine: 'sqlite' | 'postgres', n: number): P
 }
 
 /** The setup's next `count` codes, exchanged round-robin over its instances. */
-function exchanges(s: Setup, count: number): () => Request | undefined {
+function exchanges(s: Setup, count: number): () => HttpRequest | undefined {
   const batch = s.fixture.codes.splice(0, count);
   const perInstance = s.bases.map((base, i) =>
     exchangeRequests(base, { ...s.fixture, codes: batch.filter((_, j) => j % s.bases.length === i) }),

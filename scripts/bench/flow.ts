@@ -28,7 +28,7 @@ import { runtime } from '../../src/platform/runtime.ts';
 import { freePort } from '../../test/helpers/port.ts';
 import { measureBinary } from './binary.ts';
 import { opensslSignsPerSecond } from './ceilings.ts';
-import { accessTokens, bearerRequests, load, median, merge, type Result } from './load.ts';
+import { accessTokens, bearerRequests, type HttpRequest, load, median, merge, type Result } from './load.ts';
 import { type OidcProvider, startOidcProvider } from './oidc-provider/start.ts';
 import { pin, procKb, setAffinity, waitReady } from './processes.ts';
 import { type Ceilings, report, type Signing, type Slice } from './report.ts';
@@ -174,7 +174,7 @@ async function main() {
     // Exchanges before the measured ones, so the JIT has compiled the hot path (as in a running server).
     await load('warm-up', connections, exchangeRequests(base, warmUp));
     if (op && opFixture) await load('warm-up', connections, op.exchanges(opFixture.warmUp));
-    await load('warm-up', connections, () => new Request(bareBase), { seconds: 1 });
+    await load('warm-up', connections, () => ({ url: bareBase }), { seconds: 1 });
     const cpu = async () => ((await (await fetch(`${base}/bench/cpu`)).json()) as { micros: number }).micros;
     const ceilings = async (): Promise<Ceilings> => ({
       verity: (await (await fetch(`${base}/bench/sign?ms=${flag('sign-ms', 150)}`)).json()) as Signing,
@@ -231,14 +231,14 @@ async function main() {
     // each is compared with the bare listener's route of its own round.
     const verityTokens = await accessTokens(exchangeRequests(base, forTokens));
     const opTokens = op && opFixture && (await accessTokens(op.exchanges(opFixture.forTokens)));
-    const routes: Record<string, () => Request> = {
-      bare: () => new Request(bareBase),
-      discovery: () => new Request(`${base}/.well-known/openid-configuration`),
-      jwks: () => new Request(`${base}/.well-known/jwks.json`),
+    const routes: Record<string, () => HttpRequest> = {
+      bare: () => ({ url: bareBase }),
+      discovery: () => ({ url: `${base}/.well-known/openid-configuration` }),
+      jwks: () => ({ url: `${base}/.well-known/jwks.json` }),
       userinfo: bearerRequests(`${base}/v1/userinfo`, verityTokens),
       ...(op && opTokens
         ? {
-            opDiscovery: () => new Request(`${op.base}/.well-known/openid-configuration`),
+            opDiscovery: () => ({ url: `${op.base}/.well-known/openid-configuration` }),
             opUserinfo: bearerRequests(`${op.base}/me`, opTokens),
           }
         : {}),

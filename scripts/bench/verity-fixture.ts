@@ -6,7 +6,7 @@ import { randomId, randomToken, sha256, sha256Hex } from '../../src/crypto/token
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { codeExchanges, type MintedCode } from './load.ts';
+import { codeExchanges, type HttpRequest, type MintedCode } from './load.ts';
 import { cores } from './processes.ts';
 
 const REDIRECT_URI = 'https://bench.example/callback';
@@ -130,7 +130,7 @@ export function idTokenAlgTable(ctx: AppContext): string | undefined {
   );
 }
 
-export function exchangeRequests(base: string, f: Fixture): () => Request | undefined {
+export function exchangeRequests(base: string, f: Fixture): () => HttpRequest | undefined {
   return codeExchanges(
     `${base}/v1/oauth/token`,
     { id: f.clientId, secret: f.clientSecret, redirectUri: REDIRECT_URI },

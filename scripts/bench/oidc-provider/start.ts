@@ -1,6 +1,6 @@
 /** Builds node-oidc-provider's benchmark server for Node, starts it on the server's core, mints its codes. */
 import { join } from 'node:path';
-import { codeExchanges, type MintedCode } from '../load.ts';
+import { codeExchanges, type HttpRequest, type MintedCode } from '../load.ts';
 import { pin, procKb, waitReady } from '../processes.ts';
 import { CLIENT } from './client.ts';
 
@@ -9,7 +9,7 @@ export interface OidcProvider {
   pid: number;
   kill(): void;
   mint(n: number): Promise<MintedCode[]>;
-  exchanges(codes: MintedCode[]): () => Request | undefined;
+  exchanges(codes: MintedCode[]): () => HttpRequest | undefined;
   /** node:crypto's sequential RS256 rate inside the provider's process. */
   sign(ms: number): Promise<number>;
   idleKb?: number;
