@@ -22,7 +22,10 @@ export class Counter {
     readonly help: string,
   ) {}
   inc(labels: Labels = {}, by = 1): void {
-    const k = key(labels);
+    this.incKey(key(labels), by);
+  }
+  /** `inc` with the labels already rendered by `key`. */
+  incKey(k: string, by = 1): void {
     this.values.set(k, (this.values.get(k) ?? 0) + by);
   }
   get(labels: Labels = {}): number {
@@ -60,7 +63,10 @@ export class Histogram {
     readonly buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   ) {}
   observe(labels: Labels, value: number): void {
-    const k = key(labels);
+    this.observeKey(key(labels), value);
+  }
+  /** `observe` with the labels already rendered by `key`. */
+  observeKey(k: string, value: number): void {
     let s = this.series.get(k);
     if (!s) {
       s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
@@ -92,6 +98,20 @@ export class Metrics {
     'HTTP requests by route, method and status.',
   );
   readonly latency = this.histogram('verity_http_request_duration_seconds', 'HTTP request latency by route.');
+  /** The rendered labels of `requests` and `latency` per route, method and status (a bounded set). */
+  private finishedLabels = new Map<string, [string, string]>();
+
+  /** A finished request, counted and timed; its labels are rendered once, not on every request. */
+  finished(route: string, method: string, status: number, seconds: number): void {
+    const id = `${status} ${method} ${route}`;
+    let labels = this.finishedLabels.get(id);
+    if (!labels) {
+      labels = [key({ route, method, status: String(status) }), key({ route })];
+      this.finishedLabels.set(id, labels);
+    }
+    this.requests.incKey(labels[0]);
+    this.latency.observeKey(labels[1], seconds);
+  }
 
   counter(name: string, help: string): Counter {
     return this.register(name, () => new Counter(name, help)) as Counter;

@@ -17,24 +17,36 @@ export function publicDocument(
   body: () => string | Promise<string>,
   cacheControl: string,
 ): PlainHandler {
-  return async function document(req) {
-    const start = performance.now();
-    const requestId = crypto.randomUUID();
-    let res: Response;
-    try {
-      const text = body();
-      res = new Response(typeof text === 'string' ? text : await text, {
-        headers: {
-          'Content-Type': 'application/json',
-          'Cache-Control': cacheControl,
-          'X-Request-Id': requestId,
-          ...PUBLIC_CORS_HEADERS,
-        },
-      });
-    } catch (e) {
-      res = internalErrorResponse(e, ctx.log, requestId);
-    }
+  const answer = (req: Request, start: number, requestId: string, text: string) => {
+    const res = new Response(text, {
+      headers: {
+        'Content-Type': 'application/json',
+        'Cache-Control': cacheControl,
+        'X-Request-Id': requestId,
+        ...PUBLIC_CORS_HEADERS,
+      },
+    });
+    recordFinished(ctx, { route, method: req.method, status: 200, requestId, start });
+    return res;
+  };
+  const failed = (req: Request, start: number, requestId: string, e: unknown) => {
+    const res = internalErrorResponse(e, ctx.log, requestId);
     recordFinished(ctx, { route, method: req.method, status: res.status, requestId, start });
     return res;
+  };
+  // No promise while the body is at hand: the listener answers a plain Response without awaiting it.
+  return function document(req) {
+    const start = performance.now();
+    const requestId = crypto.randomUUID();
+    try {
+      const text = body();
+      if (typeof text === 'string') return answer(req, start, requestId, text);
+      return text.then(
+        (t) => answer(req, start, requestId, t),
+        (e) => failed(req, start, requestId, e),
+      );
+    } catch (e) {
+      return failed(req, start, requestId, e);
+    }
   };
 }

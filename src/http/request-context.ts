@@ -50,8 +50,7 @@ export interface FinishedRequest {
 /** Counts a finished request and its latency by route pattern. */
 export function recordFinished(ctx: AppContext, r: FinishedRequest): void {
   const seconds = (performance.now() - r.start) / 1000;
-  ctx.metrics.requests.inc({ route: r.route, method: r.method, status: String(r.status) });
-  ctx.metrics.latency.observe({ route: r.route }, seconds);
+  ctx.metrics.finished(r.route, r.method, r.status, seconds);
   ctx.log.debug('request', {
     requestId: r.requestId,
     method: r.method,

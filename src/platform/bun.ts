@@ -1,5 +1,5 @@
 import { loadLibcrypto } from './libcrypto.ts';
-import { backstopBodySize, listenError } from './listen.ts';
+import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
 import { rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
@@ -13,6 +13,17 @@ const sha256 = Bun.SHA256.hash;
 // (a minimal container) the compiled binary still signs, through node:crypto.
 const rs256 = rs256Signer(await loadLibcrypto());
 
+/** The peer's address, looked up when first read: discovery and the JWKS never read it. */
+function connOf(req: Request, srv: Bun.Server<undefined>): ConnInfo {
+  let ip: string | undefined;
+  return {
+    get ip() {
+      ip ??= srv.requestIP(req)?.address ?? 'unknown';
+      return ip;
+    },
+  };
+}
+
 export const bunRuntime: Runtime = {
   name: 'bun',
   openSqlite,
@@ -24,8 +35,7 @@ export const bunRuntime: Runtime = {
         Object.fromEntries(
           Object.entries(methods).map(([method, handler]) => [
             method,
-            (req: Request, srv: Bun.Server<undefined>) =>
-              handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+            (req: Request, srv: Bun.Server<undefined>) => handler(req, connOf(req, srv)),
           ]),
         ),
       ]),
@@ -38,7 +48,7 @@ export const bunRuntime: Runtime = {
         port: opts.port,
         idleTimeout: 30,
         maxRequestBodySize: backstopBodySize(opts.maxBodySize),
-        fetch: (req, srv) => handler(req, { ip: srv.requestIP(req)?.address ?? 'unknown' }),
+        fetch: (req, srv) => handler(req, connOf(req, srv)),
       });
     } catch (e) {
       throw listenError(e, opts.hostname, opts.port);

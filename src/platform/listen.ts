@@ -35,7 +35,7 @@ export interface ConnInfo {
 export type FetchHandler = (req: Request, conn: ConnInfo) => Response | Promise<Response>;
 
 /** A handler served ahead of the framework; `conn` is absent when a test calls the app directly. */
-export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Promise<Response>;
+export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Response | Promise<Response>;
 
 /** Exact paths answered by method ahead of the fetch handler, which must answer them too. */
 export type Routes = Record<string, { GET?: PlainHandler; POST?: PlainHandler }>;
