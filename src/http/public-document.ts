@@ -17,36 +17,31 @@ export function publicDocument(
   body: () => string | Promise<string>,
   cacheControl: string,
 ): PlainHandler {
-  const answer = (req: Request, start: number, requestId: string, text: string) => {
-    const res = new Response(text, {
-      headers: {
-        'Content-Type': 'application/json',
-        'Cache-Control': cacheControl,
-        'X-Request-Id': requestId,
-        ...PUBLIC_CORS_HEADERS,
-      },
-    });
-    recordFinished(ctx, { route, method: req.method, status: 200, requestId, start });
-    return res;
-  };
-  const failed = (req: Request, start: number, requestId: string, e: unknown) => {
-    const res = internalErrorResponse(e, ctx.log, requestId);
-    recordFinished(ctx, { route, method: req.method, status: res.status, requestId, start });
-    return res;
-  };
   // No promise while the body is at hand: the listener answers a plain Response without awaiting it.
   return function document(req) {
     const start = performance.now();
     const requestId = crypto.randomUUID();
+    const finish = (res: Response) => {
+      recordFinished(ctx, { route, method: req.method, status: res.status, requestId, start });
+      return res;
+    };
+    const ok = (text: string) =>
+      finish(
+        new Response(text, {
+          headers: {
+            'Content-Type': 'application/json',
+            'Cache-Control': cacheControl,
+            'X-Request-Id': requestId,
+            ...PUBLIC_CORS_HEADERS,
+          },
+        }),
+      );
+    const failed = (e: unknown) => finish(internalErrorResponse(e, ctx.log, requestId));
     try {
       const text = body();
-      if (typeof text === 'string') return answer(req, start, requestId, text);
-      return text.then(
-        (t) => answer(req, start, requestId, t),
-        (e) => failed(req, start, requestId, e),
-      );
+      return typeof text === 'string' ? ok(text) : text.then(ok, failed);
     } catch (e) {
-      return failed(req, start, requestId, e);
+      return failed(e);
     }
   };
 }

@@ -43,3 +43,11 @@ export async function startTestServer(
     },
   };
 }
+
+/** What the server's /metrics counted for this method, route pattern and status (0 when none). */
+export async function requestsCounted(server: TestServer, method: string, route: string, status: number) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const series = `verity_http_requests_total{method="${method}",route="${route}",status="${status}"} `;
+  const line = text.split('\n').find((l) => l.startsWith(series));
+  return line === undefined ? 0 : Number(line.slice(series.length));
+}
