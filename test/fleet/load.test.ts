@@ -10,7 +10,10 @@ const CONCURRENCY = 12;
 /**
  * A small round-robin load balancer in front of the instances it admitted. A request an instance
  * refused to connect for goes to the next one (it never reached a server); other failures are retried
- * only for GET, as proxies do, since a POST may have been served before the connection broke.
+ * only for GET, as proxies do, since a POST may have been served before the connection broke. Every
+ * request gets a connection of its own: on a reused one that breaks before the answer, fetch sends the
+ * request again by itself, and the instance's refusal of that second try would hide that the first
+ * one reached it (a POST served by the dying instance would then be served again by the survivor).
  */
 function roundRobinProxy() {
   let targets: string[] = [];
@@ -31,6 +34,7 @@ function roundRobinProxy() {
             headers,
             body,
             redirect: 'manual',
+            keepalive: false,
           });
           return new Response(res.body, res);
         } catch (e) {
