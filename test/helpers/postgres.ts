@@ -49,10 +49,14 @@ function run(cwd: string, program: string, ...args: string[]) {
  * Stops the server and removes `dir` once this process is gone, however it ends: `bun test` runs no
  * `exit` listeners, and a killed process none at all. The watchdog reads a pipe that only this process
  * writes, so end-of-file means it has exited; its own process group keeps a terminal's Ctrl-C off it.
+ * It runs in the background of the shell spawned here, because `bun test --parallel` kills the
+ * processes a test file spawned (with the shell, the watchdog would die and leave the server running).
  */
 function stopWhenProcessEnds(dir: string, data: string) {
   const stop = asServerUser([join(binDir()!, 'pg_ctl'), '-D', data, 'stop', '-m', 'immediate']);
-  const watchdog = spawn('sh', ['-c', 'cat >/dev/null; "$@"; rm -rf "$0"', dir, ...stop], {
+  // A background job's stdin is /dev/null unless it is handed the pipe explicitly (fd 3).
+  const script = 'exec 3<&0; (cat <&3 >/dev/null; "$@"; rm -rf "$0") & exit 0';
+  const watchdog = spawn('sh', ['-c', script, dir, ...stop], {
     cwd: dir,
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
