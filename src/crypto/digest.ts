@@ -10,9 +10,7 @@ export const sha256HexSync: (text: string) => string = runtime.sha256Hex;
 export const sha256BytesSync: (data: string | Uint8Array) => Uint8Array = runtime.sha256Bytes;
 
 /** HMAC-SHA256 keyed with a UTF-8 string (the pairwise secret), base64url. */
-export async function hmacSha256Base64url(key: string, message: string): Promise<string> {
-  return runtime.hmacSha256Base64url(key, message);
-}
+export const hmacSha256Base64url: (key: string, message: string) => string = runtime.hmacSha256Base64url;
 
 /** HMAC-SHA256 keyed with a UTF-8 string, hex. */
 export function hmacSha256Hex(key: string, message: string): string {

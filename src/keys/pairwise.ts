@@ -7,11 +7,7 @@ import { instanceSecret } from './instance-secrets.ts';
  * sector is the application. Ids never contain ":", so the concatenation is unambiguous. Independent
  * of signing keys, so it is stable across rotations and restarts.
  */
-export async function pairwiseSubject(
-  secret: string,
-  applicationId: string,
-  personId: string,
-): Promise<string> {
+export function pairwiseSubject(secret: string, applicationId: string, personId: string): string {
   return hmacSha256Base64url(secret, `${applicationId}:${personId}`);
 }
 

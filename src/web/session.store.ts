@@ -55,8 +55,8 @@ export const isSessionToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(toke
  * cookie, so nobody without the cookie can make one and a form validates without a stored row. It
  * expires like an idle session would.
  */
-const anonymousCsrf = async (token: string, kind: SessionKind, issuedAt: number) =>
-  `${issuedAt}.${await hmacSha256Base64url(token, `csrf:${kind}:${issuedAt}`)}`;
+const anonymousCsrf = (token: string, kind: SessionKind, issuedAt: number) =>
+  `${issuedAt}.${hmacSha256Base64url(token, `csrf:${kind}:${issuedAt}`)}`;
 
 /** Whether `sent` is a CSRF token issued for this cookie within the idle timeout. */
 export async function anonymousCsrfValid(
@@ -68,7 +68,7 @@ export async function anonymousCsrfValid(
 ): Promise<boolean> {
   const issuedAt = Number(sent.split('.')[0]);
   if (!Number.isSafeInteger(issuedAt) || issuedAt > now || now - issuedAt >= t.idle) return false;
-  return timingSafeEqual(sent, await anonymousCsrf(token, kind, issuedAt));
+  return timingSafeEqual(sent, anonymousCsrf(token, kind, issuedAt));
 }
 
 /**
@@ -87,7 +87,7 @@ export async function anonymousSession(
     stored: false,
     kind,
     subjectId: null,
-    csrfSecret: await anonymousCsrf(token, kind, now),
+    csrfSecret: anonymousCsrf(token, kind, now),
     authTime: null,
     amr: [],
     faceVerifiedAt: null,
