@@ -54,8 +54,9 @@ function run(cwd: string, program: string, ...args: string[]) {
  */
 function stopWhenProcessEnds(dir: string, data: string) {
   const stop = asServerUser([join(binDir()!, 'pg_ctl'), '-D', data, 'stop', '-m', 'immediate']);
-  // A background job's stdin is /dev/null unless it is handed the pipe explicitly (fd 3).
-  const script = 'exec 3<&0; (cat <&3 >/dev/null; "$@"; rm -rf "$0") & exit 0';
+  // A background job's stdin is /dev/null unless it is handed the pipe explicitly (fd 3). The shell
+  // waits for it: a child that exited would have its pipe closed, which would stop the server at once.
+  const script = 'exec 3<&0; (cat <&3 >/dev/null; "$@"; rm -rf "$0") & wait';
   const watchdog = spawn('sh', ['-c', script, dir, ...stop], {
     cwd: dir,
     detached: true,
