@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts';
-import { type CheckpointWorkerOptions, startCheckpointWorker } from '../platform/checkpointer.ts';
+import { type CheckpointWorkerOptions, startCheckpointWorker, walBytes } from '../platform/checkpointer.ts';
 import type { Db } from './open.ts';
 
 const EVERY_MS = 100;
@@ -8,18 +8,27 @@ const AUTOMATIC_PAGES = 1000;
 /** After a failure a new worker is tried after 1 s, then 2 s, 4 s, … and at most every minute. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 60_000;
+/** The log size at which the worker starts: a server that has written little since start needs none. */
+const START_AFTER_BYTES = 256 * 1024;
+
+export interface BackgroundCheckpointOptions extends CheckpointWorkerOptions {
+  /** The worker starts once the log file passes this size (default 256 KiB); 0 starts it at once. */
+  startAfterBytes?: number;
+}
 
 /**
  * Moves WAL checkpoints off the serving connection (see platform/checkpointer.ts) for as long as the
- * server runs. Whenever the worker cannot start or fails, SQLite's automatic checkpoint on commit takes
- * over, so the log never grows without bound, and a new worker is tried with a backoff until one
- * checkpoints again. Each change between working and failed is logged once. Resolves once the first
- * worker has checkpointed or failed; the function it returns stops everything.
+ * server runs. The worker thread (about 5 MiB) starts once the log has grown: the log left by start-up
+ * (migrations) is checkpointed here first, and until then SQLite's automatic checkpoint on commit stays.
+ * Whenever the worker cannot start or fails, that automatic checkpoint takes over, so the log never
+ * grows without bound, and a new worker is tried with a backoff until one checkpoints again. Each
+ * change between working and failed is logged once. Resolves once the first worker has checkpointed
+ * or failed, or at once when it waits for the log; the function it returns stops everything.
  */
 export async function startBackgroundCheckpoints(
   db: Db,
   log: Logger,
-  opts: CheckpointWorkerOptions = {},
+  opts: BackgroundCheckpointOptions = {},
 ): Promise<() => Promise<void>> {
   // WAL checkpoints are SQLite's; PostgreSQL runs its own.
   if (db.engine === 'postgres' || db.path === ':memory:') return async () => {};
@@ -81,7 +90,20 @@ export async function startBackgroundCheckpoints(
     }
   };
 
-  const running = supervise();
+  // Polled, not hooked: a stat every 100 ms costs nothing, and SQLite tells no one when the log grows.
+  const logGrown = async () => {
+    const startAfter = opts.startAfterBytes ?? START_AFTER_BYTES;
+    if (startAfter === 0) return;
+    // Start-up's own writes (a new database's migrations) would otherwise start the worker at once. If
+    // another process holds the log, it stays, and the worker starts now as it did before.
+    try {
+      db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {}
+    settled();
+    while (!stopping && walBytes(db.path) <= startAfter) await pause(EVERY_MS);
+  };
+
+  const running = logGrown().then(supervise);
   await firstSettled;
   return async () => {
     stopping = true;

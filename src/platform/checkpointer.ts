@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { CheckpointAnswer, CheckpointRequest } from './checkpoint.worker.ts';
 import { runtime } from './runtime.ts';
 
@@ -75,4 +76,13 @@ export async function startCheckpointWorker(
       end();
     },
   };
+}
+
+/** The size of the database's log file (`-wal`), 0 when there is none. */
+export function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
 }

@@ -26,22 +26,49 @@ function writePages(db: Db): void {
   for (let i = 0; i < 1500; i++) db.sql.transaction(() => insert.run('x'.repeat(3000)));
 }
 
-sqliteOnly('a worker checkpoints the log into the database file while commits never do', async () => {
+const walSize = (path: string) => statSync(`${path}-wal`).size;
+
+sqliteOnly(
+  'no worker while the log stays small; once it grows, a worker checkpoints it while commits never do',
+  async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'verity.db');
+    const db = await openDb(path);
+    try {
+      db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
+      const stop = await startBackgroundCheckpoints(db, silentLogger);
+      // What start-up wrote is in the database file, and no worker has taken over the checkpoints.
+      expect(walSize(path)).toBe(0);
+      await Bun.sleep(300);
+      expect(autocheckpoint(db)).toBe(1000);
+      // About 100 pages: past the 256 KiB at which the worker starts.
+      const insert = db.sql.prepare('INSERT INTO t (v) VALUES (?)');
+      for (let i = 0; i < 100; i++) db.sql.transaction(() => insert.run('x'.repeat(3000)));
+      // The serving connection no longer checkpoints on commit.
+      await waitFor('a working checkpoint worker', () => autocheckpoint(db) === 0);
+      const before = statSync(path).size;
+      writePages(db);
+      // The rows reach the database file without this connection checkpointing.
+      await waitFor('the rows in the database file', () => statSync(path).size > before + 1500 * 3000);
+      await stop();
+      // Stopped: SQLite's own automatic checkpoint is back.
+      expect(autocheckpoint(db)).toBe(1000);
+    } finally {
+      db.close();
+      cleanup();
+    }
+  },
+);
+
+sqliteOnly('stopped while it waits for the log to grow, it ends at once and logs nothing', async () => {
   const { dir, cleanup } = tempDir();
-  const path = join(dir, 'verity.db');
-  const db = await openDb(path);
+  const db = await openDb(join(dir, 'verity.db'));
+  const { log, lines } = captured();
   try {
-    db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
-    const stop = await startBackgroundCheckpoints(db, silentLogger);
-    // The serving connection no longer checkpoints on commit.
-    expect(autocheckpoint(db)).toBe(0);
-    const before = statSync(path).size;
-    writePages(db);
-    // The rows reach the database file without this connection checkpointing.
-    await waitFor('the rows in the database file', () => statSync(path).size > before + 1500 * 3000);
+    const stop = await startBackgroundCheckpoints(db, log);
     await stop();
-    // Stopped: SQLite's own automatic checkpoint is back.
     expect(autocheckpoint(db)).toBe(1000);
+    expect(lines).toEqual([]);
   } finally {
     db.close();
     cleanup();
@@ -56,7 +83,9 @@ sqliteOnly(
     const { log, lines } = captured();
     try {
       // The worker is pointed at a directory that does not exist yet.
-      const stop = await startBackgroundCheckpoints({ ...db, path: join(dir, 'later', 'verity.db') }, log);
+      const stop = await startBackgroundCheckpoints({ ...db, path: join(dir, 'later', 'verity.db') }, log, {
+        startAfterBytes: 0,
+      });
       expect(lines).toEqual(['background checkpoints unavailable; checkpointing on commit']);
       expect(autocheckpoint(db)).toBe(1000);
       // The cause goes away: the same database becomes reachable there, and the next try (1 s) takes over.
@@ -86,7 +115,7 @@ sqliteOnly(
     const { log, lines } = captured();
     try {
       db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
-      const stop = await startBackgroundCheckpoints(db, log, { faultPath: fault });
+      const stop = await startBackgroundCheckpoints(db, log, { faultPath: fault, startAfterBytes: 0 });
       expect(autocheckpoint(db)).toBe(0);
 
       writeFileSync(fault, '');
