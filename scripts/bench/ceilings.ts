@@ -1,16 +1,18 @@
 /** `openssl speed rsa2048` on the server's core: RS256 at OpenSSL's speed, the ceiling the signers are held to. */
-import { pin } from './processes.ts';
+import { cores, pin, pinned } from './processes.ts';
 
 /**
  * Signatures per second. `-elapsed` divides by wall-clock time, as every other rate here is (by default
  * openssl divides by its CPU time, which on a shared core is higher than what the core delivered).
- * It runs for `seconds` signing, then as long verifying.
+ * It runs for `seconds` signing, then as long verifying. With `everyCore`, one openssl process per core
+ * signs at once, unpinned (`-multi`), and the rate is their sum: how far the machine's cores add up.
  */
-export async function opensslSignsPerSecond(seconds = 1): Promise<number> {
-  const child = Bun.spawn([...pin, 'openssl', 'speed', '-elapsed', '-seconds', String(seconds), 'rsa2048'], {
-    stdout: 'pipe',
-    stderr: 'ignore',
-  });
+export async function opensslSignsPerSecond(seconds = 1, everyCore = false): Promise<number> {
+  const where = everyCore ? ['-multi', String(cores)] : [];
+  const command = ['openssl', 'speed', '-elapsed', '-seconds', String(seconds), ...where, 'rsa2048'];
+  // This process keeps off the server's core, and a child inherits that: every core is named.
+  const cpus = everyCore ? (pinned ? ['taskset', '-c', `0-${cores - 1}`] : []) : pin;
+  const child = Bun.spawn([...cpus, ...command], { stdout: 'pipe', stderr: 'ignore' });
   const out = await new Response(child.stdout).text();
   await child.exited;
   return parseOpensslSpeed(out);

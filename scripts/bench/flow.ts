@@ -226,6 +226,10 @@ async function main() {
       turns.push({ one, all });
     }
     setAffinity(server.pid, 'server core');
+    // How far this machine's cores add up for pure arithmetic (on a VM they may share physical cores).
+    const opensslScaling: number[] = [];
+    for (let i = 0; i < 3; i++)
+      opensslScaling.push((await opensslSignsPerSecond(1, true)) / (await opensslSignsPerSecond()));
 
     // The light routes take turns in short rounds, for the same reason the exchanges run in slices;
     // each is compared with the bare listener's route of its own round.
@@ -283,6 +287,7 @@ async function main() {
       slices,
       turns,
       loadCpuShare: loadCpuMicros / 1e6 / turns.reduce((t, x) => t + x.all.seconds, 0),
+      opensslScaling: median(opensslScaling),
       routes: {
         bare: route('bare')!,
         discovery: route('discovery')!,

@@ -37,6 +37,8 @@ export interface Run {
   turns: { one: Result; all: Result }[];
   /** CPU the load generator used while the server was free, in cores. */
   loadCpuShare: number;
+  /** `openssl speed` on every core ÷ on one, measured after the turns: the machine's own scaling. */
+  opensslScaling: number;
   routes: Record<'bare' | 'discovery' | 'jwks' | 'userinfo', Result> &
     Partial<Record<'opDiscovery' | 'opUserinfo', Result>>;
   /** A route's rate over the bare route's in the same round, the median of `rounds`. */
@@ -155,6 +157,9 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
   );
   console.log(
     `  While the server was free, the load generator used ${run.loadCpuShare.toFixed(2)} of a core on the same cores.`,
+  );
+  console.log(
+    `  The machine's own ceiling: openssl speed on its ${cores} cores signs ${run.opensslScaling.toFixed(2)}× what it signs on one (median of 3).`,
   );
 
   // Other load on the machine slows the server's core in stretches; when they cover much of the run,
