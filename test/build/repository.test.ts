@@ -73,8 +73,9 @@ describe('repository', () => {
     const named = [...readme.matchAll(/npm run ([a-z:]+)/g)].map((m) => m[1]!);
     expect(named.length).toBeGreaterThan(3);
     expect(named.filter((n) => !(n in scripts))).toEqual([]);
-    // The whole suite, then the store and end-to-end suites again on PostgreSQL.
-    expect(scripts.test).toBe('bun test && npm run test:postgres');
+    // The whole suite (its files on every core), then the store and end-to-end suites again on
+    // PostgreSQL.
+    expect(scripts.test).toBe('bun test --parallel && npm run test:postgres');
     expect(scripts['test:postgres']).toStartWith('VERITY_TEST_ENGINE=postgres bun test test/');
     expect(scripts.start).toContain('serve');
   });
