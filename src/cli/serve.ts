@@ -17,7 +17,6 @@ export const serveCommands: Command[] = [
       server.ctx.log.info('listening', {
         version: VERSION,
         runtime: runtime.name,
-        rs256: runtime.rs256Provider,
         signing_threads: signingThreads(config.server.signing_threads),
         listen: config.server.listen,
         base_url: config.server.base_url,

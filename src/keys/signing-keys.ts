@@ -5,6 +5,7 @@ import type { Db } from '../db/open.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { type Clock, unix } from '../platform/clock.ts';
 import { signEd25519, signEs256 } from '../platform/jws-sign.ts';
+import { runtime } from '../platform/runtime.ts';
 import {
   createSigningPool,
   type PoolKey,
@@ -141,6 +142,7 @@ export class KeyService {
   async sign(key: SigningKey, input: string): Promise<string> {
     if (key.alg === 'ES256') return signEs256(key.key, input);
     if (key.alg === 'EdDSA') return signEd25519(key.key, input);
+    if (!this.pool) this.log.info('RS256 signer', { provider: runtime.rs256Provider });
     this.pool ??= createSigningPool({
       threads: signingThreads(this.config.server.signing_threads),
       onWorkerLost: (reason) =>

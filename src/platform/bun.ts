@@ -1,6 +1,6 @@
-import { loadLibcrypto } from './libcrypto.ts';
+import { bindLibcrypto } from './libcrypto.ts';
 import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
-import { rs256Signer } from './rs256.ts';
+import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
 import { spawnWebWorker, webParentPort } from './worker.ts';
@@ -10,8 +10,14 @@ import { spawnWebWorker, webParentPort } from './worker.ts';
 // half a dozen digests and two ids per exchange.
 const sha256 = Bun.SHA256.hash;
 // RS256 through the system's OpenSSL when it is there (about twice Bun's own RSA speed); without it
-// (a minimal container) the compiled binary still signs, through node:crypto.
-const rs256 = rs256Signer(await loadLibcrypto());
+// (a minimal container) the compiled binary still signs, through node:crypto. The library is bound at
+// the first signature: an idle server does without its 4 MiB.
+const ffi = await import('bun:ffi');
+let rs256: Rs256Signer | undefined;
+const signer = () => {
+  rs256 ??= rs256Signer(bindLibcrypto(ffi));
+  return rs256;
+};
 
 /** The peer's address, looked up when first read: discovery and the JWKS never read it. */
 function connOf(req: Request, srv: Bun.Server<undefined>): ConnInfo {
@@ -68,9 +74,11 @@ export const bunRuntime: Runtime = {
   hmacSha256Base64url: (key, message) =>
     new Bun.CryptoHasher('sha256', key).update(message).digest('base64url'),
   timeOrderedUuid: (at) => Bun.randomUUIDv7('hex', at.getTime()),
-  rs256Provider: rs256.provider,
-  importRsaPrivateJwk: rs256.importRsaPrivateJwk,
-  signRs256: rs256.signRs256,
+  get rs256Provider() {
+    return signer().provider;
+  },
+  importRsaPrivateJwk,
+  signRs256: (key, input) => signer().signRs256(key, input),
 };
 
 async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {

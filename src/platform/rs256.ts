@@ -10,7 +10,10 @@ import { createPrivateKey, type KeyObject, type JsonWebKey as NodeJwk, sign } fr
 export type RsaPrivateKey = KeyObject;
 
 export function importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey {
-  return createPrivateKey({ key: jwk as NodeJwk, format: 'jwk' });
+  const key = createPrivateKey({ key: jwk as NodeJwk, format: 'jwk' });
+  // node:crypto's sign would make an ECDSA or EdDSA signature with another key, under the RS256 name.
+  if (key.asymmetricKeyType !== 'rsa') throw new Error('RS256 signs with an RSA key only');
+  return key;
 }
 
 /** RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 bytes of `input`, base64url without padding. */
@@ -18,16 +21,20 @@ export function signRs256(key: RsaPrivateKey, input: string): string {
   return sign('sha256', Buffer.from(input), key).toString('base64url');
 }
 
+/** A native signature over keys imported as above (libcrypto.ts). */
+export interface NativeRs256 {
+  signRs256(key: RsaPrivateKey, input: string): string;
+}
+
 export interface Rs256Signer {
-  /** Which implementation signs: reported at start-up. */
+  /** Which implementation signs: logged with the first signature. */
   provider: 'libcrypto' | 'node:crypto';
-  importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey;
   signRs256(key: RsaPrivateKey, input: string): string;
 }
 
 /** The native signer when one loaded, else node:crypto. */
-export function rs256Signer(native?: Omit<Rs256Signer, 'provider'>): Rs256Signer {
+export function rs256Signer(native?: NativeRs256): Rs256Signer {
   return native
-    ? { provider: 'libcrypto', ...native }
-    : { provider: 'node:crypto', importRsaPrivateJwk, signRs256 };
+    ? { provider: 'libcrypto', signRs256: native.signRs256 }
+    : { provider: 'node:crypto', signRs256 };
 }

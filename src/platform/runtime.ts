@@ -30,7 +30,7 @@ export interface Runtime {
   hmacSha256Base64url(key: string, message: string): string;
   /** A UUIDv7 (RFC 9562) for the given time; monotonic within a millisecond. */
   timeOrderedUuid(at: Date): string;
-  /** What signs RS256 here (docs/architecture.md#signing). */
+  /** What signs RS256 here (docs/architecture.md#signing); under Bun, reading it binds libcrypto. */
   readonly rs256Provider: 'libcrypto' | 'node:crypto';
   importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey;
   /** RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 bytes of `input`, base64url without padding. */

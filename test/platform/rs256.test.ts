@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { loadLibcrypto } from '../../src/platform/libcrypto.ts';
-import { rs256Signer } from '../../src/platform/rs256.ts';
+import { importRsaPrivateJwk, rs256Signer } from '../../src/platform/rs256.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -35,29 +36,46 @@ describe('RS256 through the system libcrypto', () => {
     const native = rs256Signer(await loadLibcrypto());
     expect(native.provider).toBe('libcrypto');
     const fallback = rs256Signer(undefined);
-    const nk = native.importRsaPrivateJwk(privateJwk);
-    const fk = fallback.importRsaPrivateJwk(privateJwk);
+    const key = importRsaPrivateJwk(privateJwk);
+    // A second key object of the same key gets a native context of its own.
+    const again = importRsaPrivateJwk(privateJwk);
     for (const input of inputs) {
       const jwsInput = `${header}.${Buffer.from(input).toString('base64url')}`;
-      const sig = native.signRs256(nk, jwsInput);
-      expect(sig).toBe(fallback.signRs256(fk, jwsInput));
+      const sig = native.signRs256(key, jwsInput);
+      expect(sig).toBe(fallback.signRs256(key, jwsInput));
+      expect(native.signRs256(again, jwsInput)).toBe(sig);
       expect(await verifiedByJose(jwsInput, sig)).toBe(input);
     }
   });
 
-  test.if(systemLibcrypto)('a key it did not import, or one that is not RSA, is refused', async () => {
-    const native = rs256Signer(await loadLibcrypto());
-    const foreign = rs256Signer(undefined).importRsaPrivateJwk(privateJwk);
-    expect(() => native.signRs256(foreign, 'x')).toThrow('not imported through libcrypto');
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-    expect(() => native.importRsaPrivateJwk(ec as JsonWebKey)).toThrow();
+  test('a key that is not RSA is refused, at import and by the native signer', async () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    expect(() => importRsaPrivateJwk(ec.export({ format: 'jwk' }) as JsonWebKey)).toThrow('RSA key only');
+    const native = await loadLibcrypto();
+    if (native) expect(() => native.signRs256(ec, 'x')).toThrow('RSA key only');
+  });
+
+  test.if(systemLibcrypto)('the library is loaded by the first signature, not before', () => {
+    // A process of its own: this one may have signed already.
+    const script = `
+      const { runtime } = await import(${JSON.stringify(join(import.meta.dir, '../../src/platform/runtime.ts'))});
+      const { generateKeyPairSync } = await import('node:crypto');
+      const { readFileSync } = await import('node:fs');
+      const loaded = () => readFileSync('/proc/self/maps', 'utf8').includes('libcrypto.so.3');
+      const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+      const key = runtime.importRsaPrivateJwk(jwk);
+      const before = loaded();
+      runtime.signRs256(key, 'x');
+      console.log(JSON.stringify({ before, after: loaded(), provider: runtime.rs256Provider }));`;
+    const r = Bun.spawnSync([process.execPath, '-e', script], { stderr: 'inherit' });
+    expect(JSON.parse(r.stdout.toString())).toEqual({ before: false, after: true, provider: 'libcrypto' });
   });
 
   test('without the library, node:crypto signs and jose verifies it', async () => {
     expect(await loadLibcrypto('/nonexistent/libcrypto.so.3')).toBeUndefined();
     const signer = rs256Signer(await loadLibcrypto('/nonexistent/libcrypto.so.3'));
     expect(signer.provider).toBe('node:crypto');
-    const key = signer.importRsaPrivateJwk(privateJwk);
+    const key = importRsaPrivateJwk(privateJwk);
     const jwsInput = `${header}.${Buffer.from('{"sub":"ada"}').toString('base64url')}`;
     expect(await verifiedByJose(jwsInput, signer.signRs256(key, jwsInput))).toBe('{"sub":"ada"}');
   });
