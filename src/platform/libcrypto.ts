@@ -6,8 +6,8 @@ import type { NativeRs256, RsaPrivateKey } from './rs256.ts';
  * about half of OpenSSL's speed on the same core, and the token endpoint's throughput is bounded by that
  * one signature (docs/architecture.md#signing). A key (node:crypto's, as imported) is parsed once, at its
  * first signature, with a signing context set up once; a signature is then a SHA-256 digest and one
- * EVP_PKEY_sign. RSASSA-PKCS1-v1_5 is
- * deterministic, so these signatures are byte for byte node:crypto's (the tests compare them).
+ * EVP_PKEY_sign. RSASSA-PKCS1-v1_5 is deterministic, so these signatures are byte for byte
+ * node:crypto's (the tests compare them).
  */
 
 const RSA_PKCS1_PADDING = 1;
