@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import { createContext } from '../../src/bootstrap.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { rotateManually } from '../../src/keys/key-admin.ts';
+import { promote } from '../../src/keys/rotation.ts';
+import { silentLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { cli } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -99,5 +105,43 @@ describe('GET /.well-known/jwks.json', () => {
     const set = createRemoteJWKSet(new URL(`${srv.url}/.well-known/jwks.json`));
     const { protectedHeader } = await jwtVerify(jwt, set, { currentDate: srv.clock.now() });
     expect(protectedHeader.kid).toBe(after);
+  });
+
+  test('under load, every request sent after another connection rotated the keys gets the new key', async () => {
+    srv = await startTestServer();
+    // Another instance on the same database: its own connection and key service.
+    const other = await createContext(parseConfig(readFileSync(srv.configPath, 'utf8')), {
+      log: silentLogger,
+      migrate: false,
+    });
+    const url = `${srv.url}/.well-known/jwks.json`;
+    const firstKid = async () =>
+      ((await (await fetch(url)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+    const before = await firstKid();
+    let rotatedAt = Number.POSITIVE_INFINITY;
+    let stop = false;
+    // What each request sent after the rotation was committed was answered with.
+    const late: string[] = [];
+    const client = async () => {
+      while (!stop) {
+        const sent = performance.now();
+        const kid = await firstKid();
+        if (sent > rotatedAt) late.push(kid);
+      }
+    };
+    const clients = Array.from({ length: 20 }, client);
+    await Bun.sleep(100);
+    // The next keys are published first; promoting them is one transaction, committed right here.
+    await rotateManually(other, { immediate: false });
+    expect(promote(other, other.keys.store.nextSet(), unix(other.clock), 'cli')).toBeDefined();
+    rotatedAt = performance.now();
+    await Bun.sleep(200);
+    stop = true;
+    await Promise.all(clients);
+    const after = other.keys.store.active('RS256')!.kid;
+    other.db.close();
+    expect(after).not.toBe(before);
+    expect(late.length).toBeGreaterThan(20);
+    expect(late.filter((kid) => kid !== after)).toEqual([]);
   });
 });
