@@ -1,4 +1,4 @@
-import { bindLibcrypto } from './libcrypto.ts';
+import { loadLibcrypto } from './libcrypto.ts';
 import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
 import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
@@ -15,7 +15,7 @@ const sha256 = Bun.SHA256.hash;
 const ffi = await import('bun:ffi');
 let rs256: Rs256Signer | undefined;
 const signer = () => {
-  rs256 ??= rs256Signer(bindLibcrypto(ffi));
+  rs256 ??= rs256Signer(loadLibcrypto(ffi));
   return rs256;
 };
 

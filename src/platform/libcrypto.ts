@@ -12,14 +12,11 @@ import type { NativeRs256, RsaPrivateKey } from './rs256.ts';
 
 const RSA_PKCS1_PADDING = 1;
 
-/** The signer, or undefined when the library cannot be loaded (the caller keeps node:crypto). */
-export async function loadLibcrypto(path?: string): Promise<NativeRs256 | undefined> {
-  // Imported here, not at the top: the Node and Deno builds carry this file but must never load bun:ffi.
-  return bindLibcrypto(await import('bun:ffi'), path);
-}
-
-/** As loadLibcrypto, synchronously, with bun:ffi already imported. */
-export function bindLibcrypto(
+/**
+ * The signer, or undefined when the library cannot be loaded (the caller keeps node:crypto). bun:ffi is
+ * handed in, not imported here: the Node and Deno builds carry this file but must never load it.
+ */
+export function loadLibcrypto(
   ffi: typeof import('bun:ffi'),
   path = 'libcrypto.so.3',
 ): NativeRs256 | undefined {

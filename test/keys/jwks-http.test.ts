@@ -115,8 +115,13 @@ describe('GET /.well-known/jwks.json', () => {
       migrate: false,
     });
     const url = `${srv.url}/.well-known/jwks.json`;
-    const firstKid = async () =>
-      ((await (await fetch(url)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+    // Answers of one turn share the body read, never the request id (every response carries its own).
+    const requestIds: string[] = [];
+    const firstKid = async () => {
+      const res = await fetch(url);
+      requestIds.push(res.headers.get('x-request-id')!);
+      return ((await res.json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+    };
     const before = await firstKid();
     let rotatedAt = Number.POSITIVE_INFINITY;
     let stop = false;
@@ -143,5 +148,7 @@ describe('GET /.well-known/jwks.json', () => {
     expect(after).not.toBe(before);
     expect(late.length).toBeGreaterThan(20);
     expect(late.filter((kid) => kid !== after)).toEqual([]);
+    expect(new Set(requestIds).size).toBe(requestIds.length);
+    expect(requestIds.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import * as ffi from 'bun:ffi';
 import { describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -33,7 +34,7 @@ describe('RS256 through the system libcrypto', () => {
   });
 
   test.if(systemLibcrypto)('signs byte for byte as node:crypto, and jose verifies it', async () => {
-    const native = rs256Signer(await loadLibcrypto());
+    const native = rs256Signer(loadLibcrypto(ffi));
     expect(native.provider).toBe('libcrypto');
     const fallback = rs256Signer(undefined);
     const key = importRsaPrivateJwk(privateJwk);
@@ -48,10 +49,10 @@ describe('RS256 through the system libcrypto', () => {
     }
   });
 
-  test('a key that is not RSA is refused, at import and by the native signer', async () => {
+  test('a key that is not RSA is refused, at import and by the native signer', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     expect(() => importRsaPrivateJwk(ec.export({ format: 'jwk' }) as JsonWebKey)).toThrow('RSA key only');
-    const native = await loadLibcrypto();
+    const native = loadLibcrypto(ffi);
     if (native) expect(() => native.signRs256(ec, 'x')).toThrow('RSA key only');
   });
 
@@ -72,8 +73,8 @@ describe('RS256 through the system libcrypto', () => {
   });
 
   test('without the library, node:crypto signs and jose verifies it', async () => {
-    expect(await loadLibcrypto('/nonexistent/libcrypto.so.3')).toBeUndefined();
-    const signer = rs256Signer(await loadLibcrypto('/nonexistent/libcrypto.so.3'));
+    expect(loadLibcrypto(ffi, '/nonexistent/libcrypto.so.3')).toBeUndefined();
+    const signer = rs256Signer(loadLibcrypto(ffi, '/nonexistent/libcrypto.so.3'));
     expect(signer.provider).toBe('node:crypto');
     const key = importRsaPrivateJwk(privateJwk);
     const jwsInput = `${header}.${Buffer.from('{"sub":"ada"}').toString('base64url')}`;
