@@ -78,7 +78,7 @@ const GRANT = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, 
 
 /** The token with id `id` and what its use at `now` needs (a module function: UserInfo is a hot path). */
 export function accessTokenGrant(db: Db, id: string, now: number): AccessTokenGrantRow | undefined {
-  return db.sql.prepare<AccessTokenGrantRow>(GRANT).get(now, now, id);
+  return db.reads.prepare<AccessTokenGrantRow>(GRANT).get(now, now, id);
 }
 
 export function insertAccessToken(db: Db, t: NewAccessToken): void {

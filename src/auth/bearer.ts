@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from 'hono';
 import { ACCESS_TOKEN_PREFIX } from '../apps/credential-prefixes.ts';
 import { recordTokenUse } from '../consent/grant.ts';
 import type { AppContext } from '../context.ts';
-import { sha256HexSync } from '../crypto/digest.ts';
 import { locatedSecretId, matchesStoredHash } from '../crypto/located-secret.ts';
 import type { Environment } from '../environment.ts';
 import { ApiError, OAuthError } from '../errors.ts';
@@ -185,8 +184,8 @@ async function guard(
   } catch (e) {
     failure = e;
   }
-  // Hashed: the bucket key is stored, and a token is never stored in the clear.
-  const key = grant ? `token:${sha256HexSync(token!)}` : addressKey(r.ip);
+  // The token's stored hash (it matched): the bucket key is stored, and a token never is in the clear.
+  const key = grant ? `token:${row!.token_hash}` : addressKey(r.ip);
   const hit = await countRequest(ctx, 'userinfo', key, undefined);
   if (!hit.allowed) throw rateLimitExceeded(hit);
   Object.assign(headers, rateLimitHeaders(hit));

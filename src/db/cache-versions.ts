@@ -16,5 +16,5 @@ const READ: Record<CacheName, string> = {
  * every version at once costs twice as much, and no request shares one read between two caches.)
  */
 export function cacheVersion(db: Db, name: CacheName): number {
-  return db.sql.prepare<{ version: number }>(READ[name]).get()?.version ?? -1;
+  return db.reads.prepare<{ version: number }>(READ[name]).get()?.version ?? -1;
 }

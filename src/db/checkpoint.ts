@@ -97,6 +97,8 @@ export async function startBackgroundCheckpoints(
     // Start-up's own writes (a new database's migrations) would otherwise start the worker at once. If
     // another process holds the log, it stays, and the worker starts now as it did before.
     try {
+      // TRUNCATE waits for every reader, this process's own snapshot included.
+      db.reads.release();
       db.sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     } catch {}
     settled();

@@ -5,6 +5,7 @@ import { runtime } from '../platform/runtime.ts';
 import type { Engine, SqlDriver } from '../platform/sql-driver.ts';
 import { CommitHooks } from './after-commit.ts';
 import * as schema from './schema/index.ts';
+import { directReads, type Reads, turnSnapshot } from './turn-snapshot.ts';
 import { createWriteBatch, type WriteBatch } from './write-batch.ts';
 
 export type Orm = BaseSQLiteDatabase<'sync', unknown, typeof schema>;
@@ -16,6 +17,8 @@ export type Orm = BaseSQLiteDatabase<'sync', unknown, typeof schema>;
 export interface Db {
   engine: Engine;
   sql: SqlDriver;
+  /** Reads for hot paths, at this turn's snapshot (see turn-snapshot.ts). */
+  reads: Reads;
   orm: Orm;
   /** The SQLite file; '' on PostgreSQL. */
   path: string;
@@ -71,7 +74,9 @@ export async function openDb(target: string): Promise<Db> {
   driver.exec('PRAGMA synchronous = NORMAL');
   driver.exec('PRAGMA foreign_keys = ON');
   driver.exec('PRAGMA busy_timeout = 5000');
-  return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
+  // A second connection, only for reads (turn-snapshot.ts); an in-memory database cannot have one.
+  const reader = path === ':memory:' ? undefined : await runtime.openSqlite(path);
+  return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) }, reader);
 }
 
 /**
@@ -83,18 +88,28 @@ export async function openDbReadOnly(path: string): Promise<Db> {
   return wrap(driver, { path, location: path, backup: (file) => driver.backup(file) });
 }
 
-async function wrap(driver: SqlDriver, where: Pick<Db, 'path' | 'location' | 'backup'>): Promise<Db> {
+async function wrap(
+  driver: SqlDriver,
+  where: Pick<Db, 'path' | 'location' | 'backup'>,
+  reader?: SqlDriver,
+): Promise<Db> {
   const hooks = new CommitHooks();
   const sql = withCommitHooks(driver, hooks);
   const orm = (await sql.drizzle(schema)) as Orm;
+  const reads = reader ? turnSnapshot(driver, reader) : directReads(driver);
   return {
     engine: driver.engine,
     sql,
+    reads,
     orm,
     ...where,
     batch: createWriteBatch(driver, hooks),
     afterCommit: (fn) => hooks.add(fn),
-    close: () => sql.close(),
+    close: () => {
+      reads.release();
+      reader?.close();
+      sql.close();
+    },
   };
 }
 

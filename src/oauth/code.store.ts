@@ -43,7 +43,7 @@ export function createCodeStore(db: Db) {
     },
 
     find(id: string): CodeRow | undefined {
-      return db.sql.prepare<CodeRow>(FIND_CODE).get(id);
+      return db.reads.prepare<CodeRow>(FIND_CODE).get(id);
     },
 
     /** True for the one caller that marks the code used (and `tokenId` the token issued from it). */

@@ -148,11 +148,11 @@ export function createPersonStore(db: Db) {
 
     /** The person's releasable data with primary contacts first, or undefined if the row is gone. */
     releasable(id: string): ReleasablePerson | undefined {
-      const p = db.sql
+      const p = db.reads
         .prepare<Flags<ReleasableRow, 'photoVerified' | 'identityVerified'>>(RELEASABLE)
         .get(id);
       if (!p) return undefined;
-      const rows = db.sql.prepare<ContactRow>(RELEASABLE_CONTACTS).all(id, id);
+      const rows = db.reads.prepare<ContactRow>(RELEASABLE_CONTACTS).all(id, id);
       return {
         ...p,
         photoVerified: p.photoVerified === 1,

@@ -11,3 +11,10 @@ export async function waitFor(
     await Bun.sleep(every);
   }
 }
+
+/**
+ * The next turn of the event loop. Reads share one snapshot per turn (src/db/turn-snapshot.ts), and a
+ * request from outside always arrives in a later turn than a change another process made before it;
+ * a test that reads directly after such a change waits for this to stand for that.
+ */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

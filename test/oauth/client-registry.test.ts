@@ -9,11 +9,13 @@ import {
 import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { nextTurn } from '../helpers/wait.ts';
 import { basic, inProcess, mintCode, REDIRECT, tokenRequest } from './fixtures.ts';
 
 // The OAuth endpoints keep clients in memory (client.store.ts). These tests change a client the way
 // an operator would, from another connection to the same database (the CLI is another process), and
-// check that the very next request sees the change.
+// check that the very next request sees the change (a test that reads directly waits for the next turn,
+// as any request arriving after the change would: see nextTurn).
 
 let ctx: TestContext;
 let other: Db;
@@ -96,22 +98,25 @@ describe('a change made by another process is seen by the next request', () => {
     expect((await authorize()).status).toBe(400);
   });
 
-  test('a post-logout redirect URI added or removed elsewhere is served on the next read', () => {
+  test('a post-logout redirect URI added or removed elsewhere is served on the next read', async () => {
     const registered = () => clientRegistry(ctx).postLogoutRedirectUris(app.environmentId);
     expect(registered()).toEqual([]);
     other.sql
       .prepare('INSERT INTO post_logout_redirect_uris (environment_id, uri) VALUES (?, ?)')
       .run(app.environmentId, 'https://app.example/bye');
+    await nextTurn();
     expect(registered()).toEqual(['https://app.example/bye']);
     other.sql
       .prepare('DELETE FROM post_logout_redirect_uris WHERE environment_id = ?')
       .run(app.environmentId);
+    await nextTurn();
     expect(registered()).toEqual([]);
   });
 
   test('a deleted application (its environments go with it) is an unknown client', async () => {
     expect(findClient(ctx, app.clientId)?.applicationId).toBe(app.applicationId);
     other.sql.prepare('DELETE FROM applications WHERE id = ?').run(app.applicationId);
+    await nextTurn();
     expect(findClient(ctx, app.clientId)).toBeUndefined();
     expect((await authorize()).status).toBe(400);
   });
@@ -119,6 +124,7 @@ describe('a change made by another process is seen by the next request', () => {
   test('a changed application is read again', async () => {
     expect(findClient(ctx, app.clientId)?.pkce).toBe('required');
     other.sql.prepare("UPDATE applications SET pkce = 'public-only' WHERE id = ?").run(app.applicationId);
+    await nextTurn();
     expect(findClient(ctx, app.clientId)?.pkce).toBe('public-only');
   });
 });
