@@ -27,30 +27,32 @@ export type ReleasablePerson = ReleasableRow & {
   emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
   phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
 };
-const RELEASABLE = `SELECT name, given_name AS "givenName", family_name AS "familyName",
-    preferred_username AS "preferredUsername", locale, legal_given_name AS "legalGivenName",
-    legal_family_name AS "legalFamilyName", birthdate, nationalities, photo, photo_verified AS "photoVerified",
-    assurance_level AS "assuranceLevel", identity_verified AS "identityVerified", updated_at AS "updatedAt"
-  FROM persons WHERE id = ?`;
-// Both in one statement (UserInfo runs it on every request). Sorted here, not by ORDER BY: SQLite would
-// build a temporary B-tree for each (a sixth of UserInfo's time).
-const RELEASABLE_CONTACTS = `SELECT 'email' AS kind, id, email AS value, verified, "primary"
-    FROM person_emails WHERE person_id = CAST(? AS TEXT)
-  UNION ALL SELECT 'phone', id, phone, verified, "primary" FROM person_phones WHERE person_id = CAST(? AS TEXT)`;
-interface ContactRow {
-  kind: 'email' | 'phone';
-  id: number;
-  value: string;
-  verified: number;
-  primary: number;
-}
+/** A person's contacts of one table as a JSON array of [id, value, verified, primary], in either engine. */
+const contactsJson = (engine: Db['engine'], table: string, value: string) =>
+  engine === 'postgres'
+    ? `(SELECT coalesce(json_agg(json_build_array(id, ${value}, verified, "primary")), '[]')::text
+        FROM ${table} WHERE person_id = p.id)`
+    : `(SELECT json_group_array(json_array(id, ${value}, verified, "primary")) FROM ${table}
+        WHERE person_id = p.id)`;
+// The person and their contacts in one statement (UserInfo runs it on every request); the contacts are
+// sorted here, not by ORDER BY: SQLite would build a temporary B-tree for each.
+const releasableSql = (engine: Db['engine']) => `SELECT name, given_name AS "givenName",
+    family_name AS "familyName", preferred_username AS "preferredUsername", locale,
+    legal_given_name AS "legalGivenName", legal_family_name AS "legalFamilyName", birthdate, nationalities,
+    photo, photo_verified AS "photoVerified", assurance_level AS "assuranceLevel",
+    identity_verified AS "identityVerified", updated_at AS "updatedAt",
+    ${contactsJson(engine, 'person_emails', 'email')} AS emails,
+    ${contactsJson(engine, 'person_phones', 'phone')} AS phones
+  FROM persons p WHERE p.id = ?`;
+const RELEASABLE = { sqlite: releasableSql('sqlite'), postgres: releasableSql('postgres') };
+/** A contact as RELEASABLE lists it: [id, value, verified, primary]. */
+type ContactRow = [number, string, number, number];
 type Flags<T, K extends keyof T> = Omit<T, K> & { [F in K]: number };
-/** One kind of contact, primary first, then in the order they were added. */
-const contactsOf = (rows: ContactRow[], kind: ContactRow['kind']) =>
-  rows
-    .filter((r) => r.kind === kind)
-    .sort((a, b) => b.primary - a.primary || a.id - b.id)
-    .map((r) => ({ value: r.value, verified: r.verified === 1, primary: r.primary === 1 }));
+/** Contacts primary first, then in the order they were added. */
+const contactsOf = (json: string) =>
+  (JSON.parse(json) as ContactRow[])
+    .sort((a, b) => b[3] - a[3] || a[0] - b[0])
+    .map(([, value, verified, primary]) => ({ value, verified: verified === 1, primary: primary === 1 }));
 
 /** A sandbox persona as seeded: every field it owns, with its emails, phones and verified documents. */
 export type PersonaSeed = Pick<
@@ -148,17 +150,19 @@ export function createPersonStore(db: Db) {
 
     /** The person's releasable data with primary contacts first, or undefined if the row is gone. */
     releasable(id: string): ReleasablePerson | undefined {
-      const p = db.reads
-        .prepare<Flags<ReleasableRow, 'photoVerified' | 'identityVerified'>>(RELEASABLE)
+      const row = db.reads
+        .prepare<
+          Flags<ReleasableRow, 'photoVerified' | 'identityVerified'> & { emails: string; phones: string }
+        >(RELEASABLE[db.engine])
         .get(id);
-      if (!p) return undefined;
-      const rows = db.reads.prepare<ContactRow>(RELEASABLE_CONTACTS).all(id, id);
+      if (!row) return undefined;
+      const { emails, phones, ...p } = row;
       return {
         ...p,
         photoVerified: p.photoVerified === 1,
         identityVerified: p.identityVerified === 1,
-        emails: contactsOf(rows, 'email').map(({ value, ...c }) => ({ email: value, ...c })),
-        phones: contactsOf(rows, 'phone').map(({ value, ...c }) => ({ phone: value, ...c })),
+        emails: contactsOf(emails).map(({ value, ...c }) => ({ email: value, ...c })),
+        phones: contactsOf(phones).map(({ value, ...c }) => ({ phone: value, ...c })),
       };
     },
 

@@ -6,6 +6,7 @@ import { PERSONAS, type Persona } from '../../src/identity/personas.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
 import { ageAt, claimsFor } from '../../src/oidc/claims.ts';
 import { loadClaimsPerson } from '../../src/oidc/userinfo.ts';
+import { createPersonStore } from '../../src/persons/person.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
@@ -156,6 +157,41 @@ describe('claimsFor details', () => {
     expect(at('2028-06-01T00:00:00Z')).toEqual({ sub: 's', age: 18, age_over_18: true });
     expect(ageAt('2008-02-29', new Date('2026-02-28T12:00:00Z'))).toBe(17);
     expect(ageAt('2008-02-29', new Date('2026-03-01T00:00:00Z'))).toBe(18);
+  });
+
+  test('emails and phones list the primary first, then the others in the order they were added', () => {
+    const store = createPersonStore(ctx.db);
+    const contact = (primary: boolean) => ({ verified: !primary, primary });
+    const strip = <T extends { id: number; personId: string }>({ id: _, personId: __, ...c }: T) => c;
+    const [emails, phones] = [store.emails('psn_sandbox_ada'), store.phones('psn_sandbox_ada')];
+    store.replaceEmails('psn_sandbox_ada', [
+      { email: 'first@example.com', ...contact(false) },
+      { email: 'main@example.com', ...contact(true) },
+      { email: 'third@example.com', ...contact(false) },
+    ]);
+    store.replacePhones('psn_sandbox_ada', [
+      { phone: '+33600000001', ...contact(false) },
+      { phone: '+33600000002', ...contact(true) },
+    ]);
+    const ada = loadClaimsPerson(ctx, 'psn_sandbox_ada')!;
+    store.replaceEmails('psn_sandbox_ada', emails.map(strip));
+    store.replacePhones('psn_sandbox_ada', phones.map(strip));
+    expect(claimsFor(ada, [], ['email', 'emails', 'phone', 'phones'], opts())).toEqual({
+      sub: 's',
+      email: 'main@example.com',
+      email_verified: false,
+      emails: [
+        { email: 'main@example.com', verified: false, primary: true },
+        { email: 'first@example.com', verified: true, primary: false },
+        { email: 'third@example.com', verified: true, primary: false },
+      ],
+      phone_number: '+33600000002',
+      phone_number_verified: false,
+      phone_numbers: [
+        { phone_number: '+33600000002', verified: false, primary: true },
+        { phone_number: '+33600000001', verified: true, primary: false },
+      ],
+    });
   });
 
   test('face claims describe this authorization: a failed match is false, not absent', () => {
