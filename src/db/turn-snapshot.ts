@@ -48,34 +48,27 @@ export function turnSnapshot(main: SqlDriver, reader: SqlDriver): Reads {
     seenChanges = n;
     return true;
   };
+  type Run = (...params: unknown[]) => unknown;
+  // A failed read ends the snapshot, so nothing is left open after an error.
+  const either =
+    (onMain: Run, onSnapshot: Run): Run =>
+    (...p) => {
+      if (!onReader()) return onMain(...p);
+      try {
+        return onSnapshot(...p);
+      } catch (e) {
+        release();
+        throw e;
+      }
+    };
   const cache = new Map<string, Read<unknown>>();
   const prepare = (sql: string): Read<unknown> => {
     let statement = cache.get(sql);
-    if (statement) return statement;
-    const m = main.prepare(sql);
-    const r = reader.prepare(sql);
-    // A failed read ends the snapshot, so nothing is left open after an error.
-    statement = {
-      get(...p) {
-        if (!onReader()) return m.get(...p);
-        try {
-          return r.get(...p);
-        } catch (e) {
-          release();
-          throw e;
-        }
-      },
-      all(...p) {
-        if (!onReader()) return m.all(...p);
-        try {
-          return r.all(...p);
-        } catch (e) {
-          release();
-          throw e;
-        }
-      },
-    };
-    cache.set(sql, statement);
+    if (!statement) {
+      const [m, r] = [main.prepare(sql), reader.prepare(sql)];
+      statement = { get: either(m.get, r.get), all: either(m.all, r.all) } as Read<unknown>;
+      cache.set(sql, statement);
+    }
     return statement;
   };
   return { prepare: prepare as Reads['prepare'], release };
