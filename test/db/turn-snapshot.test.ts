@@ -91,3 +91,15 @@ describe.skipIf(onPostgres)('reads at the snapshot of the turn', () => {
     expect(count('k')).toBeUndefined();
   });
 });
+
+// PostgreSQL instances share the database and have no WAL read lock to save: reads go to the
+// connection itself, so a change by another instance is read at once, within the same turn.
+describe.skipIf(!onPostgres)('reads on PostgreSQL', () => {
+  test("another instance's change and this one's own are read at once", () => {
+    expect(count('k')).toBeUndefined();
+    put(other, 'k', 1);
+    expect(count('k')).toBe(1);
+    put(db, 'k', 2);
+    expect(count('k')).toBe(2);
+  });
+});
