@@ -7,6 +7,7 @@ import {
   timeOrderedUuid,
 } from '../../src/crypto/located-secret.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { nodeCrypto } from '../../src/platform/node-crypto.ts';
 
 describe('located secrets', () => {
   test('carry a time-ordered id and 256 random bits; only the hash of the whole value is kept', () => {
@@ -29,14 +30,22 @@ describe('located secrets', () => {
     expect(timeOrderedUuid(clock.now())).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   });
 
-  test("ids minted within one millisecond still sort in issue order, and carry the clock's time", () => {
-    const clock = fixedClock(Date.UTC(2031, 0, 2, 3, 4, 5, 678));
-    const ids = Array.from({ length: 200 }, () => timeOrderedUuid(clock.now()));
-    expect([...ids].sort()).toEqual(ids);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids)
-      expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(clock.now().getTime());
-  });
+  // The running runtime's ids, and Node's and Deno's (tested here under Bun).
+  for (const [runtime, uuid] of [
+    ['this runtime', timeOrderedUuid],
+    ['Node and Deno', nodeCrypto.timeOrderedUuid],
+  ] as const)
+    test(`ids minted within one millisecond still sort in issue order, and carry the clock's time (${runtime})`, () => {
+      const clock = fixedClock(Date.UTC(2031, 0, 2, 3, 4, 5, 678));
+      const ids = Array.from({ length: 200 }, () => uuid(clock.now()));
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids)
+        expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBe(clock.now().getTime());
+      clock.advance(1);
+      const next = uuid(clock.now());
+      expect(next > ids.at(-1)!).toBe(true);
+    });
 
   test('a presented value names its row only when it has the exact form', () => {
     const s = mintLocatedSecret(fixedClock(), 'at_');
