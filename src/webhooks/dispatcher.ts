@@ -3,7 +3,6 @@ import { randomId } from '../crypto/tokens.ts';
 import { sealedSecrets } from '../keys/instance-secrets.ts';
 import { unix } from '../platform/clock.ts';
 import { OutboundError, postOnce } from '../platform/outbound-http.ts';
-import { VERSION } from '../version.ts';
 import { type AttemptStatus, type ClaimedDelivery, createDeliveryStore } from './delivery.store.ts';
 import { createEndpointStore } from './endpoint.store.ts';
 import { webhookMetrics } from './metrics.ts';
@@ -17,8 +16,8 @@ import {
   urlProblem,
 } from './target-url.ts';
 
-/** The interface's product token first; Verity's own version after it, for receivers' logs. */
-export const USER_AGENT = `Service-Webhooks/1.0 Verity/${VERSION}`;
+/** The interface's value, exactly: receivers may match it byte for byte. */
+export const USER_AGENT = 'Service-Webhooks/1.0';
 
 /** Deliveries in flight in one process, over all endpoints. */
 const MAX_IN_FLIGHT = 64;

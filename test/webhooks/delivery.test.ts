@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import pkg from '../../package.json' with { type: 'json' };
 import { unix } from '../../src/platform/clock.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { sendTestEvent } from '../../src/webhooks/endpoints.ts';
@@ -47,8 +46,7 @@ describe('webhook delivery', () => {
     expect(req.method).toBe('POST');
     expect(req.path).toBe('/hook');
     expect(req.headers['content-type']).toBe('application/json');
-    // The interface's product token comes first; Verity's version follows it.
-    expect(req.headers['user-agent']).toBe(`Service-Webhooks/1.0 Verity/${pkg.version}`);
+    expect(req.headers['user-agent']).toBe('Service-Webhooks/1.0');
     expect(req.headers['service-event-id']).toBe(envelope.id);
     expect(req.headers['service-event-type']).toBe('consent.granted');
     const body = JSON.parse(req.body);
