@@ -1,5 +1,5 @@
 /** The processes a benchmark starts: which cores they may use, when they are ready, their memory. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 export const cores = availableParallelism();
@@ -33,4 +33,18 @@ export function procKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefine
   } catch {
     return undefined;
   }
+}
+
+/** CPU time, in µs, of the threads of `pid` whose name starts with `prefix` (Linux's /proc; else 0). */
+export function threadsCpuMicros(pid: number | 'self', prefix: string): number {
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (!readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith(prefix)) continue;
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {} // the thread has ended
+    }
+  } catch {}
+  return ns / 1000;
 }

@@ -22,8 +22,9 @@ export interface Slice {
   oidc?: Result;
   /** The ceilings measured before and after the slice. */
   around: [Ceilings, Ceilings];
-  /** Server CPU time the slice used. */
+  /** Server CPU time the slice used, and of it the JIT compiler's threads'. */
   cpuMicros: number;
+  jitMicros: number;
 }
 
 export interface Run {
@@ -149,8 +150,9 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
   );
   const cpuPerExchange = median(slices.map((s) => s.cpuMicros / s.exchanges.requests));
   const cpuPerSign = median(ceilings.map((c) => c.verity.cpuMicros));
+  const jitPerExchange = median(slices.map((s) => s.jitMicros / s.exchanges.requests));
   console.log(
-    `Server CPU time: ${int(cpuPerExchange)} µs per exchange, ${int(cpuPerSign)} µs per signature (medians)`,
+    `Server CPU time: ${int(cpuPerExchange)} µs per exchange (the JIT compiler's threads ${jitPerExchange.toFixed(1)}), ${int(cpuPerSign)} µs per signature (medians)`,
   );
   console.log(
     `\nEvery core, ${turns.length} turns of a pinned and a free slice: one core ${rate(oneCore)}, every core ${rate(allCores)}; ratios ${list(everyCore)}.`,
