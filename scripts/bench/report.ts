@@ -163,6 +163,11 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
   console.log(
     `  The machine's own ceiling: openssl speed on its ${cores} cores signs ${run.opensslScaling.toFixed(2)}× what it signs on one (median of 3).`,
   );
+  // The free server shares the cores with the load generator; the pinned one does not.
+  const freeCeiling = (run.opensslScaling * (cores - run.loadCpuShare)) / cores;
+  console.log(
+    `  Less the load generator's share, the cores could give the free server about ${freeCeiling.toFixed(2)}× one core.`,
+  );
 
   // Other load on the machine slows the server's core in stretches; when they cover much of the run,
   // the exchanges (memory-bound) slow more than the signatures (compute-bound). Say so.
