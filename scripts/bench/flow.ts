@@ -54,8 +54,10 @@ else await main();
 
 async function serve(configPath: string, port: number) {
   const config = parseConfig(readFileSync(configPath, 'utf8'));
-  const ctx = await createContext(config, { log: silentLogger });
-  await startBackgroundCheckpoints(ctx.db, silentLogger);
+  // Logging as a server does by default (a security-event line per token request), to the stdout the
+  // benchmark discards.
+  const ctx = await createContext(config);
+  await startBackgroundCheckpoints(ctx.db, ctx.log);
   const { fetch, routes } = createHandlers(ctx, (app) => {
     // The ceiling on demand, between slices of exchanges (see main).
     app.get('/bench/sign', async (c) => c.json(await measureSigning(ctx, Number(c.req.query('ms') ?? 2000))));

@@ -26,8 +26,6 @@ dir = "${join(dir, 'keys')}"
 requests = 100000000
 [rate_limits.userinfo]
 requests = 100000000
-[log]
-level = "error"
 `;
 }
 
