@@ -2,25 +2,28 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { type Db, databaseTarget, openDb } from '../../src/db/open.ts';
 import { rateLimitBuckets } from '../../src/db/schema/rate-limits.ts';
-import { onPostgres, type TestContext, testContext } from '../helpers/context.ts';
+import { type Engine, type TestContext, testContext } from '../helpers/context.ts';
 import { nextTurn } from '../helpers/wait.ts';
 
 // Hot-path reads (`db.reads`) share one read transaction per turn of the event loop, on a second
 // connection to the SQLite file. These tests try to make them read something stale or leave a reader
-// behind. The other connection stands for another process (the CLI).
+// behind. The other connection stands for another process (the CLI). Each engine's mechanism is tested
+// on that engine, in every run.
 
 let ctx: TestContext;
 let db: Db;
 let other: Db;
-beforeEach(async () => {
-  ctx = await testContext();
-  db = ctx.db;
-  other = await openDb(databaseTarget(ctx.config));
-});
-afterEach(() => {
-  other.close();
-  ctx.cleanup();
-});
+const on = (engine: Engine) => {
+  beforeEach(async () => {
+    ctx = await testContext({ engine });
+    db = ctx.db;
+    other = await openDb(databaseTarget(ctx.config));
+  });
+  afterEach(() => {
+    other.close();
+    ctx.cleanup();
+  });
+};
 
 const count = (key: string) =>
   db.reads.prepare<{ count: number }>('SELECT count FROM rate_limit_buckets WHERE key = ?').get(key)?.count;
@@ -37,7 +40,8 @@ const truncatedByOther = () => {
   return other.sql.prepare<{ busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)').get()!.busy === 0;
 };
 
-describe.skipIf(onPostgres)('reads at the snapshot of the turn', () => {
+describe('reads at the snapshot of the turn (SQLite)', () => {
+  on('sqlite');
   test("this process's own writes are read at once, however they were made", async () => {
     expect(count('k')).toBeUndefined(); // the turn's snapshot starts here
     put(db, 'k', 1);
@@ -94,7 +98,8 @@ describe.skipIf(onPostgres)('reads at the snapshot of the turn', () => {
 
 // PostgreSQL instances share the database and have no WAL read lock to save: reads go to the
 // connection itself, so a change by another instance is read at once, within the same turn.
-describe.skipIf(!onPostgres)('reads on PostgreSQL', () => {
+describe('reads on PostgreSQL', () => {
+  on('postgres');
   test("another instance's change and this one's own are read at once", () => {
     expect(count('k')).toBeUndefined();
     put(other, 'k', 1);

@@ -17,6 +17,10 @@ export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
 /** Whether this run puts the tests on PostgreSQL (`VERITY_TEST_ENGINE=postgres`) rather than SQLite. */
 export const onPostgres = process.env.VERITY_TEST_ENGINE === 'postgres';
 
+/** A test of one engine's own mechanism names it; every other test runs on the engine under test. */
+export type Engine = 'sqlite' | 'postgres';
+const runEngine: Engine = onPostgres ? 'postgres' : 'sqlite';
+
 /** The PostgreSQL database of each test directory, as each has its own SQLite file `verity.db`. */
 const databaseUrls = new Map<string, string>();
 const databaseUrl = (dir: string) => {
@@ -40,13 +44,13 @@ export const testDatabase = (dir: string): string => (onPostgres ? databaseUrl(d
  * the database is one of its own (test/helpers/postgres.ts), the same each time for the same `dir`, so
  * a CLI given this config reaches the test context's database.
  */
-export function testToml(dir: string, extra = ''): string {
-  const url = onPostgres ? `url = "${databaseUrl(dir)}"\n` : '';
+export function testToml(dir: string, extra = '', engine = runEngine): string {
+  const url = engine === 'postgres' ? `url = "${databaseUrl(dir)}"\n` : '';
   return `[database]\npath = "${join(dir, 'verity.db')}"\n${url}[keys]\ndir = "${join(dir, 'keys')}"\n${extra}\n`;
 }
 
-export function testConfig(dir: string, extra = ''): Config {
-  return parseConfig(testToml(dir, extra));
+export function testConfig(dir: string, extra = '', engine = runEngine): Config {
+  return parseConfig(testToml(dir, extra, engine));
 }
 
 export interface TestContext extends AppContext {
@@ -56,10 +60,12 @@ export interface TestContext extends AppContext {
 }
 
 /** A fresh database, keys directory and fixed clock per test. */
-export async function testContext(opts: { extra?: string; clock?: FixedClock } = {}): Promise<TestContext> {
+export async function testContext(
+  opts: { extra?: string; clock?: FixedClock; engine?: Engine } = {},
+): Promise<TestContext> {
   const { dir, cleanup } = tempDir();
   const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
-  const ctx = await createContext(testConfig(dir, opts.extra), { clock, log: silentLogger });
+  const ctx = await createContext(testConfig(dir, opts.extra, opts.engine), { clock, log: silentLogger });
   return {
     ...ctx,
     clock,
