@@ -18,9 +18,10 @@ export interface EnqueueInput<T extends EventType> {
 export type OutboxContext = Pick<AppContext, 'db' | 'clock' | 'signals'>;
 
 /**
- * Writes an event and one delivery row per subscribed endpoint. Call it inside the transaction of the
- * change that causes the event, so both commit or neither does. The body is serialised once here and
- * sent byte-for-byte on every attempt.
+ * Writes an event and one delivery row per subscribed endpoint, or nothing when no endpoint takes it
+ * (docs/webhooks.md, "Managing endpoints"). Call it inside the transaction of the change that causes
+ * the event, so both commit or neither does. The body is serialised once here and sent byte-for-byte
+ * on every attempt.
  */
 export function enqueueEvent<T extends EventType>(
   ctx: OutboxContext,
@@ -30,17 +31,12 @@ export function enqueueEvent<T extends EventType>(
   const now = ctx.clock.now();
   const t = unixOf(now);
   const envelope: EventEnvelope<T> = {
-    // Time-ordered, so the insert appends to the id index (the token endpoint writes one per exchange).
+    // Time-ordered, so the insert appends to the id index (a busy token endpoint writes many).
     id: timeOrderedUuid(now),
     type: input.type,
     createdAt: isoTime(now),
     data: input.data,
   };
-  db.sql
-    .prepare(
-      'INSERT INTO webhook_events (id, type, application_id, environment, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    )
-    .run(envelope.id, envelope.type, input.applicationId, input.environment, JSON.stringify(envelope), t);
   // Subscriptions are filtered here rather than with json_each in SQL: setting up the table-valued
   // function costs more than ten times the indexed lookup, on every token exchange.
   const endpoints = input.endpointId
@@ -51,6 +47,13 @@ export function enqueueEvent<T extends EventType>(
         )
         .all(input.applicationId, input.environment)
         .filter((e) => (JSON.parse(e.events) as string[]).includes(input.type));
+  // An event no endpoint receives is not stored: nothing could ever send it or show it.
+  if (endpoints.length === 0) return envelope;
+  db.sql
+    .prepare(
+      'INSERT INTO webhook_events (id, type, application_id, environment, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    .run(envelope.id, envelope.type, input.applicationId, input.environment, JSON.stringify(envelope), t);
   const insert = db.sql.prepare(
     `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,

@@ -16,6 +16,7 @@ async function setup(extra = '') {
     type: 'confidential',
     redirectUris: ['https://rp.example/cb'],
     scopes: 'openid email profile',
+    subscribed: true,
   });
 }
 

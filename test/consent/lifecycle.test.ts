@@ -28,8 +28,12 @@ const ADA_HOLDER = { personId: ADA, sessionIdHash: null };
 
 async function setup(extra = '') {
   ctx = await testContext({ extra });
-  const app = await createTestApp(ctx, { type: 'confidential', redirectUris: [REDIRECT], scopes: SCOPES });
-  return app;
+  return createTestApp(ctx, {
+    type: 'confidential',
+    redirectUris: [REDIRECT],
+    scopes: SCOPES,
+    subscribed: true,
+  });
 }
 
 /** A consent granted as the consent screen grants it, and a token issued under it. */
@@ -173,7 +177,12 @@ describe('revocation', () => {
 describe('disconnect', () => {
   test('ends every consent the person gave the application, and only those', async () => {
     const app = await setup();
-    const other = await createTestApp(ctx, { type: 'public', redirectUris: [REDIRECT], scopes: SCOPES });
+    const other = await createTestApp(ctx, {
+      type: 'public',
+      redirectUris: [REDIRECT],
+      scopes: SCOPES,
+      subscribed: true,
+    });
     const a1 = await consentWithToken(app, 'Sign in');
     const a2 = await consentWithToken(app, 'Check out');
     const b = await consentWithToken(other, 'Sign in');

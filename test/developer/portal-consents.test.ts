@@ -1,5 +1,6 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { listAudit } from '../../src/audit/audit.store.ts';
+import { subscribeTestEndpoint } from '../helpers/apps.ts';
 import { CALLBACK, connectPersona } from '../identity/flow-helpers.ts';
 import { Browser, createApp_, location, P, type Portal, page, portal, signUp } from './portal-helpers.ts';
 
@@ -20,6 +21,7 @@ async function world() {
   const bob = await signUp(p, 'bob@example.com');
   const aliceApp = await createApp_(alice, { name: 'Alice Shop' });
   const bobApp = await createApp_(bob, { name: 'Bob Bank' });
+  for (const a of [aliceApp, bobApp]) subscribeTestEndpoint(p.ctx, a.applicationId);
   const clientOf = (html: string) => /(cid_test_[\w-]+)/.exec(html)![1]!;
   /** A persona's consent given in a browser of its own; returns the consent id. */
   const consent = async (clientId: string, persona: string, purpose: string) => {

@@ -33,6 +33,7 @@ beforeAll(async () => {
     redirectUris: [rp.callbackUrl],
     scopes: SCOPES,
     name: 'Acme Shop',
+    subscribed: true,
   });
   server.ctx.db.sql
     .prepare('UPDATE application_environments SET document_types = ?, document_countries = ? WHERE id = ?')

@@ -49,6 +49,7 @@ async function setUp(extra = ''): Promise<Setup> {
     redirectUris: [rp.callbackUrl],
     scopes: SCOPES,
     name: 'Assured RP',
+    subscribed: true,
   });
   const config = await oidc.discovery(
     new URL(server.ctx.config.server.base_url),

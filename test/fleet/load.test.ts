@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { openDb } from '../../src/db/open.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { subscribeTestEndpoint } from '../helpers/apps.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { FleetBrowser, signInForCode, tokenRequest } from './browser.ts';
 import { createClient, type Fleet, startFleet } from './fleet.ts';
@@ -89,6 +91,9 @@ describe('two instances behind a load balancer, one killed mid-load', () => {
     });
     for (const url of fleet.urls) await proxy.admit(url);
     const client = await createClient(fleet, 'Load');
+    const setup = await openDb(fleet.dbUrl);
+    subscribeTestEndpoint({ db: setup, clock: systemClock }, client.applicationId);
+    setup.close();
     const [survivor, victim] = [fleet.urls[0]!, fleet.procs[1]!];
 
     const outcomes: Outcome[] = [];

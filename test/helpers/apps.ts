@@ -2,8 +2,11 @@ import { insertApplication, insertEnvironment } from '../../src/apps/application
 import { CLIENT_SECRET_PREFIX } from '../../src/apps/credential-prefixes.ts';
 import type { AppContext } from '../../src/context.ts';
 import { randomId, randomToken, sha256Hex } from '../../src/crypto/tokens.ts';
+import type { Environment } from '../../src/environment.ts';
 import type { SigningAlg } from '../../src/keys/signing-algs.ts';
 import { unix } from '../../src/platform/clock.ts';
+import { createEndpointStore } from '../../src/webhooks/endpoint.store.ts';
+import { EVENT_TYPES } from '../../src/webhooks/events.ts';
 
 export interface TestAppOptions {
   type: 'confidential' | 'public';
@@ -22,6 +25,8 @@ export interface TestAppOptions {
   clientSecret?: string;
   /** `id_token_signed_response_alg`; RS256 when unset. */
   idTokenAlg?: SigningAlg;
+  /** Subscribe an endpoint to every event kind (see `subscribeTestEndpoint`). */
+  subscribed?: boolean;
 }
 
 export interface TestApp {
@@ -69,10 +74,35 @@ export async function createTestApp(ctx: AppContext, opts: TestAppOptions): Prom
       secretHash,
     });
   });
+  if (opts.subscribed) subscribeTestEndpoint(ctx, applicationId, environment);
   return {
     applicationId,
     environmentId: env.id,
     clientId: env.clientId,
     ...(clientSecret === undefined ? {} : { clientSecret }),
   };
+}
+
+/**
+ * Subscribes an endpoint of the application environment to every event kind. An event no endpoint
+ * takes is not stored, so a test that reads `webhook_events` needs one. Nothing is sent: the endpoint
+ * has no signing secret and its host does not resolve.
+ */
+export function subscribeTestEndpoint(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  applicationId: string,
+  environment: Environment = 'sandbox',
+): void {
+  const now = unix(ctx.clock);
+  createEndpointStore(ctx.db).insert({
+    id: randomId('we_'),
+    applicationId,
+    environment,
+    url: 'https://hooks.invalid/verity',
+    events: [...EVENT_TYPES],
+    description: 'test subscriber',
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+  });
 }

@@ -101,6 +101,7 @@ export async function flow(
     scopes: opts.scopes ?? ALL_SCOPES,
     environment: opts.environment ?? 'sandbox',
     name: opts.name ?? 'Acme Shop',
+    subscribed: true,
   });
   const app = createApp(ctx);
   const browser = new Browser(app);

@@ -24,7 +24,12 @@ afterEach(() => ctx?.cleanup());
 
 async function setup() {
   ctx = await testContext({ extra: '[rate_limits.oauth]\nrequests = 1000' });
-  const shape = { type: 'confidential' as const, redirectUris: [CALLBACK], scopes: 'openid email' };
+  const shape = {
+    type: 'confidential' as const,
+    redirectUris: [CALLBACK],
+    scopes: 'openid email',
+    subscribed: true,
+  };
   alices = await createTestApp(ctx, { ...shape, name: 'Alice Shop' });
   bobs = await createTestApp(ctx, { ...shape, name: 'Bob Bank' });
   app = createApp(ctx);

@@ -32,6 +32,7 @@ beforeEach(async () => {
     redirectUris: [REDIRECT],
     scopes: ['openid', 'profile', 'email'],
     name: 'Acme Bank',
+    subscribed: true,
   });
 });
 afterEach(() => ctx.cleanup());

@@ -20,6 +20,7 @@ beforeEach(async () => {
     type: 'confidential',
     redirectUris: [REDIRECT],
     scopes: ['openid', 'profile', 'email'],
+    subscribed: true,
   });
   publicApp = await createTestApp(ctx, {
     type: 'public',

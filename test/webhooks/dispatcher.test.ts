@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { NotFoundError } from '../../src/errors.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { pruneWebhookHistory } from '../../src/webhooks/deliveries.ts';
+import { pruneWebhookHistory, redeliverAsOperator } from '../../src/webhooks/deliveries.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -106,6 +107,30 @@ describe('webhook dispatcher', () => {
     ctx.db.sql.prepare('UPDATE webhook_endpoints SET enabled = 1 WHERE id = ?').run(ep.id);
     expect(await dispatchDue(ctx)).toHaveLength(1);
     expect(r.received).toHaveLength(1);
+  });
+
+  test('an event no enabled endpoint takes is not stored, and cannot be sent later', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const r = rx();
+    const o = await owner(ctx);
+    const stored = () => ctx.db.sql.prepare<{ id: string }>('SELECT id FROM webhook_events').all();
+    const unheard = granted(o);
+    expect(stored()).toEqual([]);
+
+    const ep = await sandboxEndpoint(ctx, o, r.url, ['consent.revoked']);
+    granted(o);
+    expect(stored()).toEqual([]);
+    const revoked = enqueueConsentEvent(ctx, o, 'consent.revoked');
+    expect(stored()).toEqual([{ id: revoked.id }]);
+    expect(await dispatchDue(ctx)).toHaveLength(1);
+    expect(r.received.map((x) => x.headers['service-event-id'])).toEqual([revoked.id]);
+    ctx.db.sql.prepare('UPDATE webhook_endpoints SET enabled = 0 WHERE id = ?').run(ep.id);
+    enqueueConsentEvent(ctx, o, 'consent.revoked');
+    expect(stored()).toEqual([{ id: revoked.id }]);
+
+    // An endpoint subscribed afterwards cannot be sent what nobody took.
+    const later = await sandboxEndpoint(ctx, o, r.url);
+    expect(() => redeliverAsOperator(ctx, unheard.id, later.id)).toThrow(NotFoundError);
   });
 
   test('the serving dispatcher wakes as soon as an event commits, and counts it in the metrics', async () => {
