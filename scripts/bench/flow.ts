@@ -28,7 +28,16 @@ import { runtime } from '../../src/platform/runtime.ts';
 import { freePort } from '../../test/helpers/port.ts';
 import { measureBinary } from './binary.ts';
 import { opensslSignsPerSecond } from './ceilings.ts';
-import { accessTokens, bearerRequests, type HttpRequest, load, median, merge, type Result } from './load.ts';
+import {
+  accessTokens,
+  bearerRequests,
+  type HttpRequest,
+  load,
+  median,
+  merge,
+  type Result,
+  repeat,
+} from './load.ts';
 import { type OidcProvider, startOidcProvider } from './oidc-provider/start.ts';
 import { pin, procKb, setAffinity, threadsCpuMicros, waitReady } from './processes.ts';
 import { type Ceilings, report, type Signing, type Slice } from './report.ts';
@@ -177,7 +186,7 @@ async function main() {
     // Exchanges before the measured ones, so the JIT has compiled the hot path (as in a running server).
     await load('warm-up', connections, exchangeRequests(base, warmUp));
     if (op && opFixture) await load('warm-up', connections, op.exchanges(opFixture.warmUp));
-    await load('warm-up', connections, () => ({ url: bareBase }), { seconds: 1 });
+    await load('warm-up', connections, repeat({ url: bareBase }), { seconds: 1 });
     const cpu = async () =>
       (await (await fetch(`${base}/bench/cpu`)).json()) as { micros: number; jitMicros: number };
     const ceilings = async (): Promise<Ceilings> => ({
@@ -246,13 +255,13 @@ async function main() {
     const verityTokens = await accessTokens(exchangeRequests(base, forTokens));
     const opTokens = op && opFixture && (await accessTokens(op.exchanges(opFixture.forTokens)));
     const routes: Record<string, () => HttpRequest> = {
-      bare: () => ({ url: bareBase }),
-      discovery: () => ({ url: `${base}/.well-known/openid-configuration` }),
-      jwks: () => ({ url: `${base}/.well-known/jwks.json` }),
+      bare: repeat({ url: bareBase }),
+      discovery: repeat({ url: `${base}/.well-known/openid-configuration` }),
+      jwks: repeat({ url: `${base}/.well-known/jwks.json` }),
       userinfo: bearerRequests(`${base}/v1/userinfo`, verityTokens),
       ...(op && opTokens
         ? {
-            opDiscovery: () => ({ url: `${op.base}/.well-known/openid-configuration` }),
+            opDiscovery: repeat({ url: `${op.base}/.well-known/openid-configuration` }),
             opUserinfo: bearerRequests(`${op.base}/me`, opTokens),
           }
         : {}),
