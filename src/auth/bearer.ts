@@ -139,8 +139,8 @@ const originNotAllowed = (origin: string | null) =>
 /** What the guard is given of a request. */
 export interface BearerRequest {
   req: Request;
-  /** The client address, for the limit of a request without a valid token. */
-  ip: string;
+  /** The client address, for the limit of a request without a valid token (read only then). */
+  ip: () => string;
   /** The form body of a POST (RFC 6750 §2.2), read within the route's body limit. */
   body: () => Promise<string>;
 }
@@ -185,7 +185,7 @@ async function guard(
     failure = e;
   }
   // The token's stored hash (it matched): the bucket key is stored, and a token never is in the clear.
-  const key = grant ? `token:${row!.token_hash}` : addressKey(r.ip);
+  const key = grant ? `token:${row!.token_hash}` : addressKey(r.ip());
   const hit = await countRequest(ctx, 'userinfo', key, undefined);
   if (!hit.allowed) throw rateLimitExceeded(hit);
   Object.assign(headers, rateLimitHeaders(hit));
@@ -209,7 +209,7 @@ export function bearerGuard(ctx: AppContext, webOriginsOf: WebOriginsOf): Middle
     try {
       c.set(
         'grant',
-        await guard({ req: c.req.raw, ip: c.get('clientIp'), body: () => c.req.text() }, headers),
+        await guard({ req: c.req.raw, ip: () => c.get('clientIp'), body: () => c.req.text() }, headers),
       );
     } finally {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);

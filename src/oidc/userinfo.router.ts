@@ -24,7 +24,8 @@ export function userinfoRoutes(ctx: AppContext, webOriginsOf: WebOriginsOf): Rou
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     let res: Response;
     try {
-      const ip = clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
+      // Looked up only for a request without a valid token (its rate-limit key).
+      const ip = () => clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
       const body = async () => {
         const text = await readTextWithin(req, BODY_LIMITS.other);
         if (text === undefined) throw payloadTooLarge();
