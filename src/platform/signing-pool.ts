@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { nextTurn } from './next-turn.ts';
 import type { RsaPrivateKey } from './rs256.ts';
 import { runtime } from './runtime.ts';
+import { decodeReply, encodeRequest, type SigningReply, type SigningRequest } from './signing-messages.ts';
 import type { WorkerHandle } from './worker.ts';
 
 /**
@@ -36,20 +37,6 @@ export interface SigningPoolOptions {
   answerWithinMs?: number;
   /** Told why a worker was lost. */
   onWorkerLost?: (reason: string) => void;
-}
-
-/** What the pool posts to a worker: keys to import and to forget, then [kid, input] to sign. */
-export interface SigningRequest {
-  id: number;
-  add: [kid: string, jwk: JsonWebKey][];
-  drop: string[];
-  jobs: [kid: string, input: string][];
-}
-
-/** A signature per job, in order; null where the worker could not sign. */
-export interface SigningReply {
-  id: number;
-  signatures: (string | null)[];
 }
 
 /** `auto`: one thread per core, or none on a single core (a hop to a worker would only add cost). */
@@ -151,7 +138,7 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
     if (closed || performance.now() < slot.restartAt) return false;
     const worker = spawn(new URL('./signing.worker.ts', import.meta.url));
     slot.worker = worker;
-    worker.onMessage((m) => answered(slot, worker, m as SigningReply));
+    worker.onMessage((m) => answered(slot, worker, decodeReply(m as string)));
     worker.onExit((reason) => lost(slot, worker, reason));
     return true;
   };
@@ -171,7 +158,7 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
     const timer = setTimeout(() => lost(slot, worker, 'did not answer'), answerWithinMs);
     if (slot.inflight.length === 0) worker.ref();
     slot.inflight.push({ id, jobs, timer });
-    worker.post({ id, add, drop, jobs: jobs.map((j) => [j.key.kid, j.input]) } satisfies SigningRequest);
+    worker.post(encodeRequest({ id, add, drop, jobs: jobs.map((j) => [j.key.kid, j.input]) }));
   };
 
   // Everything asked for in one turn of the event loop goes out together: one message per worker, each

@@ -1,6 +1,6 @@
 import type { RsaPrivateKey } from './rs256.ts';
 import { runtime } from './runtime.ts';
-import type { SigningReply, SigningRequest } from './signing-pool.ts';
+import { decodeRequest, encodeReply } from './signing-messages.ts';
 
 // A signing thread of the pool (signing-pool.ts): it keeps the keys it was sent, by kid, forgets those
 // it is told to, and signs each input with the kid named beside it. A null signature (a key it does not
@@ -19,12 +19,12 @@ function sign(kid: string, input: string): string | null {
 }
 
 port.onMessage((message) => {
-  const { id, add, drop, jobs } = message as SigningRequest;
+  const { id, add, drop, jobs } = decodeRequest(message as string);
   for (const kid of drop) keys.delete(kid);
   for (const [kid, jwk] of add) {
     try {
       keys.set(kid, runtime.importRsaPrivateJwk(jwk));
     } catch {}
   }
-  port.post({ id, signatures: jobs.map(([kid, input]) => sign(kid, input)) } satisfies SigningReply);
+  port.post(encodeReply({ id, signatures: jobs.map(([kid, input]) => sign(kid, input)) }));
 });

@@ -3,12 +3,12 @@ import { generateKeyPairSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { runtime } from '../../src/platform/runtime.ts';
+import { decodeRequest, type SigningRequest } from '../../src/platform/signing-messages.ts';
 import {
   createSigningPool,
   type PoolKey,
   type SigningPool,
   type SigningPoolOptions,
-  type SigningRequest,
   signingThreads,
 } from '../../src/platform/signing-pool.ts';
 import type { WorkerHandle } from '../../src/platform/worker.ts';
@@ -62,7 +62,7 @@ function watchedPool(
         handle: {
           ...real,
           post(m) {
-            w.posted.push(m as SigningRequest);
+            w.posted.push(decodeRequest(m as string));
             if (!deaf) real.post(m);
             onPost?.(w);
           },
