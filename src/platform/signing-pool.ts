@@ -186,7 +186,8 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
     sign(key, input) {
       return new Promise((resolve, reject) => {
         const job = { key, input, resolve, reject };
-        if (closed) return signInline(job);
+        // A newline would break the message's lines (signing-messages.ts); a JWS input never has one.
+        if (closed || input.includes('\n') || key.kid.includes('\n')) return signInline(job);
         queued.push(job);
         if (queued.length === 1) nextTurn(flush);
       });

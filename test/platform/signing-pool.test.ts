@@ -94,6 +94,19 @@ describe('the signing pool', () => {
     expect(workers.map((w) => w.posted.flatMap((m) => m.jobs).length)).toEqual([20, 20]);
   });
 
+  test('an input with a newline is signed on the calling thread, never split across jobs', async () => {
+    const { pool, workers } = watchedPool({ threads: 1 });
+    const odd = `${signingInput(keyA.kid, 1)}\n${signingInput(keyA.kid, 2)}`;
+    const plain = signingInput(keyA.kid, 3);
+    const [a, b] = await Promise.all([pool.sign(keyA, odd), pool.sign(keyA, plain)]);
+    // RS256 is deterministic: the same signature as the calling thread's own.
+    expect(a).toBe(await createSigningPool({ threads: 0 }).sign(keyA, odd));
+    expect(await verifies(plain, b!, keyA.publicJwk)).toBe(true);
+    expect(workers.flatMap((w) => w.posted.flatMap((m) => m.jobs.map(([, input]) => input)))).toEqual([
+      plain,
+    ]);
+  });
+
   test('the signatures asked for in one turn go to a worker in one message, the key sent once', async () => {
     const { pool, workers } = watchedPool({ threads: 1 });
     await Promise.all(Array.from({ length: 25 }, (_, i) => pool.sign(keyA, signingInput(keyA.kid, i))));
