@@ -15,10 +15,17 @@ export function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The bytes of an even-length hex string (one already known to be hex, such as a digest). */
+// '0'–'9' are 48–57; 'a'–'f' are 97–102, and 'A'–'F' become them with bit 5 set.
+const nibble = (c: number) => (c <= 57 ? c - 48 : (c | 32) - 87);
+
+/**
+ * The bytes of an even-length hex string (one already known to be hex, such as a digest). Read by
+ * character code: slicing and parsing each pair cost the token endpoint about 1.5 µs an exchange.
+ */
 export function fromHex(text: string): Uint8Array {
   const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < bytes.length; i++)
+    bytes[i] = (nibble(text.charCodeAt(2 * i)) << 4) | nibble(text.charCodeAt(2 * i + 1));
   return bytes;
 }
 
