@@ -186,8 +186,7 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
     sign(key, input) {
       return new Promise((resolve, reject) => {
         const job = { key, input, resolve, reject };
-        // A newline would break the message's lines (signing-messages.ts); a JWS input never has one.
-        if (closed || input.includes('\n') || key.kid.includes('\n')) return signInline(job);
+        if (closed) return signInline(job);
         queued.push(job);
         if (queued.length === 1) nextTurn(flush);
       });

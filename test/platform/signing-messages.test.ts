@@ -17,6 +17,9 @@ test('a request crosses as one string and comes back whole: keys, kids to drop, 
     jobs: [
       ['kid-a', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0'],
       ['kid-a', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIyIn0'],
+      // Whatever a part holds, it comes back as it went: a newline, an empty string.
+      ['kid\nb', 'line one\nline two'],
+      ['', ''],
     ],
   };
   const text = encodeRequest(request);
