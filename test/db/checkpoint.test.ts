@@ -36,7 +36,7 @@ sqliteOnly(
     const db = await openDb(path);
     try {
       db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
-      const stop = await startBackgroundCheckpoints(db, silentLogger);
+      const stop = await startBackgroundCheckpoints(db, silentLogger, { everyMs: 100 });
       // What start-up wrote is in the database file, and no worker has taken over the checkpoints.
       expect(walSize(path)).toBe(0);
       await Bun.sleep(300);
@@ -115,7 +115,11 @@ sqliteOnly(
     const { log, lines } = captured();
     try {
       db.sql.exec('CREATE TABLE t (v TEXT NOT NULL)');
-      const stop = await startBackgroundCheckpoints(db, log, { faultPath: fault, startAfterBytes: 0 });
+      const stop = await startBackgroundCheckpoints(db, log, {
+        faultPath: fault,
+        startAfterBytes: 0,
+        everyMs: 100,
+      });
       expect(autocheckpoint(db)).toBe(0);
 
       writeFileSync(fault, '');
