@@ -10,10 +10,10 @@
  * slices, each between two measurements of the ceilings on the server's core (the server's own
  * `runtime.signRs256`, node:crypto inside node-oidc-provider, `openssl speed rsa2048`), and each slice is
  * compared with the ceilings measured next to it: the machine's speed drifts by a third within minutes.
- * Then the same server is let loose on every core (`taskset -p`) in slices taking turns with pinned ones;
- * then the light routes in rounds; then dist/verity (built first) for its RSS.
+ * Then slices of a second server, started on every core, take turns with slices of the pinned one; then
+ * the light routes in rounds; then dist/verity (built first) for its RSS.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHandlers } from '../../src/app.ts';
@@ -39,9 +39,9 @@ import {
   repeat,
 } from './load.ts';
 import { type OidcProvider, startOidcProvider } from './oidc-provider/start.ts';
-import { pin, procKb, setAffinity, threadsCpuMicros, waitReady } from './processes.ts';
+import { keepOffServerCore, pin, procKb, threadsCpuMicros, unpin, waitReady } from './processes.ts';
 import { type Ceilings, report, type Signing, type Slice } from './report.ts';
-import { benchToml, exchangeRequests, idTokenAlgTable, mintCodes } from './verity-fixture.ts';
+import { benchToml, exchangeRequests, type Fixture, idTokenAlgTable, mintCodes } from './verity-fixture.ts';
 
 const root = join(import.meta.dir, '..', '..');
 const args = process.argv.slice(2);
@@ -145,7 +145,7 @@ async function main() {
     writeFileSync(configPath, benchToml(dir, port));
     const config = parseConfig(readFileSync(configPath, 'utf8'));
     // The load generator keeps off the server's core, so the server's one core is all its own.
-    setAffinity(process.pid, 'other cores');
+    keepOffServerCore(process.pid);
     // The server migrates and creates the signing key; this process then shares its database.
     const server = Bun.spawn(
       [...pin, process.execPath, import.meta.path, '--server', configPath, String(port)],
@@ -157,6 +157,10 @@ async function main() {
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
     await waitReady(`${base}/healthz`);
+    // Every core: a second server, with a database of its own, started on all of them. Both keep the
+    // default signing_threads ("auto"): one thread per core, so none for the one started on one core.
+    const everyCore = await startEveryCoreServer(join(dir, 'every-core'));
+    children.push(everyCore.server);
     const barePort = await freePort();
     const bare = Bun.spawn([...pin, process.execPath, join(import.meta.dir, 'bare.ts'), String(barePort)]);
     children.push(bare);
@@ -174,7 +178,9 @@ async function main() {
     const mintStart = performance.now();
     const fixture = await mintCodes(ctx, codes);
     const warmUp = await mintCodes(ctx, warmUpCodes);
-    const multi = await mintCodes(ctx, codes);
+    const multiOne = await mintCodes(ctx, codes / 2);
+    const multiAll = await mintCodes(everyCore.ctx, codes / 2);
+    const everyCoreWarmUp = await mintCodes(everyCore.ctx, warmUpCodes);
     const forTokens = await mintCodes(ctx, BEARERS);
     const opFixture = op && {
       codes: await op.mint(oidcCodes),
@@ -185,6 +191,7 @@ async function main() {
 
     // Exchanges before the measured ones, so the JIT has compiled the hot path (as in a running server).
     await load('warm-up', connections, exchangeRequests(base, warmUp));
+    await load('warm-up', connections, exchangeRequests(everyCore.base, everyCoreWarmUp));
     if (op && opFixture) await load('warm-up', connections, op.exchanges(opFixture.warmUp));
     await load('warm-up', connections, repeat({ url: bareBase }), { seconds: 1 });
     const cpu = async () =>
@@ -224,27 +231,25 @@ async function main() {
       last = next;
     }
 
-    // Every core: pinned and free slices take turns, on the same server (`taskset -p` moves every thread).
+    // Every core: slices of the two servers take turns.
     const turns: { one: Result; all: Result }[] = [];
-    // What the load generator takes from the cores the free server now shares with it.
+    // What the load generator takes from the cores the every-core server shares with it.
     let loadCpuMicros = 0;
     for (let i = 0; i < multiSlices; i++) {
-      const slice = (j: number) =>
+      const slice = (at: string, minted: Fixture) =>
         load(
           'slice',
           connections,
-          exchangeRequests(base, { ...multi, codes: part(multi.codes, j, 2 * multiSlices) }),
+          exchangeRequests(at, { ...minted, codes: part(minted.codes, i, multiSlices) }),
         );
-      setAffinity(server.pid, 'server core');
-      const one = await slice(2 * i);
-      setAffinity(server.pid, 'all cores');
+      const one = await slice(base, multiOne);
       const before = process.cpuUsage();
-      const all = await slice(2 * i + 1);
+      const all = await slice(everyCore.base, multiAll);
       const used = process.cpuUsage(before);
       loadCpuMicros += used.user + used.system;
       turns.push({ one, all });
     }
-    setAffinity(server.pid, 'server core');
+    everyCore.ctx.db.close();
     // How far this machine's cores add up for pure arithmetic (on a VM they may share physical cores).
     const opensslScaling: number[] = [];
     for (let i = 0; i < 3; i++)
@@ -326,4 +331,26 @@ async function main() {
     for (const c of children) c.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A Verity server on every core, its database in `dir`, and a context on that database to mint codes. */
+async function startEveryCoreServer(dir: string) {
+  mkdirSync(dir);
+  const port = await freePort();
+  const configPath = join(dir, 'verity.toml');
+  writeFileSync(configPath, benchToml(dir, port));
+  const server = Bun.spawn(
+    [...unpin, process.execPath, import.meta.path, '--server', configPath, String(port)],
+    {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(`${base}/healthz`);
+  const ctx = await createContext(parseConfig(readFileSync(configPath, 'utf8')), {
+    log: silentLogger,
+    migrate: false,
+  });
+  return { server, base, ctx };
 }

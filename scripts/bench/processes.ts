@@ -6,12 +6,13 @@ export const cores = availableParallelism();
 /** Servers run on core 0 and the load generator on the others; with one core nothing is pinned. */
 export const pinned = cores >= 2;
 export const pin = pinned ? ['taskset', '-c', '0'] : [];
+/** A server let loose on every core: spelt out, since a child inherits the load generator's cores. */
+export const unpin = pinned ? ['taskset', '-c', `0-${cores - 1}`] : [];
 
-/** Every thread of `pid` (workers included) on core 0, on every core, or on the cores but 0. */
-export function setAffinity(pid: number, where: 'server core' | 'all cores' | 'other cores') {
+/** Every thread of `pid` (workers included) on the cores but 0: the load generator's. */
+export function keepOffServerCore(pid: number) {
   if (!pinned) return;
-  const list = { 'server core': '0', 'all cores': `0-${cores - 1}`, 'other cores': `1-${cores - 1}` }[where];
-  const r = Bun.spawnSync(['taskset', '-a', '-p', '-c', list, String(pid)], { stdout: 'ignore' });
+  const r = Bun.spawnSync(['taskset', '-a', '-p', '-c', `1-${cores - 1}`, String(pid)], { stdout: 'ignore' });
   if (r.exitCode !== 0) throw new Error(`taskset failed for ${pid}: ${r.stderr.toString()}`);
 }
 

@@ -34,7 +34,7 @@ export interface Run {
   mintSeconds: number;
   connections: number;
   slices: Slice[];
-  /** Pinned and free slices of the same server, taking turns. */
+  /** Slices of the server pinned to one core and of the one started on every core, taking turns. */
   turns: { one: Result; all: Result }[];
   /** CPU the load generator used while the server was free, in cores. */
   loadCpuShare: number;
@@ -155,18 +155,18 @@ routes of its own for the ceilings); dist/verity itself exchanged codes at ${rat
     `Server CPU time: ${int(cpuPerExchange)} µs per exchange (the JIT compiler's threads ${jitPerExchange.toFixed(1)}), ${int(cpuPerSign)} µs per signature (medians)`,
   );
   console.log(
-    `\nEvery core, ${turns.length} turns of a pinned and a free slice: one core ${rate(oneCore)}, every core ${rate(allCores)}; ratios ${list(everyCore)}.`,
+    `\nEvery core, ${turns.length} turns of a slice on one core and one on every core (two servers, "auto" signing threads): one core ${rate(oneCore)}, every core ${rate(allCores)}; ratios ${list(everyCore)}.`,
   );
   console.log(
-    `  While the server was free, the load generator used ${run.loadCpuShare.toFixed(2)} of a core on the same cores.`,
+    `  While the every-core server ran, the load generator used ${run.loadCpuShare.toFixed(2)} of a core on the same cores.`,
   );
   console.log(
     `  The machine's own ceiling: openssl speed on its ${cores} cores signs ${run.opensslScaling.toFixed(2)}× what it signs on one (median of 3).`,
   );
-  // The free server shares the cores with the load generator; the pinned one does not.
+  // The every-core server shares the cores with the load generator; the pinned one does not.
   const freeCeiling = (run.opensslScaling * (cores - run.loadCpuShare)) / cores;
   console.log(
-    `  Less the load generator's share, the cores could give the free server about ${freeCeiling.toFixed(2)}× one core.`,
+    `  Less the load generator's share, the cores could give the every-core server about ${freeCeiling.toFixed(2)}× one core.`,
   );
 
   // Other load on the machine slows the server's core in stretches; when they cover much of the run,

@@ -7,7 +7,6 @@ import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { codeExchanges, type HttpRequest, type MintedCode } from './load.ts';
-import { cores } from './processes.ts';
 
 const REDIRECT_URI = 'https://bench.example/callback';
 const SCOPES = ['openid', 'email'];
@@ -16,8 +15,6 @@ export function benchToml(dir: string, port: number): string {
   return `[server]
 listen = "127.0.0.1:${port}"
 base_url = "http://127.0.0.1:${port}"
-# A server started on one core would have none ("auto"), and the every-core slices need them.
-signing_threads = ${cores}
 [database]
 path = "${join(dir, 'verity.db')}"
 [keys]
