@@ -178,8 +178,8 @@ async function main() {
     const mintStart = performance.now();
     const fixture = await mintCodes(ctx, codes);
     const warmUp = await mintCodes(ctx, warmUpCodes);
-    const multiOne = await mintCodes(ctx, codes / 2);
-    const multiAll = await mintCodes(everyCore.ctx, codes / 2);
+    const multiOne = await mintCodes(ctx, Math.ceil(codes / 2));
+    const multiAll = await mintCodes(everyCore.ctx, Math.ceil(codes / 2));
     const everyCoreWarmUp = await mintCodes(everyCore.ctx, warmUpCodes);
     const forTokens = await mintCodes(ctx, BEARERS);
     const opFixture = op && {

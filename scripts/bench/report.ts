@@ -36,7 +36,7 @@ export interface Run {
   slices: Slice[];
   /** Slices of the server pinned to one core and of the one started on every core, taking turns. */
   turns: { one: Result; all: Result }[];
-  /** CPU the load generator used while the server was free, in cores. */
+  /** CPU the load generator used while the every-core server ran, in cores. */
   loadCpuShare: number;
   /** `openssl speed` on every core ÷ on one, measured after the turns: the machine's own scaling. */
   opensslScaling: number;
