@@ -178,9 +178,11 @@ async function main() {
     const mintStart = performance.now();
     const fixture = await mintCodes(ctx, codes);
     const warmUp = await mintCodes(ctx, warmUpCodes);
-    const multiOne = await mintCodes(ctx, Math.ceil(codes / 2));
-    const multiAll = await mintCodes(everyCore.ctx, Math.ceil(codes / 2));
-    const everyCoreWarmUp = await mintCodes(everyCore.ctx, warmUpCodes);
+    const multiOne = await mintCodes(ctx, codes);
+    const multiAll = await mintCodes(everyCore.ctx, codes);
+    // As many exchanges as the one-core server will have made before the turns (warm-up and slices):
+    // the JIT keeps compiling for the first twenty thousand or so.
+    const everyCoreWarmUp = await mintCodes(everyCore.ctx, warmUpCodes + codes);
     const forTokens = await mintCodes(ctx, BEARERS);
     const opFixture = op && {
       codes: await op.mint(oidcCodes),
