@@ -140,26 +140,14 @@ async function main() {
       stderr: 'inherit',
     });
     if (build.exitCode !== 0) throw new Error('the dist/verity build failed');
-    const port = await freePort();
-    const configPath = join(dir, 'verity.toml');
-    writeFileSync(configPath, benchToml(dir, port));
-    const config = parseConfig(readFileSync(configPath, 'utf8'));
     // The load generator keeps off the server's core, so the server's one core is all its own.
     keepOffServerCore(process.pid);
-    // The server migrates and creates the signing key; this process then shares its database.
-    const server = Bun.spawn(
-      [...pin, process.execPath, import.meta.path, '--server', configPath, String(port)],
-      {
-        stdout: 'ignore',
-        stderr: 'inherit',
-      },
-    );
+    // Each server migrates its database and creates the signing keys; this process then shares it. A
+    // second server, with a database of its own, runs on every core. Both keep the default
+    // signing_threads ("auto"): one thread per core, so none for the one started on one core.
+    const { server, base, ctx } = await startServer(dir, pin);
     children.push(server);
-    const base = `http://127.0.0.1:${port}`;
-    await waitReady(`${base}/healthz`);
-    // Every core: a second server, with a database of its own, started on all of them. Both keep the
-    // default signing_threads ("auto"): one thread per core, so none for the one started on one core.
-    const everyCore = await startEveryCoreServer(join(dir, 'every-core'));
+    const everyCore = await startServer(join(dir, 'every-core'), unpin);
     children.push(everyCore.server);
     const barePort = await freePort();
     const bare = Bun.spawn([...pin, process.execPath, join(import.meta.dir, 'bare.ts'), String(barePort)]);
@@ -174,7 +162,6 @@ async function main() {
     await Bun.sleep(1000);
     const bareIdleKb = procKb(bare.pid, 'VmRSS');
 
-    const ctx = await createContext(config, { log: silentLogger, migrate: false });
     const mintStart = performance.now();
     const fixture = await mintCodes(ctx, codes);
     const warmUp = await mintCodes(ctx, warmUpCodes);
@@ -335,14 +322,17 @@ async function main() {
   }
 }
 
-/** A Verity server on every core, its database in `dir`, and a context on that database to mint codes. */
-async function startEveryCoreServer(dir: string) {
-  mkdirSync(dir);
+/**
+ * A Verity server started with `taskset` (`cpus`: pinned to the server's core, or on every core), its
+ * database in `dir`, and a context on that database to mint codes.
+ */
+async function startServer(dir: string, cpus: string[]) {
+  mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const configPath = join(dir, 'verity.toml');
   writeFileSync(configPath, benchToml(dir, port));
   const server = Bun.spawn(
-    [...unpin, process.execPath, import.meta.path, '--server', configPath, String(port)],
+    [...cpus, process.execPath, import.meta.path, '--server', configPath, String(port)],
     {
       stdout: 'ignore',
       stderr: 'inherit',
