@@ -13,7 +13,7 @@ import { apiErrorResponse, tokenErrorResponse } from './http/errors.ts';
 import { opsRouter } from './http/ops.router.ts';
 import { observe, requestContext } from './http/request-context.ts';
 import { requestId } from './http/request-id.ts';
-import { identityPaths, identityRouter } from './identity/identity.router.tsx';
+import { identityPaths } from './identity/paths.ts';
 import { jwksRoutes } from './keys/jwks.router.ts';
 import { clientRegistry } from './oauth/client.store.ts';
 import { oauthRouter } from './oauth/oauth.router.ts';
@@ -22,7 +22,7 @@ import { discoveryRoutes } from './oidc/discovery.router.ts';
 import { userinfoRoutes } from './oidc/userinfo.router.ts';
 import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, PlainHandler, Routes } from './platform/listen.ts';
-import { portalPaths, portalRouter } from './portal/portal.router.tsx';
+import { portalPaths } from './portal/paths.ts';
 import { proofsRouter } from './proofs/proofs.router.ts';
 
 /** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
@@ -113,20 +113,23 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
     for (const [path, methods] of Object.entries(plain))
       for (const [method, handler] of Object.entries(methods) as [string, PlainHandler][])
         app.on(method, path, (c) => handler(c.req.raw, c.env));
-  app.use(requestId());
-  app.use(requestContext(ctx));
-  app.use(observe(ctx));
   const identityPath = surfacePath(ctx.config.server.identity_url);
   const developerPath = surfacePath(ctx.config.server.developer_url);
-  app.use(apiBodyLimit(identityPaths(identityPath), portalPaths(developerPath)));
-  // Hono passes only Error instances to onError; anything else thrown is wrapped so it gets the same 500.
-  app.use(async (_c, next) => {
-    try {
-      await next();
-    } catch (e) {
-      throw e instanceof Error ? e : new Error(String(e));
-    }
-  });
+  const isIdentityPage = identityPaths(identityPath);
+  const isPortalPage = portalPaths(developerPath);
+  if (serves.identity || serves.portal) {
+    // The pages are loaded with the first request for one (docs/architecture.md#memory).
+    let pages: Promise<Hono<AppEnv>> | undefined;
+    const isPage = (path: string) =>
+      (serves.identity && isIdentityPage(path)) || (serves.portal && isPortalPage(path));
+    app.use(async (c, next) => {
+      if (!isPage(c.req.path)) return next();
+      pages ??= pagesApp(ctx, serves, identityPath, developerPath);
+      return (await pages).fetch(c.req.raw, c.env);
+    });
+  }
+  perRequest(app, ctx);
+  app.use(apiBodyLimit(isIdentityPage, isPortalPage));
 
   app.route('/', opsRouter(ctx));
   if (serves.api) {
@@ -144,9 +147,47 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
     app.route('/', webhooksRouter(ctx));
     app.route('/', applicationsRouter(ctx));
   }
+  return answerTheRest(app);
+}
+
+/** The identity experience and the portal, as far as this host serves them, behind the same middleware. */
+async function pagesApp(ctx: AppContext, serves: Surfaces, identityPath: string, developerPath: string) {
+  const [{ identityRouter }, { portalRouter }] = await Promise.all([
+    import('./identity/identity.router.tsx'),
+    import('./portal/portal.router.tsx'),
+  ]);
+  const app = new Hono<AppEnv>();
+  perRequest(app, ctx);
   if (serves.identity) app.route(identityPath || '/', identityRouter(ctx));
   if (serves.portal) app.route(developerPath || '/', portalRouter(ctx));
+  return answerTheRest(app);
+}
 
+/** The routes of the identity experience and the portal, loaded (for tests that check every page). */
+export async function pageRoutes(ctx: AppContext) {
+  const { server } = ctx.config;
+  const every = { api: false, identity: true, portal: true };
+  return (await pagesApp(ctx, every, surfacePath(server.identity_url), surfacePath(server.developer_url)))
+    .routes;
+}
+
+/** What every request gets first: its id, its context, its metrics. */
+function perRequest(app: Hono<AppEnv>, ctx: AppContext) {
+  app.use(requestId());
+  app.use(requestContext(ctx));
+  app.use(observe(ctx));
+  // Hono passes only Error instances to onError; anything else thrown is wrapped so it gets the same 500.
+  app.use(async (_c, next) => {
+    try {
+      await next();
+    } catch (e) {
+      throw e instanceof Error ? e : new Error(String(e));
+    }
+  });
+}
+
+/** Unknown paths and errors no surface handled get the API's shape. */
+function answerTheRest(app: Hono<AppEnv>) {
   app.notFound((c) => apiErrorResponse(new ApiError('NOT_FOUND', 'No such resource.', 404), c));
   app.onError((err, c) => apiErrorResponse(err, c));
   return app;

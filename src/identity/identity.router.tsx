@@ -90,10 +90,6 @@ const framesField = z
   );
 const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
-/** The paths of the identity experience's pages, under its mount path `base`. */
-export const identityPaths = (base: string) => (path: string) =>
-  path.startsWith(base) && /^\/(authorize|account|logout)(\/|$)/.test(path.slice(base.length));
-
 /** The face step's form carries camera frames; every other form is small. */
 const formLimit = (c: C) =>
   c.req.method === 'POST' && c.req.path.endsWith('/face') ? BODY_LIMITS.cameraFrames : BODY_LIMITS.pages;

@@ -15,31 +15,10 @@ import { createPortal, type PC, type PortalEnv } from './env.ts';
 import { keysRoutes } from './keys.router.tsx';
 import { portalMessages } from './messages/index.ts';
 import { MessagePage } from './pages/message.page.tsx';
+import { PRIVATE, portalPaths } from './paths.ts';
 import { webhooksRoutes } from './webhooks.router.tsx';
 
 export const DEVELOPER_COOKIE = '__Host-verity_dev';
-
-/** First path segments of the portal. Middleware is scoped to them: with its own host the portal is
- * mounted at "/", beside the API, whose routes must not get sessions or HTML errors. */
-const PUBLIC = [
-  'signin',
-  'signup',
-  'signout',
-  'invitations',
-  'verify-email',
-  'forgot-password',
-  'reset-password',
-];
-const PRIVATE = ['apps', 'keys', 'account'];
-
-const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
-
-/** The paths of the portal's pages, under its mount path `base`. */
-export const portalPaths = (base: string) => (path: string) => {
-  if (!path.startsWith(base)) return false;
-  const rest = path.slice(base.length);
-  return rest === '' || rest === '/' || SEGMENTS.has(rest.split('/')[1] ?? '');
-};
 
 /** The developer portal, mounted at the path of `[server] developer_url`. */
 export function portalRouter(ctx: AppContext) {

@@ -42,7 +42,8 @@ describe('release artifacts', () => {
     60_000,
   );
 
-  // The mail library is a chunk of its own, loaded with the first message (docs/architecture.md#memory).
+  // The portal's pages and the mail library are chunks of their own, loaded with the first page and
+  // the first message (docs/architecture.md#memory).
   test('dist/verity sends mail over SMTP: a portal sign-up gets its verification link', async () => {
     const box = await startMailbox();
     const server = await startWay('binary', {

@@ -1,4 +1,5 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { pageRoutes } from '../../src/app.ts';
 import { createApp_, P, type Portal, page, signUp, submit, submitPage } from '../developer/portal-helpers.ts';
 import {
   Browser,
@@ -63,7 +64,7 @@ test('every HTML page of the identity experience and the portal refuses framing,
 
   const gets = [
     ...new Set(
-      f.app.routes
+      (await pageRoutes(f.ctx))
         .filter((r) => r.method === 'GET' && (r.path.startsWith('/identity') || r.path.startsWith(P)))
         .map((r) => r.path.replace(/\/\*$/, '/unknown')),
     ),

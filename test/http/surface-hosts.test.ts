@@ -88,3 +88,27 @@ test('identity_url and developer_url at one address is refused at config load', 
   ])
     expect(() => parseConfig(`[server]\n${server}`)).toThrow(/developer_url.*must differ from identity_url/s);
 });
+
+// The pages are loaded with the first request for one (docs/architecture.md#memory).
+test('a fresh app answers its first page requests, made together, each once with one request id', async () => {
+  const a = await app('');
+  const urls = [`${BASE}/identity/account`, `${BASE}/developer/signin`, `${BASE}/developer/signup`];
+  const responses = await Promise.all([...urls, ...urls].map((url) => a.request(url)));
+  for (const res of responses) {
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toStartWith('text/html');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  }
+  expect(new Set(responses.map((r) => r.headers.get('x-request-id'))).size).toBe(responses.length);
+  // The API beside them is unchanged: its own errors, its own shape.
+  const missing = await a.request(`${BASE}/identity/nothing-here`);
+  expect(missing.status).toBe(404);
+  expect((await missing.json()).error.code).toBe('NOT_FOUND');
+  // Each request went through the middleware once: counted once, under its route.
+  const counted = ctx!.metrics
+    .render()
+    .split('\n')
+    .filter((line) => line.startsWith('verity_http_requests_total{'));
+  expect(counted.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(responses.length + 1);
+  expect(ctx!.metrics.requests.get({ route: '/identity/account', method: 'GET', status: '200' })).toBe(2);
+});

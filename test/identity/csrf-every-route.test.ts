@@ -1,4 +1,5 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
+import { pageRoutes } from '../../src/app.ts';
 import { P, type Portal, page, portal, signUp } from '../developer/portal-helpers.ts';
 import { settledWriteCount } from '../helpers/db-probes.ts';
 import { Browser, open } from './flow-helpers.ts';
@@ -9,9 +10,9 @@ setDefaultTimeout(30_000);
 let p: Portal;
 afterEach(() => p?.cleanup());
 
-/** Every POST route of the identity experience and the developer portal, as registered in the app. */
-function formRoutes(app: Portal['app']): string[] {
-  const paths = app.routes
+/** Every POST route of the identity experience and the developer portal, as registered. */
+async function formRoutes(ctx: Portal['ctx']): Promise<string[]> {
+  const paths = (await pageRoutes(ctx))
     .filter((r) => r.method === 'POST' && (r.path.startsWith('/identity/') || r.path.startsWith(`${P}/`)))
     .map((r) => r.path);
   return [...new Set(paths)];
@@ -30,7 +31,7 @@ const concrete = (pattern: string) =>
 
 test('every form route refuses a post without the session’s CSRF token, and nothing changes', async () => {
   p = await portal();
-  const routes = formRoutes(p.app);
+  const routes = await formRoutes(p.ctx);
   // The enumeration really sees both surfaces.
   expect(routes.length).toBeGreaterThanOrEqual(30);
   expect(routes).toContain('/identity/authorize/:id/consent');
