@@ -35,7 +35,7 @@ const wantSdk = !only || only === '--sdk-only';
 const outIndex = args.indexOf('--out');
 const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
 
-const BUN_ONLY = ['bun:sqlite', 'bun:ffi', 'drizzle-orm/bun-sqlite'];
+const BUN_ONLY = ['bun:sqlite', 'bun:ffi', 'bun:jsc', 'drizzle-orm/bun-sqlite'];
 const NODE_ONLY = ['better-sqlite3', 'drizzle-orm/better-sqlite3'];
 
 /**

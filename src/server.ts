@@ -37,6 +37,7 @@ export async function startServer(
     routes,
     maxBodySize,
   });
+  const unboundHeap = runtime.boundHeap();
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);
   const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;
   return {
@@ -45,6 +46,7 @@ export async function startServer(
     port: server.port,
     async stop() {
       stopJobs();
+      unboundHeap();
       await server.close();
       await stopCheckpoints();
       ctx.keys.close();

@@ -79,6 +79,7 @@ async function serve(configPath: string, port: number) {
   });
   // As the server runs it: the token endpoint is a native route of the listener (see src/app.ts).
   await runtime.listen(fetch, { hostname: '127.0.0.1', port, routes });
+  runtime.boundHeap();
 }
 
 /**

@@ -79,7 +79,31 @@ export const bunRuntime: Runtime = {
   },
   importRsaPrivateJwk,
   signRs256: (key, input) => signer().signRs256(key, input),
+  boundHeap,
 };
+
+// Imported as bun:ffi is: a static import would be hoisted into the Node bundle (scripts/build.ts).
+const { heapSize } = await import('bun:jsc');
+/** How often the heap's size is looked at: a read of one number. */
+const HEAP_CHECK_MS = 100;
+/** The least growth that starts a collection; a bigger heap may grow by half of itself first. */
+const MIN_HEAP_GROWTH = 8 * 1024 * 1024;
+
+/**
+ * JavaScriptCore sizes its collections by the machine's memory: on a machine with gigabytes free it
+ * left a server's garbage uncollected past 40 MiB. A full collection once the heap has grown by half
+ * (at least 8 MiB) since the last one keeps it near what is live (docs/architecture.md#heap).
+ */
+function boundHeap(): () => void {
+  let live = heapSize();
+  const timer = setInterval(() => {
+    if (heapSize() - live < Math.max(MIN_HEAP_GROWTH, live / 2)) return;
+    Bun.gc(true);
+    live = heapSize();
+  }, HEAP_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 async function openSqlite(path: string, opts: { readonly?: boolean } = {}): Promise<SqliteDriver> {
   const { Database } = await import('bun:sqlite');

@@ -50,6 +50,7 @@ export const denoRuntime: Runtime = {
   rs256Provider: 'node:crypto',
   importRsaPrivateJwk,
   signRs256,
+  boundHeap: () => () => {},
 };
 
 /** The part of node:sqlite used here (Node 20's types predate it). */

@@ -59,6 +59,7 @@ export const nodeRuntime: Runtime = {
   rs256Provider: 'node:crypto',
   importRsaPrivateJwk,
   signRs256,
+  boundHeap: () => () => {},
 };
 
 /**

@@ -35,6 +35,11 @@ export interface Runtime {
   importRsaPrivateJwk(jwk: JsonWebKey): RsaPrivateKey;
   /** RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 bytes of `input`, base64url without padding. */
   signRs256(key: RsaPrivateKey, input: string): string;
+  /**
+   * Keeps the JavaScript heap close to what is live while the server runs (docs/architecture.md#heap);
+   * returns the stop. Under Node and Deno it does nothing: V8's collector decides alone.
+   */
+  boundHeap(): () => void;
 }
 
 export function detectRuntime(): RuntimeName {
