@@ -115,11 +115,11 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
         app.on(method, path, (c) => handler(c.req.raw, c.env));
   const identityPath = surfacePath(ctx.config.server.identity_url);
   const developerPath = surfacePath(ctx.config.server.developer_url);
-  const isIdentityPage = identityPaths(identityPath);
-  const isPortalPage = portalPaths(developerPath);
   if (serves.identity || serves.portal) {
     // The pages are loaded with the first request for one (docs/architecture.md#memory).
     let pages: Promise<Hono<AppEnv>> | undefined;
+    const isIdentityPage = identityPaths(identityPath);
+    const isPortalPage = portalPaths(developerPath);
     const isPage = (path: string) =>
       (serves.identity && isIdentityPage(path)) || (serves.portal && isPortalPage(path));
     app.use(async (c, next) => {
@@ -129,7 +129,8 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
     });
   }
   perRequest(app, ctx);
-  app.use(apiBodyLimit(isIdentityPage, isPortalPage));
+  // The pages this host serves never reach this app: they apply their own limits.
+  app.use(apiBodyLimit());
 
   app.route('/', opsRouter(ctx));
   if (serves.api) {
@@ -197,7 +198,7 @@ function answerTheRest(app: Hono<AppEnv>) {
  * The body limits of the API (docs/reference.md, "Body limits"); the pages of the identity experience
  * and the portal apply theirs in their own routers, so that their error handlers render the 413.
  */
-function apiBodyLimit(...pages: ((path: string) => boolean)[]): MiddlewareHandler<AppEnv> {
+function apiBodyLimit(): MiddlewareHandler<AppEnv> {
   const oauth = (path: string) => path.startsWith('/v1/oauth/');
   const limit = limitBody<Context<AppEnv>>(
     (c) =>
@@ -211,7 +212,7 @@ function apiBodyLimit(...pages: ((path: string) => boolean)[]): MiddlewareHandle
       return tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);
     },
   );
-  return (c, next) => (pages.some((isPage) => isPage(c.req.path)) ? next() : limit(c, next));
+  return limit;
 }
 
 /**

@@ -22,7 +22,14 @@ export interface RunningServer {
  */
 export async function startServer(
   config: Config,
-  opts: { clock?: Clock; log?: Logger; jobs?: boolean; port?: number } = {},
+  opts: {
+    clock?: Clock;
+    log?: Logger;
+    jobs?: boolean;
+    port?: number;
+    /** Routes of the caller's own (the benchmark's), behind the app's middleware. */
+    extend?: Parameters<typeof createHandlers>[1];
+  } = {},
 ): Promise<RunningServer> {
   const addr = parseListen(config.server.listen);
   const port = opts.port ?? addr.port;
@@ -30,7 +37,7 @@ export async function startServer(
   if (port !== 0) await assertBindable(addr.hostname, port);
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const { fetch, routes, maxBodySize } = createHandlers(ctx);
+  const { fetch, routes, maxBodySize } = createHandlers(ctx, opts.extend);
   const server: Listening = await runtime.listen(fetch, {
     hostname: addr.hostname,
     port,

@@ -16,15 +16,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHandlers } from '../../src/app.ts';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { AppContext } from '../../src/context.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
-import { startBackgroundCheckpoints } from '../../src/db/checkpoint.ts';
 import { silentLogger } from '../../src/log.ts';
 import { runtime } from '../../src/platform/runtime.ts';
+import { startServer } from '../../src/server.ts';
 import { freePort } from '../../test/helpers/port.ts';
 import { measureBinary } from './binary.ts';
 import { opensslSignsPerSecond } from './ceilings.ts';
@@ -62,24 +61,25 @@ else await main();
 // Server process
 
 async function serve(configPath: string, port: number) {
-  const config = parseConfig(readFileSync(configPath, 'utf8'));
-  // Logging as a server does by default (a security-event line per token request), to the stdout the
-  // benchmark discards.
-  const ctx = await createContext(config);
-  await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const { fetch, routes } = createHandlers(ctx, (app) => {
-    // The ceiling on demand, between slices of exchanges (see main).
-    app.get('/bench/sign', async (c) => c.json(await measureSigning(ctx, Number(c.req.query('ms') ?? 2000))));
-    // CPU time the server itself used: per request, it does not depend on what else the machine runs.
-    // Of it, the JIT compiler's threads: still compiling, they take the server's core from it.
-    app.get('/bench/cpu', (c) => {
-      const u = process.cpuUsage();
-      return c.json({ micros: u.user + u.system, jitMicros: threadsCpuMicros('self', 'JITWorker') });
-    });
+  // As the server runs (the token endpoint a native route of the listener, see src/app.ts), logging as
+  // a server does by default (a security-event line per token request) to the stdout the benchmark
+  // discards; without the scheduled jobs, which would run at times of their own.
+  await startServer(parseConfig(readFileSync(configPath, 'utf8')), {
+    port,
+    jobs: false,
+    extend: (app) => {
+      // The ceiling on demand, between slices of exchanges (see main).
+      app.get('/bench/sign', async (c) =>
+        c.json(await measureSigning(c.var.ctx, Number(c.req.query('ms') ?? 2000))),
+      );
+      // CPU time the server itself used: per request, it does not depend on what else the machine runs.
+      // Of it, the JIT compiler's threads: still compiling, they take the server's core from it.
+      app.get('/bench/cpu', (c) => {
+        const u = process.cpuUsage();
+        return c.json({ micros: u.user + u.system, jitMicros: threadsCpuMicros('self', 'JITWorker') });
+      });
+    },
   });
-  // As the server runs it: the token endpoint is a native route of the listener (see src/app.ts).
-  await runtime.listen(fetch, { hostname: '127.0.0.1', port, routes });
-  runtime.boundHeap();
 }
 
 /**
@@ -146,9 +146,9 @@ async function main() {
     // Each server migrates its database and creates the signing keys; this process then shares it. A
     // second server, with a database of its own, runs on every core. Both keep the default
     // signing_threads ("auto"): one thread per core, so none for the one started on one core.
-    const { server, base, ctx } = await startServer(dir, pin);
+    const { server, base, ctx } = await startVerity(dir, pin);
     children.push(server);
-    const everyCore = await startServer(join(dir, 'every-core'), unpin);
+    const everyCore = await startVerity(join(dir, 'every-core'), unpin);
     children.push(everyCore.server);
     const barePort = await freePort();
     const bare = Bun.spawn([...pin, process.execPath, join(import.meta.dir, 'bare.ts'), String(barePort)]);
@@ -327,7 +327,7 @@ async function main() {
  * A Verity server started with `taskset` (`cpus`: pinned to the server's core, or on every core), its
  * database in `dir`, and a context on that database to mint codes.
  */
-async function startServer(dir: string, cpus: string[]) {
+async function startVerity(dir: string, cpus: string[]) {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const configPath = join(dir, 'verity.toml');

@@ -112,3 +112,21 @@ test('a fresh app answers its first page requests, made together, each once with
   expect(counted.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(responses.length + 1);
   expect(ctx!.metrics.requests.get({ route: '/identity/account', method: 'GET', status: '200' })).toBe(2);
 });
+
+test("a surface's paths on a host that does not serve it get the API's body limit and shape", async () => {
+  const a = await app(`identity_url = "${ID}"\ndeveloper_url = "${DEV}"`);
+  const post = (url: string, bytes: number) =>
+    a.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'x'.repeat(bytes),
+    });
+  // Over the API's 1 MiB: refused in the API's shape, where the portal is not served.
+  const elsewhere = await post(`${BASE}/signup`, 2 * 1024 * 1024);
+  expect(elsewhere.status).toBe(413);
+  expect((await elsewhere.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  // Over the pages' 64 KiB on the portal's host: the portal's own page.
+  const own = await post(`${DEV}/signup`, 65 * 1024);
+  expect(own.status).toBe(413);
+  expect(own.headers.get('content-type')).toStartWith('text/html');
+});
