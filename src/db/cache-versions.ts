@@ -1,13 +1,14 @@
 import type { Db } from './open.ts';
 
-/** The in-memory caches whose tables bump a row of `cache_versions` (migrations/0003). */
-export type CacheName = 'clients' | 'capabilities' | 'signing_keys';
+/** The in-memory caches whose tables bump a row of `cache_versions` (migrations/0003, 0018). */
+export type CacheName = 'clients' | 'capabilities' | 'signing_keys' | 'persons';
 
 // The name is written into the statement: a bound parameter made the lookup take half as long again.
 const READ: Record<CacheName, string> = {
   clients: "SELECT version FROM cache_versions WHERE name = 'clients'",
   capabilities: "SELECT version FROM cache_versions WHERE name = 'capabilities'",
   signing_keys: "SELECT version FROM cache_versions WHERE name = 'signing_keys'",
+  persons: "SELECT version FROM cache_versions WHERE name = 'persons'",
 };
 
 /**

@@ -8,15 +8,9 @@ import { createDocumentStore } from '../documents/document.store.ts';
 import { isShareable } from '../documents/eligibility.ts';
 import { referencesFor } from '../documents/reference.ts';
 import { subjectFor } from '../keys/pairwise.ts';
-import { createPersonStore } from '../persons/person.store.ts';
+import { releasablePerson } from '../persons/person.store.ts';
 import { type Claims, type ClaimsPerson, claimsFor } from './claims.ts';
 import { requestedClaims } from './requested-claims.ts';
-
-/** The person's releasable data, or undefined if the row is gone. */
-export function loadClaimsPerson(ctx: AppContext, personId: string): ClaimsPerson | undefined {
-  const p = createPersonStore(ctx.db).releasable(personId);
-  return p && { ...p, nationalities: JSON.parse(p.nationalities) as string[] };
-}
 
 /**
  * The claims the grant's scopes release, computed at request time, and what a claims request member
@@ -28,7 +22,7 @@ async function releasedClaims(
   member: RequestedClaims | undefined,
   target: 'userinfo' | 'id_token',
 ): Promise<Record<string, unknown>> {
-  const person = loadClaimsPerson(ctx, grant.personId);
+  const person: ClaimsPerson | undefined = releasablePerson(ctx, grant.personId);
   if (!person) throw invalidToken();
   const wantsVerified = member?.verifiedClaims !== undefined;
   const wantsDocument = wantsVerified || [...grant.scopes].some((s) => s.startsWith('document_'));

@@ -1,4 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { type AppContext, slot } from '../context.ts';
+import { cacheVersion } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { identityDocuments, personEmails, personPhones, persons } from '../db/schema/persons.ts';
 import type { Environment } from '../environment.ts';
@@ -23,9 +25,10 @@ type ReleasableRow = Omit<
   PersonRow,
   'id' | 'externalId' | 'environment' | 'passwordHash' | 'faceTemplateRef' | 'status' | 'createdAt' | 'seq'
 >;
-export type ReleasablePerson = ReleasableRow & {
-  emails: Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
-  phones: Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
+export type ReleasablePerson = Omit<ReleasableRow, 'nationalities'> & {
+  nationalities: readonly string[];
+  emails: readonly Pick<EmailRow, 'email' | 'verified' | 'primary'>[];
+  phones: readonly Pick<PhoneRow, 'phone' | 'verified' | 'primary'>[];
 };
 /** A person's contacts of one table as a JSON array of [id, value, verified, primary], in either engine. */
 const contactsJson = (engine: Db['engine'], table: string, value: string) =>
@@ -159,6 +162,7 @@ export function createPersonStore(db: Db) {
       const { emails, phones, ...p } = row;
       return {
         ...p,
+        nationalities: JSON.parse(p.nationalities) as string[],
         photoVerified: p.photoVerified === 1,
         identityVerified: p.identityVerified === 1,
         emails: contactsOf(emails).map(({ value, ...c }) => ({ email: value, ...c })),
@@ -321,3 +325,42 @@ export function createPersonStore(db: Db) {
   };
 }
 export type PersonStore = ReturnType<typeof createPersonStore>;
+
+// UserInfo reads a person's releasable data on every request, and it changes rarely: it is kept per
+// context and dropped whenever the `persons` cache version moves, as the clients are
+// (oauth/client.store.ts; the triggers: migrations/0018). Inside a transaction it is bypassed, since
+// what the transaction reads may yet be rolled back. On PostgreSQL reading the version is itself a
+// round trip, and the triggers would make every transaction that writes a person wait on one row, so
+// there it is always read.
+const MAX_CACHED_PERSONS = 10_000;
+const RELEASABLE_CACHE = slot(() => ({ version: -1, persons: new Map<string, ReleasablePerson>() }));
+
+/** The person's releasable data (shared between requests: frozen), or undefined if the row is gone. */
+export function releasablePerson(
+  { db, caches }: Pick<AppContext, 'db' | 'caches'>,
+  id: string,
+): ReleasablePerson | undefined {
+  if (db.engine === 'postgres' || db.sql.inTransaction) return createPersonStore(db).releasable(id);
+  const version = cacheVersion(db, 'persons');
+  const cache = caches.get(RELEASABLE_CACHE);
+  if (cache.version !== version || cache.persons.size >= MAX_CACHED_PERSONS) {
+    cache.version = version;
+    cache.persons = new Map();
+  }
+  let person = cache.persons.get(id);
+  if (!person) {
+    const read = createPersonStore(db).releasable(id);
+    if (!read) return undefined;
+    person = frozen(read);
+    cache.persons.set(id, person);
+  }
+  return person;
+}
+
+const frozen = (p: ReleasablePerson): ReleasablePerson =>
+  Object.freeze({
+    ...p,
+    nationalities: Object.freeze(p.nationalities),
+    emails: Object.freeze(p.emails.map((e) => Object.freeze(e))),
+    phones: Object.freeze(p.phones.map((e) => Object.freeze(e))),
+  });

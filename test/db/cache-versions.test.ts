@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { liveCapabilities } from '../../src/capabilities/availability.ts';
 import { cacheVersion } from '../../src/db/cache-versions.ts';
 import { type Db, databaseTarget, openDb } from '../../src/db/open.ts';
+import { releasablePerson } from '../../src/persons/person.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { nextTurn } from '../helpers/wait.ts';
 
@@ -41,5 +42,65 @@ describe('cache versions', () => {
     await nextTurn();
     await expect(ctx.keys.signingKey()).rejects.toThrow('no active RS256 signing key');
     expect(await ctx.keys.jwksBody()).toContain(kid);
+  });
+
+  const ADA = 'psn_sandbox_ada';
+  const released = () => {
+    const p = releasablePerson(ctx, ADA)!;
+    return {
+      name: p.givenName,
+      emails: p.emails.map((e) => [e.email, e.verified]),
+      phones: p.phones.map((x) => [x.phone, x.verified]),
+    };
+  };
+  // Every table UserInfo's person is read from, and every kind of write to it (migrations/0018).
+  const changes: [string, string, keyof ReturnType<typeof released>][] = [
+    ['a name', `UPDATE persons SET given_name = 'Zoe' WHERE id = '${ADA}'`, 'name'],
+    [
+      'an added email',
+      `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES ('${ADA}', 'new@example.com', 1, 0)`,
+      'emails',
+    ],
+    [
+      'a changed email',
+      `UPDATE person_emails SET verified = 1 - verified WHERE person_id = '${ADA}'`,
+      'emails',
+    ],
+    ['a removed email', `DELETE FROM person_emails WHERE person_id = '${ADA}'`, 'emails'],
+    [
+      'an added phone',
+      `INSERT INTO person_phones (person_id, phone, verified, "primary") VALUES ('${ADA}', '+15550000000', 1, 0)`,
+      'phones',
+    ],
+    [
+      'a changed phone',
+      `UPDATE person_phones SET verified = 1 - verified WHERE person_id = '${ADA}'`,
+      'phones',
+    ],
+    ['a removed phone', `DELETE FROM person_phones WHERE person_id = '${ADA}'`, 'phones'],
+  ];
+  for (const [what, statement, view] of changes)
+    test(`a person's data: ${what} by another process is released from the next turn on`, async () => {
+      await setup();
+      const before = released()[view];
+      other.sql.prepare(statement).run();
+      await nextTurn();
+      expect(released()[view]).not.toEqual(before);
+    });
+
+  test("a person's data is read once while nothing changes, and never from a transaction rolled back", async () => {
+    await setup();
+    const first = releasablePerson(ctx, ADA)!;
+    // On PostgreSQL it is read every time (person.store.ts).
+    if (ctx.db.engine === 'sqlite') expect(releasablePerson(ctx, ADA)).toBe(first);
+    expect(Object.isFrozen(first.emails)).toBe(ctx.db.engine === 'sqlite');
+    expect(() =>
+      ctx.db.sql.transaction(() => {
+        ctx.db.sql.prepare(`UPDATE persons SET given_name = 'Zoe' WHERE id = '${ADA}'`).run();
+        expect(releasablePerson(ctx, ADA)!.givenName).toBe('Zoe');
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(releasablePerson(ctx, ADA)!.givenName).toBe(first.givenName);
   });
 });

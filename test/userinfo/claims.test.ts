@@ -5,8 +5,7 @@ import { documentReference } from '../../src/documents/reference.ts';
 import { PERSONAS, type Persona } from '../../src/identity/personas.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
 import { ageAt, claimsFor } from '../../src/oidc/claims.ts';
-import { loadClaimsPerson } from '../../src/oidc/userinfo.ts';
-import { createPersonStore } from '../../src/persons/person.store.ts';
+import { createPersonStore, releasablePerson } from '../../src/persons/person.store.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
@@ -116,7 +115,7 @@ describe('claimsFor, every scope × every persona', () => {
   for (const persona of PERSONAS)
     for (const scope of SCOPES)
       test(`${persona.key} · ${scope}`, async () => {
-        const person = loadClaimsPerson(ctx, persona.personId)!;
+        const person = releasablePerson(ctx, persona.personId)!;
         const docs = createDocumentStore(ctx.db).forPerson(persona.personId);
         const sub = await subjectFor(ctx, app.applicationId, persona.personId);
         const d = primaryDoc(persona);
@@ -150,7 +149,7 @@ describe('claimsFor details', () => {
   });
 
   test('age is computed at request time: Dan turns 17 on his birthday, still not over 18', () => {
-    const dan = loadClaimsPerson(ctx, 'psn_sandbox_dan')!;
+    const dan = releasablePerson(ctx, 'psn_sandbox_dan')!;
     const at = (iso: string) => claimsFor(dan, [], ['age', 'age_over_18'], opts({ now: new Date(iso) }));
     expect(at('2027-05-31T23:59:59Z')).toEqual({ sub: 's', age: 16, age_over_18: false });
     expect(at('2027-06-01T00:00:00Z')).toEqual({ sub: 's', age: 17, age_over_18: false });
@@ -173,7 +172,7 @@ describe('claimsFor details', () => {
       { phone: '+33600000001', ...contact(false) },
       { phone: '+33600000002', ...contact(true) },
     ]);
-    const ada = loadClaimsPerson(ctx, 'psn_sandbox_ada')!;
+    const ada = releasablePerson(ctx, 'psn_sandbox_ada')!;
     store.replaceEmails('psn_sandbox_ada', emails.map(strip));
     store.replacePhones('psn_sandbox_ada', phones.map(strip));
     expect(claimsFor(ada, [], ['email', 'emails', 'phone', 'phones'], opts())).toEqual({
@@ -195,7 +194,7 @@ describe('claimsFor details', () => {
   });
 
   test('face claims describe this authorization: a failed match is false, not absent', () => {
-    const ada = loadClaimsPerson(ctx, 'psn_sandbox_ada')!;
+    const ada = releasablePerson(ctx, 'psn_sandbox_ada')!;
     expect(claimsFor(ada, [], ['liveness_verified', 'face_match_verified'], opts())).toEqual({
       sub: 's',
       liveness_verified: true,
@@ -204,7 +203,7 @@ describe('claimsFor details', () => {
   });
 
   test('absence is never false: Cleo has no phone, photo, legal name or documents, and none of them appears', () => {
-    const cleo = loadClaimsPerson(ctx, 'psn_sandbox_cleo')!;
+    const cleo = releasablePerson(ctx, 'psn_sandbox_cleo')!;
     const claims = claimsFor(cleo, [], SCOPES, opts());
     for (const name of [
       'phone_number',
@@ -225,7 +224,7 @@ describe('claimsFor details', () => {
   });
 
   test("the document claim follows policy and sharing: Ben's primary ID card, or nothing", () => {
-    const ben = loadClaimsPerson(ctx, 'psn_sandbox_ben')!;
+    const ben = releasablePerson(ctx, 'psn_sandbox_ben')!;
     const docs = createDocumentStore(ctx.db).forPerson('psn_sandbox_ben');
     const scopes = ['document_type', 'document_validity'];
     expect(claimsFor(ben, docs, scopes, opts()).document).toEqual({
@@ -245,7 +244,7 @@ describe('claimsFor details', () => {
   });
 
   test('the full number needs production, the scope and the approval flag', () => {
-    const ben = loadClaimsPerson(ctx, 'psn_sandbox_ben')!;
+    const ben = releasablePerson(ctx, 'psn_sandbox_ben')!;
     const docs = createDocumentStore(ctx.db).forPerson('psn_sandbox_ben');
     const full = (o: Parameters<typeof opts>[0]) =>
       claimsFor(ben, docs, ['document_number_full'], opts(o)).document as Record<string, unknown>;
