@@ -8,7 +8,7 @@ import { unix } from '../platform/clock.ts';
 import { addressKey } from './address-key.ts';
 import type { AppEnv } from './env.ts';
 import { apiErrorResponse } from './errors.ts';
-import { countHits, deleteEndedBuckets } from './rate-limit.store.ts';
+import { countHitsOfMany, deleteEndedBuckets } from './rate-limit.store.ts';
 
 /** Buckets counted in SQLite; `web` (the pages) is counted in memory, see countPage. */
 export type RateLimitBucket = 'oauth' | 'userinfo' | 'capabilities' | 'developer';
@@ -56,28 +56,26 @@ export interface Hit {
   allowed: boolean;
 }
 
-/** The bucket after counting `n` requests against `key` (one statement). */
-function count(ctx: AppContext, key: string, window: number, n: number) {
-  const now = unix(ctx.clock);
-  const row = countHits(ctx.db, key, now, n, window);
-  return { count: row.count, reset: Math.max(1, row.window_start + window - now) };
+/** A bucket once a turn's requests are counted: its count, and seconds until its window resets. */
+interface Counted {
+  count: number;
+  reset: number;
 }
 
-interface Group {
-  /** Requests in the group so far. */
-  n: number;
-  /** The bucket once the whole group is counted. */
-  counted: Promise<{ count: number; reset: number }>;
+/** This turn's requests not counted yet, by window and bucket key, counted by one unit of the batch. */
+interface Turn {
+  requests: Map<number, Map<string, number>>;
+  counted: Promise<Map<number, Map<string, Counted>>>;
 }
 
-/** Groups still open in this turn, by window and bucket key. */
-const OPEN_GROUPS = slot(() => new Map<string, Group>());
+const OPEN_TURN = slot((): { turn?: Turn } => ({}));
 
 /**
  * Counts one request of `bucket` against `key`, in the group commit of the turn. The requests of one
- * turn for the same key and window are counted by one statement, each as if it had come alone and in
+ * turn for the same key and window are counted together, each as if it had come alone and in
  * arrival order: the i-th of n sees the count the bucket reached at its own increment. (Fifty
- * concurrent token requests from one relying party's backend are one bucket row, written once.)
+ * concurrent token requests from one relying party's backend are one bucket row, written once.) The
+ * buckets of a turn are written by a few statements (rate-limit.store.ts), not one each.
  */
 export function countRequest(
   ctx: AppContext,
@@ -87,13 +85,15 @@ export function countRequest(
 ): Promise<Hit> {
   const limit = resolveLimit(ctx.config.rate_limits[bucket], scope);
   const id = `${bucket}:${key}`;
-  const groupId = `${limit.window} ${id}`;
-  const groups = ctx.caches.get(OPEN_GROUPS);
-  const group = groups.get(groupId) ?? openGroup(ctx, groups, groupId, id, limit.window);
-  const i = group.n++;
-  // By the time it is counted the group is closed: n is its final size.
-  return group.counted.then(({ count, reset }) => {
-    const mine = count - group.n + 1 + i;
+  const turn = openTurn(ctx);
+  const requests = turn.requests.get(limit.window) ?? new Map<string, number>();
+  turn.requests.set(limit.window, requests);
+  const i = requests.get(id) ?? 0;
+  requests.set(id, i + 1);
+  // By the time it is counted the turn is closed: the bucket's requests are final.
+  return turn.counted.then((counted) => {
+    const { count, reset } = counted.get(limit.window)!.get(id)!;
+    const mine = count - requests.get(id)! + 1 + i;
     return {
       limit: limit.requests,
       remaining: Math.max(0, limit.requests - mine),
@@ -103,23 +103,28 @@ export function countRequest(
   });
 }
 
-function openGroup(
-  ctx: AppContext,
-  groups: Map<string, Group>,
-  groupId: string,
-  key: string,
-  window: number,
-): Group {
-  const group: Group = {
-    n: 0,
-    // The group closes when its unit runs; a unit may run twice (write-batch.ts), with the same n.
+function openTurn(ctx: AppContext): Turn {
+  const open = ctx.caches.get(OPEN_TURN);
+  if (open.turn) return open.turn;
+  const requests: Turn['requests'] = new Map();
+  const turn: Turn = {
+    requests,
+    // The turn closes when its unit runs; a unit may run twice (write-batch.ts), with the same counts.
     counted: ctx.db.batch(() => {
-      groups.delete(groupId);
-      return count(ctx, key, window, group.n);
+      if (open.turn === turn) open.turn = undefined;
+      const now = unix(ctx.clock);
+      const counted = new Map<number, Map<string, Counted>>();
+      for (const [window, counts] of requests) {
+        const buckets = new Map<string, Counted>();
+        for (const [key, row] of countHitsOfMany(ctx.db, counts, now, window))
+          buckets.set(key, { count: row.count, reset: Math.max(1, row.window_start + window - now) });
+        counted.set(window, buckets);
+      }
+      return counted;
     }),
   };
-  groups.set(groupId, group);
-  return group;
+  open.turn = turn;
+  return turn;
 }
 
 /** Keys a request by its client address (IPv6 per /64). */

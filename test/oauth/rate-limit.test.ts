@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../src/http/env.ts';
-import { rateLimit } from '../../src/http/rate-limit.ts';
+import { countRequest, rateLimit } from '../../src/http/rate-limit.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 import { deleteExpiredOAuthState } from '../../src/oauth/jobs.ts';
 import { countSignupAttempt } from '../../src/portal/account.ts';
@@ -291,6 +291,45 @@ requests = 100000
     deleteExpiredOAuthState(ctx, now + 3600);
     expect(count()).toBe(0);
   });
+});
+
+test("a turn's buckets, of two windows and more than one statement holds, are each counted as if alone", async () => {
+  ctx = await testContext({
+    extra:
+      '[rate_limits.oauth]\nrequests = 3\nwindow = "1m"\n[rate_limits.userinfo]\nrequests = 3\nwindow = "10m"',
+  });
+  const c = ctx;
+  const now = Math.floor(c.clock.now().getTime() / 1000);
+  // One bucket already counted in its window, one whose window ended two minutes ago.
+  c.db.sql
+    .prepare('INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, ?)')
+    .run('oauth:k1', now - 30, 2);
+  c.db.sql
+    .prepare('INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (?, ?, ?)')
+    .run('oauth:k2', now - 120, 3);
+  const keys = Array.from({ length: 37 }, (_, i) => `k${i}`);
+  // In one turn: k0 five times, every other key once, in both buckets.
+  const hits = await Promise.all(
+    ['oauth', 'userinfo'].flatMap((bucket) =>
+      ['k0', 'k0', 'k0', 'k0', ...keys].map((key) => countRequest(c, bucket as 'oauth', key, undefined)),
+    ),
+  );
+  const remaining = (from: number) => hits.slice(from, from + 41).map((h) => h.remaining);
+  const fresh = Array.from({ length: 34 }, () => 2);
+  for (const [from, reset] of [
+    [0, 60],
+    [41, 600],
+  ] as const) {
+    expect(remaining(from)).toEqual([2, 1, 0, 0, 0, from ? 2 : 0, 2, ...fresh]);
+    // Only k0's fourth and fifth: k1 reached the limit, not past it.
+    expect(hits.slice(from, from + 41).filter((h) => !h.allowed)).toHaveLength(2);
+    expect(hits[from + 6]!.reset).toBe(reset);
+  }
+  expect(hits[5]!.reset).toBe(30);
+  const count = (key: string) =>
+    c.db.sql.prepare<{ count: number }>('SELECT count FROM rate_limit_buckets WHERE key = ?').get(key)?.count;
+  expect([count('oauth:k0'), count('oauth:k1'), count('oauth:k2'), count('oauth:k36')]).toEqual([5, 3, 1, 1]);
+  expect([count('userinfo:k0'), count('userinfo:k1'), count('userinfo:k36')]).toEqual([5, 1, 1]);
 });
 
 test('the middleware serves any bucket, keyed as the caller says', async () => {
