@@ -249,8 +249,12 @@ async function main() {
     // each is compared with the bare listener's route of its own round.
     const verityTokens = await accessTokens(exchangeRequests(base, forTokens));
     const opTokens = op && opFixture && (await accessTokens(op.exchanges(opFixture.forTokens)));
+    // The bare listener also answers with a body of each document's size and the same headers.
+    const bytes = async (path: string) => (await (await fetch(`${base}${path}`)).arrayBuffer()).byteLength;
     const routes: Record<string, () => HttpRequest> = {
       bare: repeat({ url: bareBase }),
+      bareDiscovery: repeat({ url: `${bareBase}/bytes/${await bytes('/.well-known/openid-configuration')}` }),
+      bareJwks: repeat({ url: `${bareBase}/bytes/${await bytes('/.well-known/jwks.json')}` }),
       discovery: repeat({ url: `${base}/.well-known/openid-configuration` }),
       jwks: repeat({ url: `${base}/.well-known/jwks.json` }),
       userinfo: bearerRequests(`${base}/v1/userinfo`, verityTokens),
@@ -275,7 +279,8 @@ async function main() {
             rounds.map((r) => r[name]!),
           )
         : undefined;
-    const versusBare = (name: string) => median(rounds.map((r) => r[name]!.perSecond / r.bare!.perSecond));
+    const versusBare = (name: string, bareName = 'bare') =>
+      median(rounds.map((r) => r[name]!.perSecond / r[bareName]!.perSecond));
 
     // ES256 ID tokens, once the server offers them per client.
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as {
@@ -304,6 +309,8 @@ async function main() {
       opensslScaling: median(opensslScaling),
       routes: {
         bare: route('bare')!,
+        bareDiscovery: route('bareDiscovery')!,
+        bareJwks: route('bareJwks')!,
         discovery: route('discovery')!,
         jwks: route('jwks')!,
         userinfo: route('userinfo')!,
