@@ -12,10 +12,13 @@ const READ: Record<CacheName, string> = {
 };
 
 /**
- * A cache's version: one primary-key lookup. A cache keeps what it loaded while its version stays the
- * same; triggers move the version on any write to the tables behind it, whoever the writer. (Reading
- * every version at once costs twice as much, and no request shares one read between two caches.)
+ * A cache's version: one primary-key lookup, made once per snapshot of the turn (`db.reads.once`). A
+ * cache keeps what it loaded while its version stays the same; triggers move the version on any write
+ * to the tables behind it, whoever the writer. (Reading every version at once costs twice as much.)
  */
 export function cacheVersion(db: Db, name: CacheName): number {
-  return db.reads.prepare<{ version: number }>(READ[name]).get()?.version ?? -1;
+  return db.reads.once(
+    READ[name],
+    () => db.reads.prepare<{ version: number }>(READ[name]).get()?.version ?? -1,
+  );
 }

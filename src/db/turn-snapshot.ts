@@ -9,10 +9,19 @@ export interface Reads {
   prepare<Row = Record<string, unknown>>(sql: string): Read<Row>;
   /** Ends the open snapshot, for what must wait for every reader (a TRUNCATE checkpoint). */
   release(): void;
+  /**
+   * `read()`'s value, kept for the rest of the snapshot it was read in: a value of the database cannot
+   * change within one snapshot. Read every time where there is none.
+   */
+  once<T>(key: string, read: () => T): T;
 }
 
 /** Reads on the connection itself (PostgreSQL, an in-memory or read-only SQLite database). */
-export const directReads = (sql: SqlDriver): Reads => ({ prepare: (s) => sql.prepare(s), release() {} });
+export const directReads = (sql: SqlDriver): Reads => ({
+  prepare: (s) => sql.prepare(s),
+  release() {},
+  once: (_key, read) => read(),
+});
 
 /**
  * Reads in one read transaction per turn of the event loop, on `reader`, a second connection to the
@@ -31,9 +40,12 @@ export function turnSnapshot(main: SqlDriver, reader: SqlDriver): Reads {
   const changes = main.prepare<{ n: number }>('SELECT total_changes() AS n');
   let open = false;
   let seenChanges = -1;
+  /** What `once` read in the open snapshot. */
+  const kept = new Map<string, unknown>();
   const release = () => {
     if (!open) return;
     open = false;
+    kept.clear();
     reader.exec('ROLLBACK');
   };
   /** Whether to read on `reader`, with its snapshot started if it needs one. */
@@ -41,6 +53,7 @@ export function turnSnapshot(main: SqlDriver, reader: SqlDriver): Reads {
     if (main.inTransaction) return false;
     const n = changes.get()!.n;
     if (open && n === seenChanges) return true;
+    kept.clear();
     if (open) reader.exec('ROLLBACK');
     else nextTurn(release);
     reader.exec('BEGIN');
@@ -71,5 +84,12 @@ export function turnSnapshot(main: SqlDriver, reader: SqlDriver): Reads {
     }
     return statement;
   };
-  return { prepare: prepare as Reads['prepare'], release };
+  const once = <T>(key: string, read: () => T): T => {
+    if (!onReader()) return read();
+    if (kept.has(key)) return kept.get(key) as T;
+    const value = read();
+    kept.set(key, value);
+    return value;
+  };
+  return { prepare: prepare as Reads['prepare'], release, once };
 }

@@ -85,6 +85,29 @@ describe('reads at the snapshot of the turn (SQLite)', () => {
     expect(truncatedByOther()).toBe(true);
   });
 
+  test("a value read once is kept for its snapshot: read again after this process's write, in the next turn, and always inside a transaction", async () => {
+    let reads = 0;
+    const kept = () =>
+      db.reads.once('k', () => {
+        reads++;
+        return count('k');
+      });
+    expect(kept()).toBeUndefined();
+    put(other, 'k', 1); // after the snapshot started: it is not in it
+    expect(kept()).toBeUndefined();
+    expect(reads).toBe(1);
+    put(db, 'k', 2);
+    expect(kept()).toBe(2);
+    db.sql.transaction(() => {
+      put(db, 'k', 3);
+      expect(kept()).toBe(3);
+    });
+    await nextTurn();
+    put(other, 'k', 4);
+    expect([kept(), kept()]).toEqual([4, 4]);
+    expect(reads).toBe(4);
+  });
+
   test('the reading connection writes nothing, and a read that fails leaves no reader behind', () => {
     expect(count('k')).toBeUndefined();
     const write = db.reads.prepare(
@@ -106,5 +129,12 @@ describe('reads on PostgreSQL', () => {
     expect(count('k')).toBe(1);
     put(db, 'k', 2);
     expect(count('k')).toBe(2);
+  });
+
+  test('a value read once is read every time', () => {
+    const kept = () => db.reads.once('k', () => count('k'));
+    expect(kept()).toBeUndefined();
+    put(other, 'k', 1);
+    expect(kept()).toBe(1);
   });
 });
