@@ -11,9 +11,8 @@ const app = new Hono();
 app.get('/', (c) => c.text('ok'));
 app.get('/bytes/:n', (c) => {
   const n = c.req.param('n');
-  let body = bodies.get(n);
-  if (body === undefined) bodies.set(n, (body = `"${'x'.repeat(Math.max(0, Number(n) - 2))}"`));
-  return new Response(body, {
+  if (!bodies.has(n)) bodies.set(n, `"${'x'.repeat(Math.max(0, Number(n) - 2))}"`);
+  return new Response(bodies.get(n), {
     headers: {
       'Content-Type': 'application/json',
       'Cache-Control': 'public, max-age=300',
