@@ -44,7 +44,9 @@ export function countHitsOfMany(
   window: number,
 ): Map<string, BucketState> {
   const out = new Map<string, BucketState>();
-  const keys = [...counts.keys()];
+  // Sorted: instances counting the same buckets on PostgreSQL lock their rows in the same order, so
+  // they wait for each other instead of deadlocking.
+  const keys = [...counts.keys()].sort();
   for (let i = 0; i < keys.length; ) {
     const rows = ROWS.find((r) => r <= keys.length - i)!;
     const params = keys.slice(i, i + rows).flatMap((k) => [k, now, counts.get(k)]);

@@ -86,8 +86,11 @@ export function countRequest(
   const limit = resolveLimit(ctx.config.rate_limits[bucket], scope);
   const id = `${bucket}:${key}`;
   const turn = openTurn(ctx);
-  const requests = turn.requests.get(limit.window) ?? new Map<string, number>();
-  turn.requests.set(limit.window, requests);
+  let requests = turn.requests.get(limit.window);
+  if (!requests) {
+    requests = new Map();
+    turn.requests.set(limit.window, requests);
+  }
   const i = requests.get(id) ?? 0;
   requests.set(id, i + 1);
   // By the time it is counted the turn is closed: the bucket's requests are final.

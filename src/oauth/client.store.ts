@@ -3,7 +3,7 @@ import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX } from '../apps/credential-prefi
 import { type AppContext, slot } from '../context.ts';
 import { sha256HexSync } from '../crypto/digest.ts';
 import { constantTimeEqual } from '../crypto/tokens.ts';
-import { cacheVersion } from '../db/cache-versions.ts';
+import { cachedEntry, type HeldCache, heldCache } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import type { SqlRow } from '../db/row.ts';
 import type { clientSecrets } from '../db/schema/applications.ts';
@@ -79,7 +79,6 @@ const MAX_ENTRIES = 10_000;
 type SecretRow = Pick<SqlRow<typeof clientSecrets>, 'secret_hash' | 'revoked_at'>;
 
 interface Cache {
-  version: number;
   clients: Map<string, OAuthClient>;
   secrets: Map<string, SecretRow[]>;
   redirectUris: Map<string, readonly string[]>;
@@ -89,45 +88,29 @@ interface Cache {
   postLogoutUris: Map<string, readonly string[]>;
 }
 
-const CLIENTS = slot((): { current?: Cache } => ({}));
+const CLIENTS = slot((): HeldCache<Cache> => ({}));
 
 /** What the registry needs: the database, and the context's caches to keep clients in. */
 type RegistryContext = Pick<AppContext, 'db' | 'caches'>;
 
-function currentCache({ db, caches }: RegistryContext): Cache | undefined {
-  if (db.sql.inTransaction) return undefined;
-  const version = cacheVersion(db, 'clients');
-  const held = caches.get(CLIENTS);
-  let c = held.current;
-  const size = (x: Cache) =>
-    x.clients.size +
-    x.secrets.size +
-    x.redirectUris.size +
-    x.postLogoutUris.size +
-    x.webOrigins.size +
-    x.knownOrigins.size;
-  if (!c || c.version !== version || size(c) > MAX_ENTRIES) {
-    c = {
-      version,
-      clients: new Map(),
-      secrets: new Map(),
-      redirectUris: new Map(),
-      webOrigins: new Map(),
-      knownOrigins: new Map(),
-      postLogoutUris: new Map(),
-    };
-    held.current = c;
-  }
-  return c;
-}
+const emptyCache = (): Cache => ({
+  clients: new Map(),
+  secrets: new Map(),
+  redirectUris: new Map(),
+  webOrigins: new Map(),
+  knownOrigins: new Map(),
+  postLogoutUris: new Map(),
+});
+const entries = (c: Cache) =>
+  c.clients.size +
+  c.secrets.size +
+  c.redirectUris.size +
+  c.postLogoutUris.size +
+  c.webOrigins.size +
+  c.knownOrigins.size;
 
-function cached<T>(map: Map<string, T> | undefined, key: string, load: () => T | undefined): T | undefined {
-  const hit = map?.get(key);
-  if (hit !== undefined) return hit;
-  const value = load();
-  if (value !== undefined) map?.set(key, value);
-  return value;
-}
+const currentCache = ({ db, caches }: RegistryContext): Cache | undefined =>
+  heldCache(db, 'clients', caches.get(CLIENTS), emptyCache, entries, MAX_ENTRIES);
 
 export interface ClientRegistry {
   /**
@@ -162,7 +145,7 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
   const { db } = ctx;
   const cache = currentCache(ctx);
   const uris = (map: Map<string, readonly string[]> | undefined, query: string, environmentId: string) =>
-    cached(map, environmentId, () =>
+    cachedEntry(map, environmentId, () =>
       Object.freeze(
         db.sql
           .prepare<{ uri: string }>(query)
@@ -171,11 +154,11 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
       ),
     ) ?? [];
   return {
-    client: (clientId) => cached(cache?.clients, clientId, () => loadClient(db, clientId)),
+    client: (clientId) => cachedEntry(cache?.clients, clientId, () => loadClient(db, clientId)),
     redirectUris: (environmentId) => uris(cache?.redirectUris, REDIRECT_URIS, environmentId),
     postLogoutRedirectUris: (environmentId) => uris(cache?.postLogoutUris, POST_LOGOUT_URIS, environmentId),
     webOrigins: (environmentId) =>
-      cached(cache?.webOrigins, environmentId, () =>
+      cachedEntry(cache?.webOrigins, environmentId, () =>
         Object.freeze(
           db.sql
             .prepare<{ origin: string }>(WEB_ORIGINS)
@@ -184,7 +167,7 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
         ),
       ) ?? [],
     originRegistered: (origin) =>
-      cached(
+      cachedEntry(
         cache?.knownOrigins,
         origin,
         () => db.sql.prepare<{ known: number }>(ORIGIN_REGISTERED).get(origin)?.known === 1,
@@ -192,7 +175,7 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
     secretMatches(client, secret, now) {
       const hash = sha256HexSync(secret);
       const rows =
-        cached(cache?.secrets, client.environmentId, () =>
+        cachedEntry(cache?.secrets, client.environmentId, () =>
           db.sql.prepare<SecretRow>(SECRETS).all(client.environmentId, now),
         ) ?? [];
       let match = false;

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type AppContext, slot } from '../context.ts';
-import { cacheVersion } from '../db/cache-versions.ts';
+import { cachedEntry, type HeldCache, heldCache } from '../db/cache-versions.ts';
 import type { Db } from '../db/open.ts';
 import { identityDocuments, personEmails, personPhones, persons } from '../db/schema/persons.ts';
 import type { Environment } from '../environment.ts';
@@ -328,33 +328,31 @@ export type PersonStore = ReturnType<typeof createPersonStore>;
 
 // UserInfo reads a person's releasable data on every request, and it changes rarely: it is kept per
 // context and dropped whenever the `persons` cache version moves, as the clients are
-// (oauth/client.store.ts; the triggers: migrations/0018). Inside a transaction it is bypassed, since
-// what the transaction reads may yet be rolled back. On PostgreSQL reading the version is itself a
-// round trip, and the triggers would make every transaction that writes a person wait on one row, so
-// there it is always read.
+// (oauth/client.store.ts; the triggers: migrations/0018). On PostgreSQL it is always read (why:
+// db/cache-versions.ts).
 const MAX_CACHED_PERSONS = 10_000;
-const RELEASABLE_CACHE = slot(() => ({ version: -1, persons: new Map<string, ReleasablePerson>() }));
+const RELEASABLE_CACHE = slot((): HeldCache<Map<string, ReleasablePerson>> => ({}));
+const emptyPersons = () => new Map<string, ReleasablePerson>();
+const personCount = (persons: Map<string, ReleasablePerson>) => persons.size;
 
-/** The person's releasable data (shared between requests: frozen), or undefined if the row is gone. */
+/** The person's releasable data (frozen when cached), or undefined if the row is gone. */
 export function releasablePerson(
   { db, caches }: Pick<AppContext, 'db' | 'caches'>,
   id: string,
 ): ReleasablePerson | undefined {
-  if (db.engine === 'postgres' || db.sql.inTransaction) return createPersonStore(db).releasable(id);
-  const version = cacheVersion(db, 'persons');
-  const cache = caches.get(RELEASABLE_CACHE);
-  if (cache.version !== version || cache.persons.size >= MAX_CACHED_PERSONS) {
-    cache.version = version;
-    cache.persons = new Map();
-  }
-  let person = cache.persons.get(id);
-  if (!person) {
+  const persons = heldCache(
+    db,
+    'persons',
+    caches.get(RELEASABLE_CACHE),
+    emptyPersons,
+    personCount,
+    MAX_CACHED_PERSONS,
+  );
+  return cachedEntry(persons, id, () => {
     const read = createPersonStore(db).releasable(id);
-    if (!read) return undefined;
-    person = frozen(read);
-    cache.persons.set(id, person);
-  }
-  return person;
+    // Kept, it is shared between requests.
+    return read && persons ? frozen(read) : read;
+  });
 }
 
 const frozen = (p: ReleasablePerson): ReleasablePerson =>

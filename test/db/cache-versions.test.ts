@@ -53,31 +53,26 @@ describe('cache versions', () => {
       phones: p.phones.map((x) => [x.phone, x.verified]),
     };
   };
+  type Change = [string, string, keyof ReturnType<typeof released>];
+  /** A contact added, changed and removed, in its table. */
+  const contactChanges = (kind: 'email' | 'phone', value: string): Change[] => [
+    [
+      `an added ${kind}`,
+      `INSERT INTO person_${kind}s (person_id, ${kind}, verified, "primary") VALUES ('${ADA}', '${value}', 1, 0)`,
+      `${kind}s`,
+    ],
+    [
+      `a changed ${kind}`,
+      `UPDATE person_${kind}s SET verified = 1 - verified WHERE person_id = '${ADA}'`,
+      `${kind}s`,
+    ],
+    [`a removed ${kind}`, `DELETE FROM person_${kind}s WHERE person_id = '${ADA}'`, `${kind}s`],
+  ];
   // Every table UserInfo's person is read from, and every kind of write to it (migrations/0018).
-  const changes: [string, string, keyof ReturnType<typeof released>][] = [
+  const changes: Change[] = [
     ['a name', `UPDATE persons SET given_name = 'Zoe' WHERE id = '${ADA}'`, 'name'],
-    [
-      'an added email',
-      `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES ('${ADA}', 'new@example.com', 1, 0)`,
-      'emails',
-    ],
-    [
-      'a changed email',
-      `UPDATE person_emails SET verified = 1 - verified WHERE person_id = '${ADA}'`,
-      'emails',
-    ],
-    ['a removed email', `DELETE FROM person_emails WHERE person_id = '${ADA}'`, 'emails'],
-    [
-      'an added phone',
-      `INSERT INTO person_phones (person_id, phone, verified, "primary") VALUES ('${ADA}', '+15550000000', 1, 0)`,
-      'phones',
-    ],
-    [
-      'a changed phone',
-      `UPDATE person_phones SET verified = 1 - verified WHERE person_id = '${ADA}'`,
-      'phones',
-    ],
-    ['a removed phone', `DELETE FROM person_phones WHERE person_id = '${ADA}'`, 'phones'],
+    ...contactChanges('email', 'new@example.com'),
+    ...contactChanges('phone', '+15550000000'),
   ];
   for (const [what, statement, view] of changes)
     test(`a person's data: ${what} by another process is released from the next turn on`, async () => {

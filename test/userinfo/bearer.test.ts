@@ -1,9 +1,11 @@
 import { afterEach, expect, test } from 'bun:test';
 import { revokeAccessTokensOfConsent } from '../../src/auth/access-token.store.ts';
+import { databaseTarget, openDb } from '../../src/db/open.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { nextTurn } from '../helpers/wait.ts';
 import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
 import { bearer, issueToken } from './fixtures.ts';
 
@@ -193,4 +195,20 @@ test('the token is stored only as its hash', async () => {
   const { accessToken } = await setup();
   const rows = ctx.db.sql.prepare<{ token_hash: string }>('SELECT token_hash FROM access_tokens').all();
   expect(rows.some((r) => r.token_hash.includes(accessToken))).toBe(false);
+});
+
+test('a claim that stops being available is left out of the next answer, whoever changed it', async () => {
+  const { accessToken } = await setup();
+  const emailOf = async () =>
+    ((await call('/v1/userinfo', bearer(accessToken))).body as { email?: string }).email;
+  expect(await emailOf()).toBeDefined();
+  // Another process (the CLI) removes the person's emails; the person's data may be held in memory.
+  const other = await openDb(databaseTarget(ctx.config));
+  other.sql.prepare("DELETE FROM person_emails WHERE person_id = 'psn_sandbox_ada'").run();
+  other.close();
+  await nextTurn();
+  const { res, body } = await call('/v1/userinfo', bearer(accessToken));
+  expect(res.status).toBe(200);
+  expect(body).not.toHaveProperty('email');
+  expect(body).not.toHaveProperty('email_verified');
 });
