@@ -24,9 +24,9 @@ module.exports = {
       name: 'foundations-import-no-feature',
       severity: 'error',
       comment:
-        'platform/, db/, crypto/ and config/ are the bottom layer: they import each other, errors.ts and log.ts only.',
+        'platform/, db/, crypto/ and config/ are the bottom layer: they import each other, errors.ts, log.ts and zod.ts only.',
       from: { path: '^src/(platform|db|crypto|config)/' },
-      to: { path: '^src/', pathNot: '^src/((platform|db|crypto|config)/|(errors|log)\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/((platform|db|crypto|config)/|(errors|log|zod)\\.ts$)' },
     },
     {
       name: 'platform-imports-nothing-above',

@@ -1,5 +1,4 @@
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import { type ApplicationView, getApplication } from '../apps/application.store.ts';
 import { environmentSettings } from '../apps/environment-settings.ts';
 import { updateApplication } from '../apps/registration.ts';
@@ -9,9 +8,10 @@ import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse } from '../http/errors.ts';
 import { assertApplicationAccess } from '../webhooks/access.ts';
+import { z } from '../zod.ts';
 import { appId, dev, developerGuard, jsonBody, parse } from './developer-api.ts';
 
-export const webOriginsBody = z.object({ webOrigins: z.array(z.string()).max(100) });
+export const webOriginsBody = z.object({ webOrigins: z.array(z.string()).check(z.maxLength(100)) });
 
 /** The application as its key's environment serves it; never a secret. */
 export const applicationJson = (a: ApplicationView, environment: string) => {

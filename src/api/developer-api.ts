@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { z } from 'zod';
 import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
 import { ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
+import type { z } from '../zod.ts';
 
 /**
  * What every developer API route runs first: identify the key, count the request (per developer and
@@ -29,7 +29,7 @@ export function developerGuard(ctx: AppContext): MiddlewareHandler<DeveloperApiE
 export const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
 export const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;
 
-export function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+export function parse<T>(schema: z.ZodMiniType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const fields = r.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));

@@ -1,5 +1,4 @@
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { DeveloperApiEnv } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -14,40 +13,43 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../webhooks/endpoints.ts';
+import { z } from '../zod.ts';
 import { appId, dev, developerGuard, jsonBody, parse } from './developer-api.ts';
+
+const optionalText = z.optional(z.string());
 
 export const createBody = z.object({
   url: z.string(),
   events: z.array(z.string()),
-  environment: z.string().optional(),
-  description: z.string().optional(),
+  environment: optionalText,
+  description: optionalText,
 });
 
 export const updateBody = z
   .object({
-    url: z.string().optional(),
-    events: z.array(z.string()).optional(),
-    enabled: z.boolean().optional(),
-    description: z.string().optional(),
+    url: optionalText,
+    events: z.optional(z.array(z.string())),
+    enabled: z.optional(z.boolean()),
+    description: optionalText,
   })
-  .refine(
-    (b) => Object.values(b).some((v) => v !== undefined),
-    'give at least one of url, events, enabled, description',
+  .check(
+    z.refine(
+      (b) => Object.values(b).some((v) => v !== undefined),
+      'give at least one of url, events, enabled, description',
+    ),
   );
 
-export const rotateBody = z.object({ expireCurrentInSeconds: z.number().int().optional() });
-export const redeliverBody = z.object({ endpointId: z.string().optional() });
+export const rotateBody = z.object({ expireCurrentInSeconds: z.optional(z.int()) });
+export const redeliverBody = z.object({ endpointId: optionalText });
 
 export const historyQuery = z.object({
-  endpointId: z.string().optional(),
-  eventId: z.string().optional(),
-  status: z.string().optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number')
-    .transform(Number)
-    .optional(),
-  cursor: z.string().optional(),
+  endpointId: optionalText,
+  eventId: optionalText,
+  status: optionalText,
+  limit: z.optional(
+    z.pipe(z.string().check(z.regex(/^\d{1,4}$/, 'must be a whole number')), z.transform(Number)),
+  ),
+  cursor: optionalText,
 });
 
 /** /v1/developer/applications/:applicationId/webhooks/*: thin, the work is in the domain modules. */

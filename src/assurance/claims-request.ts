@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.ts';
 
 /**
  * The `claims` authorization request parameter (OpenID Connect Core 1.0 §5.5) with the `verified_claims`
@@ -14,33 +14,36 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 /** One requested element (Core §5.5.1; `max_age` from OIDC4IDA §5.5.2). */
 const elementObject = z.looseObject({
-  essential: z.boolean().optional(),
-  value: scalar.optional(),
-  values: z.array(scalar).min(1).optional(),
-  max_age: z.number().int().min(0).optional(),
-  purpose: z.string().min(3).max(300).optional(),
+  essential: z.optional(z.boolean()),
+  value: z.optional(scalar),
+  values: z.optional(z.array(scalar).check(z.minLength(1))),
+  max_age: z.optional(z.int().check(z.minimum(0))),
+  purpose: z.optional(z.string().check(z.minLength(3), z.maxLength(300))),
 });
-const element = z.union([z.null(), elementObject]).transform((e) => {
-  if (e === null) return {};
-  const { essential, value, values, max_age } = e;
-  return {
-    ...(essential === undefined ? {} : { essential }),
-    ...(value === undefined ? {} : { value }),
-    ...(values === undefined ? {} : { values }),
-    ...(max_age === undefined ? {} : { max_age }),
-  };
-});
+const element = z.pipe(
+  z.union([z.null(), elementObject]),
+  z.transform((e) => {
+    if (e === null) return {};
+    const { essential, value, values, max_age } = e;
+    return {
+      ...(essential === undefined ? {} : { essential }),
+      ...(value === undefined ? {} : { value }),
+      ...(values === undefined ? {} : { values }),
+      ...(max_age === undefined ? {} : { max_age }),
+    };
+  }),
+);
 export type ElementRequest = z.output<typeof element>;
 
 const elements = z.record(z.string(), element);
 
 const documentDetails = z.looseObject({
-  type: element.optional(),
-  document_number: element.optional(),
-  serial_number: element.optional(),
-  date_of_issuance: element.optional(),
-  date_of_expiry: element.optional(),
-  issuer: elements.optional(),
+  type: z.optional(element),
+  document_number: z.optional(element),
+  serial_number: z.optional(element),
+  date_of_issuance: z.optional(element),
+  date_of_expiry: z.optional(element),
+  issuer: z.optional(elements),
 });
 
 // OIDC4IDA §5.4: the evidence `type` is given with `value` (never `values`), and is the filter.
@@ -48,49 +51,58 @@ const evidence = z.looseObject({
   type: z.looseObject({
     value: z.enum(['document', 'electronic_record', 'vouch', 'electronic_signature']),
   }),
-  check_details: z
-    .array(z.object({ check_method: element }).catchall(element))
-    .min(1)
-    .optional(),
-  document_details: documentDetails.optional(),
+  check_details: z.optional(
+    z.array(z.catchall(z.object({ check_method: element }), element)).check(z.minLength(1)),
+  ),
+  document_details: z.optional(documentDetails),
 });
 export type EvidenceRequest = z.output<typeof evidence>;
 
 const verification = z.looseObject({
   trust_framework: element,
-  assurance_level: element.optional(),
-  time: element.optional(),
-  verification_process: element.optional(),
-  evidence: z.array(evidence).min(1).optional(),
+  assurance_level: z.optional(element),
+  time: z.optional(element),
+  verification_process: z.optional(element),
+  evidence: z.optional(z.array(evidence).check(z.minLength(1))),
 });
 export type VerificationRequest = z.output<typeof verification>;
 
 const verifiedClaims = z.strictObject({
   verification,
   // `null` asks for the verification alone; an object names at least one claim.
-  claims: z.union([z.null().transform(() => ({})), z.record(z.string(), element)]),
+  claims: z.union([
+    z.pipe(
+      z.null(),
+      z.transform(() => ({})),
+    ),
+    z.record(z.string(), element),
+  ]),
 });
 export type VerifiedClaimsRequest = z.output<typeof verifiedClaims>;
 
 // Every member but `verified_claims` is an individual claim (Core §5.5.1).
-const member = z
-  .object({ verified_claims: z.union([z.array(verifiedClaims), verifiedClaims]).optional() })
-  .catchall(element)
-  .transform(({ verified_claims, ...claims }) => {
+const member = z.pipe(
+  z.catchall(
+    z.object({ verified_claims: z.optional(z.union([z.array(verifiedClaims), verifiedClaims])) }),
+    element,
+  ),
+  z.transform(({ verified_claims, ...claims }) => {
     // An empty list (the schema allows it) asks for nothing.
     if (verified_claims === undefined || (Array.isArray(verified_claims) && !verified_claims.length))
       return { claims };
     const many = Array.isArray(verified_claims);
     return { claims, verifiedClaims: many ? verified_claims : [verified_claims], verifiedClaimsList: many };
-  });
+  }),
+);
 export type RequestedClaims = z.output<typeof member>;
 
-const claimsRequest = z
-  .looseObject({ userinfo: member.optional(), id_token: member.optional() })
-  .transform(({ userinfo, id_token }) => ({
+const claimsRequest = z.pipe(
+  z.looseObject({ userinfo: z.optional(member), id_token: z.optional(member) }),
+  z.transform(({ userinfo, id_token }) => ({
     ...(userinfo ? { userinfo } : {}),
     ...(id_token ? { id_token } : {}),
-  }));
+  })),
+);
 
 /** A checked `claims` parameter: what UserInfo and the ID token are asked to hold. */
 export type ClaimsRequest = z.output<typeof claimsRequest>;

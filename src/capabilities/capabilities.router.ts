@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
+import { z } from '../zod.ts';
 import { liveCapabilities } from './availability.ts';
 import { normalizeCountry, normalizeDocumentType } from './catalogue.ts';
 import { DOCUMENT_TYPES } from './data/document-types.ts';
@@ -16,8 +16,11 @@ const scopesBody = { data: { scopes: SCOPE_CATALOGUE.map(publicScope) } };
 
 // Any country code Verity does not serve, however malformed, is simply not supported: one answer for
 // "XX", "DEU" and "%00" alike, so a client needs one error path.
-export const countryCode = z.string().transform(normalizeCountry).pipe(z.string());
-export const documentType = z.string().transform(normalizeDocumentType).pipe(z.enum(DOCUMENT_TYPES));
+export const countryCode = z.pipe(z.pipe(z.string(), z.transform(normalizeCountry)), z.string());
+export const documentType = z.pipe(
+  z.pipe(z.string(), z.transform(normalizeDocumentType)),
+  z.enum(DOCUMENT_TYPES),
+);
 
 const countryNotSupported = (raw: string) =>
   new ApiError(

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import { z } from '../zod.ts';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -24,13 +24,12 @@ export const listenHost = (listen: string) =>
   listen.slice(0, listen.lastIndexOf(':')).replace(/^\[|\]$/g, '');
 
 export const listenAddress = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .superRefine((v, ctx) => {
+  z._default(z.string(), fallback).check(
+    z.superRefine((v, ctx) => {
       const problem = listenProblem(v);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+    }),
+  );
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: addresses that never leave the machine. */
 export function isLoopbackHost(hostname: string): boolean {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.ts';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -20,11 +20,11 @@ export const durationText = z.string({
 
 /** A config duration: written as text, read as milliseconds. */
 export const duration = (fallback: string) =>
-  durationText.default(fallback).transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration like ${DURATION_EXAMPLE}` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+  z.pipe(
+    z._default(durationText, fallback).check(
+      z.refine((text) => parseDuration(text) !== undefined, {
+        error: (issue) => `"${issue.input}" is not a duration like ${DURATION_EXAMPLE}`,
+      }),
+    ),
+    z.transform((text: string) => parseDuration(text)!),
+  );

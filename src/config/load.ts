@@ -1,5 +1,5 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
-import type { z } from 'zod';
+import type { z } from '../zod.ts';
 import { type Config, configSchema } from './schema.ts';
 import { closest, knownKeys } from './suggest.ts';
 
@@ -26,7 +26,7 @@ export function applyEnv(
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith('VERITY_') || value === undefined) continue;
     const rest = name.slice('VERITY_'.length).toLowerCase();
-    const sections = Object.keys(configSchema.in.shape) as string[];
+    const sections = Object.keys(configSchema.def.in.shape) as string[];
     const section = sections.find((s) => rest.startsWith(`${s}_`));
     if (!section) continue;
     const key = rest.slice(section.length + 1);

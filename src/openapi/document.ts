@@ -60,7 +60,7 @@ class SchemaSet {
   // The input side throughout: for a request it is what the server accepts; response schemas have no
   // transforms, and their input side leaves objects open (the output side would forbid additional
   // properties, which would break clients the day a field is added).
-  convert(schema: z.ZodType): Json {
+  convert(schema: z.core.$ZodType): Json {
     const out = z.toJSONSchema(schema, {
       target: 'draft-2020-12',
       io: 'input',
@@ -81,7 +81,7 @@ class SchemaSet {
 const relink = (json: Json): Json =>
   JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
 
-function parameters(set: SchemaSet, where: 'path' | 'query', shape: z.ZodObject | undefined): Json[] {
+function parameters(set: SchemaSet, where: 'path' | 'query', shape: z.core.$ZodObject | undefined): Json[] {
   if (!shape) return [];
   const json = set.convert(shape);
   const props = (json.properties ?? {}) as Record<string, Json>;

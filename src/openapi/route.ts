@@ -8,7 +8,7 @@ export type SecurityScheme = 'clientSecretBasic' | 'accessToken' | 'developerApi
 export interface ResponseSpec {
   description: string;
   /** The body's schema; absent for bodiless responses (redirects, 204). */
-  schema?: z.ZodType;
+  schema?: z.core.$ZodType;
   /** Default `application/json`. */
   contentType?: string;
   /** Names of headers declared in `components.headers`. */
@@ -29,9 +29,9 @@ export interface ApiRoute {
   tag: string;
   /** Alternatives, any one of which suffices; an empty object in the list means "no credentials". */
   security?: Partial<Record<SecurityScheme, string[]>>[];
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: { schema: z.ZodType; contentTypes: string[]; required?: boolean; description?: string };
+  params?: z.core.$ZodObject;
+  query?: z.core.$ZodObject;
+  body?: { schema: z.core.$ZodType; contentTypes: string[]; required?: boolean; description?: string };
   responses: Record<number, ResponseSpec>;
 }
 

@@ -1,5 +1,5 @@
 import countries from 'i18n-iso-countries/index.js';
-import { z } from 'zod';
+import { z } from '../zod.ts';
 import { ASSURANCE_LEVELS } from './assurance.ts';
 import { CHECK_METHODS } from './check-methods.ts';
 
@@ -28,35 +28,33 @@ export function isRealDate(text: string): boolean {
 
 const calendarDate = z
   .string()
-  .regex(DATE, 'Must be a date as YYYY-MM-DD')
-  .refine(isRealDate, 'Not a real calendar date');
+  .check(z.regex(DATE, 'Must be a date as YYYY-MM-DD'), z.refine(isRealDate, 'Not a real calendar date'));
 
 // ISO 3166-1 alpha-2 only: the library also accepts alpha-3 and numeric codes, which the claims never carry.
-const country = z
-  .string()
-  .regex(/^[A-Z]{2}$/, 'Must be an ISO 3166-1 alpha-2 code in capitals, e.g. "DE"')
-  .refine((c) => countries.isValid(c), 'Unknown ISO 3166-1 alpha-2 country code');
+const country = z.string().check(
+  z.regex(/^[A-Z]{2}$/, 'Must be an ISO 3166-1 alpha-2 code in capitals, e.g. "DE"'),
+  z.refine((c) => countries.isValid(c), 'Unknown ISO 3166-1 alpha-2 country code'),
+);
 
-const nonEmpty = (max: number) => z.string().trim().min(1, 'Must not be empty').max(max);
+const nonEmpty = (max: number) =>
+  z.string().check(z.trim(), z.minLength(1, 'Must not be empty'), z.maxLength(max));
 
-const email = z.strictObject({
-  email: z.email(),
-  verified: z.boolean(),
-  primary: z.boolean().optional(),
-});
+const primary = z.optional(z.boolean());
+
+const email = z.strictObject({ email: z.email(), verified: z.boolean(), primary });
 
 const phone = z.strictObject({
-  phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 number, e.g. "+491701234567"'),
+  phone: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'Must be an E.164 number, e.g. "+491701234567"')),
   verified: z.boolean(),
-  primary: z.boolean().optional(),
+  primary,
 });
 
-const photo = z
-  .string()
-  .max(MAX_PHOTO_BYTES, `Must be at most ${MAX_PHOTO_BYTES} bytes`)
-  .regex(/^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/, 'Must be a data:image/jpeg;base64,… URL')
+const photo = z.string().check(
+  z.maxLength(MAX_PHOTO_BYTES, `Must be at most ${MAX_PHOTO_BYTES} bytes`),
+  z.regex(/^data:image\/jpeg;base64,[A-Za-z0-9+/]+={0,2}$/, 'Must be a data:image/jpeg;base64,… URL'),
   // "/9j/" is base64 for FF D8 FF, the start of every JPEG: a PNG relabelled as JPEG is refused.
-  .refine((v) => v.startsWith('data:image/jpeg;base64,/9j/'), 'Not a JPEG image');
+  z.refine((v) => v.startsWith('data:image/jpeg;base64,/9j/'), 'Not a JPEG image'),
+);
 
 function documentSchema(now: Date) {
   const today = now.toISOString().slice(0, 10);
@@ -64,38 +62,36 @@ function documentSchema(now: Date) {
     .strictObject({
       type: z.enum(DOCUMENT_TYPES),
       issuingCountry: country,
-      number: z
-        .string()
-        .trim()
-        .min(1, 'Must not be empty')
-        .max(64)
-        .regex(/^[A-Za-z0-9 -]+$/, 'Only letters, digits, spaces and "-"'),
-      issueDate: calendarDate.refine((d) => d <= today, 'Must not be in the future').optional(),
+      number: nonEmpty(64).check(z.regex(/^[A-Za-z0-9 -]+$/, 'Only letters, digits, spaces and "-"')),
+      issueDate: z.optional(calendarDate.check(z.refine((d) => d <= today, 'Must not be in the future'))),
       expiryDate: calendarDate,
       validityStatus: z.enum(VALIDITY_STATUSES),
       verified: z.boolean(),
-      verifiedAt: z.iso
-        .datetime({ offset: true })
-        .refine((v) => Date.parse(v) <= now.getTime(), 'Must not be in the future')
-        .optional(),
-      checkMethod: z.enum(CHECK_METHODS).optional(),
-      shareEnabled: z.boolean().optional(),
-      displayName: nonEmpty(100).optional(),
-      primary: z.boolean().optional(),
+      verifiedAt: z.optional(
+        z.iso
+          .datetime({ offset: true })
+          .check(z.refine((v) => Date.parse(v) <= now.getTime(), 'Must not be in the future')),
+      ),
+      checkMethod: z.optional(z.enum(CHECK_METHODS)),
+      shareEnabled: z.optional(z.boolean()),
+      displayName: z.optional(nonEmpty(100)),
+      primary,
     })
-    .superRefine((d, ctx) => {
-      if (d.issueDate === undefined) return;
-      if (d.issueDate > d.expiryDate)
-        ctx.addIssue({ code: 'custom', path: ['issueDate'], message: 'Must not be after expiryDate' });
-      // The date as written, in the check's own offset, so a check on the day of issue always passes.
-      if (d.verifiedAt !== undefined && d.verifiedAt.slice(0, 10) < d.issueDate)
-        ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'Must not be before issueDate' });
-    });
+    .check(
+      z.superRefine((d, ctx) => {
+        if (d.issueDate === undefined) return;
+        if (d.issueDate > d.expiryDate)
+          ctx.addIssue({ code: 'custom', path: ['issueDate'], message: 'Must not be after expiryDate' });
+        // The date as written, in the check's own offset, so a check on the day of issue always passes.
+        if (d.verifiedAt !== undefined && d.verifiedAt.slice(0, 10) < d.issueDate)
+          ctx.addIssue({ code: 'custom', path: ['verifiedAt'], message: 'Must not be before issueDate' });
+      }),
+    );
 }
 
 /** At most one entry marked primary; with several entries, exactly one must be. */
 function onePrimary(what: string) {
-  return (items: { primary?: boolean }[], ctx: z.RefinementCtx) => {
+  return (items: { primary?: boolean }[], ctx: z.core.$RefinementCtx) => {
     const marked = items.filter((i) => i.primary).length;
     if (marked > 1) ctx.addIssue({ code: 'custom', message: `Only one ${what} may be primary` });
     else if (marked === 0 && items.length > 1)
@@ -111,20 +107,22 @@ export function importRecordSchema(now: Date) {
       externalId: nonEmpty(200),
       givenName: nonEmpty(200),
       familyName: nonEmpty(200),
-      name: nonEmpty(400).optional(),
-      preferredUsername: nonEmpty(200).optional(),
-      locale: z
-        .string()
-        .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a BCP 47 language tag, e.g. "de-DE"')
-        .optional(),
-      legalGivenName: nonEmpty(200).optional(),
-      legalFamilyName: nonEmpty(200).optional(),
-      birthdate: calendarDate.refine((d) => d <= today, 'Must not be in the future'),
-      nationalities: z.array(country).refine((a) => new Set(a).size === a.length, 'Duplicate country'),
-      emails: z
-        .array(email)
-        .superRefine(onePrimary('email'))
-        .superRefine((items, ctx) => {
+      name: z.optional(nonEmpty(400)),
+      preferredUsername: z.optional(nonEmpty(200)),
+      locale: z.optional(
+        z
+          .string()
+          .check(z.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Must be a BCP 47 language tag, e.g. "de-DE"')),
+      ),
+      legalGivenName: z.optional(nonEmpty(200)),
+      legalFamilyName: z.optional(nonEmpty(200)),
+      birthdate: calendarDate.check(z.refine((d) => d <= today, 'Must not be in the future')),
+      nationalities: z
+        .array(country)
+        .check(z.refine((a) => new Set(a).size === a.length, 'Duplicate country')),
+      emails: z.array(email).check(
+        z.superRefine(onePrimary('email')),
+        z.superRefine((items, ctx) => {
           const seen = new Set<string>();
           items.forEach((e, i) => {
             const key = e.email.toLowerCase();
@@ -133,45 +131,55 @@ export function importRecordSchema(now: Date) {
             seen.add(key);
           });
         }),
-      phones: z
-        .array(phone)
-        .superRefine(onePrimary('phone'))
-        .refine((a) => new Set(a.map((p) => p.phone)).size === a.length, 'Duplicate phone'),
-      photo: photo.optional(),
-      password: z.string().min(8, 'Must be at least 8 characters').max(1024).optional(),
-      passwordHash: z
-        .string()
-        .regex(
-          /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
-          'Must be an encoded $argon2id$… hash',
-        )
-        .optional(),
+      ),
+      phones: z.array(phone).check(
+        z.superRefine(onePrimary('phone')),
+        z.refine((a) => new Set(a.map((p) => p.phone)).size === a.length, 'Duplicate phone'),
+      ),
+      photo: z.optional(photo),
+      password: z.optional(
+        z.string().check(z.minLength(8, 'Must be at least 8 characters'), z.maxLength(1024)),
+      ),
+      passwordHash: z.optional(
+        z
+          .string()
+          .check(
+            z.regex(
+              /^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/,
+              'Must be an encoded $argon2id$… hash',
+            ),
+          ),
+      ),
       assuranceLevel: z.enum(ASSURANCE_LEVELS),
-      identityVerified: z.boolean().optional(),
-      photoVerified: z.boolean().optional(),
-      faceTemplateRef: nonEmpty(500).optional(),
-      documents: z.array(documentSchema(now)).superRefine((docs, ctx) => {
-        if (docs.filter((d) => d.primary).length > 1)
-          ctx.addIssue({ code: 'custom', message: 'Only one document may be primary' });
-        const seen = new Set<string>();
-        docs.forEach((d, i) => {
-          const key = documentKey(d);
-          if (seen.has(key))
-            ctx.addIssue({ code: 'custom', path: [i], message: 'Same type, country and number twice' });
-          seen.add(key);
-        });
-      }),
+      identityVerified: z.optional(z.boolean()),
+      photoVerified: z.optional(z.boolean()),
+      faceTemplateRef: z.optional(nonEmpty(500)),
+      documents: z.array(documentSchema(now)).check(
+        z.superRefine((docs, ctx) => {
+          if (docs.filter((d) => d.primary).length > 1)
+            ctx.addIssue({ code: 'custom', message: 'Only one document may be primary' });
+          const seen = new Set<string>();
+          docs.forEach((d, i) => {
+            const key = documentKey(d);
+            if (seen.has(key))
+              ctx.addIssue({ code: 'custom', path: [i], message: 'Same type, country and number twice' });
+            seen.add(key);
+          });
+        }),
+      ),
     })
-    .superRefine((r, ctx) => {
-      if (r.password !== undefined && r.passwordHash !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['password'],
-          message: 'Give password or passwordHash, not both',
-        });
-      if (r.photoVerified && r.photo === undefined)
-        ctx.addIssue({ code: 'custom', path: ['photoVerified'], message: 'Needs a photo' });
-    });
+    .check(
+      z.superRefine((r, ctx) => {
+        if (r.password !== undefined && r.passwordHash !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['password'],
+            message: 'Give password or passwordHash, not both',
+          });
+        if (r.photoVerified && r.photo === undefined)
+          ctx.addIssue({ code: 'custom', path: ['photoVerified'], message: 'Needs a photo' });
+      }),
+    );
 }
 
 export type ImportRecord = z.output<ReturnType<typeof importRecordSchema>>;

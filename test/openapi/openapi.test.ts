@@ -215,8 +215,8 @@ describe('the document and the server agree', () => {
     expect(find('post', `${webhooks}/{endpointId}/rotate-secret`).body!.schema).toBe(rotateBody);
     expect(find('get', `${webhooks}/deliveries/history`).query).toBe(historyQuery);
     const pair = find('get', '/v1/capabilities/countries/{countryCode}/document-types/{documentType}');
-    expect(pair.params!.shape.countryCode).toBe(countryCode);
-    expect(pair.params!.shape.documentType).toBe(documentType);
+    expect(pair.params!._zod.def.shape.countryCode).toBe(countryCode);
+    expect(pair.params!._zod.def.shape.documentType).toBe(documentType);
   });
 
   test("a field the router's schema requires is required in the document, an optional one is not", () => {
