@@ -161,8 +161,8 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
     worker.post(encodeRequest({ id, add, drop, jobs: jobs.map((j) => [j.key.kid, j.input]) }));
   };
 
-  // Everything else asked for in one turn of the event loop goes out together: one message per worker,
-  // each job to the worker with the fewest outstanding.
+  // Everything asked for in one turn of the event loop goes out together: one message per worker, each
+  // job to the worker with the fewest outstanding.
   const flush = () => {
     const jobs = queued;
     queued = [];
@@ -187,13 +187,6 @@ export function createSigningPool(opts: SigningPoolOptions): SigningPool {
       return new Promise((resolve, reject) => {
         const job = { key, input, resolve, reject };
         if (closed) return signInline(job);
-        // An idle worker gets it at once: waiting for the turn's end would leave it idle while this
-        // thread handles the rest of the turn's requests (docs/architecture.md#cores).
-        const idle = slots.find((slot) => slot.worker && slot.outstanding === 0);
-        if (idle) {
-          idle.outstanding++;
-          return send(idle, [job]);
-        }
         queued.push(job);
         if (queued.length === 1) nextTurn(flush);
       });

@@ -120,27 +120,6 @@ describe('the signing pool', () => {
     expect(second!.add).toEqual([]);
   });
 
-  test('an idle worker is sent a signature at once; the rest of the turn goes out at its end', async () => {
-    const { pool, workers } = watchedPool({ threads: 2 });
-    // The first turn starts both workers, one signature each.
-    await Promise.all([0, 1].map((n) => pool.sign(keyA, signingInput(keyA.kid, n))));
-    const posted = () => workers.map((w) => w.posted.length);
-    expect(posted()).toEqual([1, 1]);
-    const inputs = Array.from({ length: 10 }, (_, i) => signingInput(keyA.kid, 2 + i));
-    const signatures = inputs.map((input, i) => {
-      const signature = pool.sign(keyA, input);
-      // Posted before the turn ends: the first to the one idle worker, the second to the other.
-      if (i === 0) expect(posted()).toEqual([2, 1]);
-      if (i === 1) expect(posted()).toEqual([2, 2]);
-      return signature;
-    });
-    expect(posted()).toEqual([2, 2]);
-    for (const [i, signature] of (await Promise.all(signatures)).entries())
-      expect(await verifies(inputs[i]!, signature, keyA.publicJwk)).toBe(true);
-    // The other eight, one message per worker.
-    expect(workers.map((w) => w.posted.slice(2).map((m) => m.jobs.length))).toEqual([[4], [4]]);
-  });
-
   test('a new key reaches the workers before they sign with it, and the old one is dropped', async () => {
     const { pool, workers } = watchedPool({ threads: 1 });
     const before = signingInput(keyA.kid, 1);
