@@ -12,20 +12,16 @@
  *                          a message, and the build still succeeds.
  *   dist/verity-sdk-V.tgz  the relying-party SDK as the npm package @verity/sdk (see scripts/pack-sdk.ts).
  *
- * Each build leaves out the other runtime's SQLite driver. The driver modules are imported dynamically by
- * src/platform/{bun,node,deno}.ts, and an external dynamic import stays dynamic, so the missing
- * driver is never loaded. Bundling drizzle's bun-sqlite adapter into the Node build would hoist its
- * `import "bun:sqlite"` to the top of the file, which Node refuses to load.
+ * What each bundle holds and leaves out is in scripts/bundles.ts.
  *
  * Usage: bun scripts/build.ts [--binary-only | --node-only | --deno-only | --sdk-only] [--out DIR]
  * (DIR defaults to dist)
  */
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import type { BunPlugin } from 'bun';
+import { BUN_ONLY, binaryBundle, entrypoints, fileFreeEntries, NODE_ONLY, root, workers } from './bundles.ts';
 import { packSdk } from './pack-sdk.ts';
 
-const root = join(import.meta.dir, '..');
 const args = process.argv.slice(2);
 const only = args.find((a) => /^--(binary|node|deno|sdk)-only$/.test(a));
 const wantBinary = !only || only === '--binary-only';
@@ -35,50 +31,9 @@ const wantSdk = !only || only === '--sdk-only';
 const outIndex = args.indexOf('--out');
 const out = outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : join(root, 'dist');
 
-const BUN_ONLY = ['bun:sqlite', 'bun:ffi', 'bun:jsc', 'drizzle-orm/bun-sqlite'];
-const NODE_ONLY = ['better-sqlite3', 'drizzle-orm/better-sqlite3'];
-
-/**
- * An `external` entry also leaves out every subpath of it, but the Bun build needs one of
- * drizzle-orm/better-sqlite3's: its session, which PostgreSQL's synchronous drizzle runs on
- * (platform/sync-drizzle.ts; it imports no driver). So these are left out by exact name instead.
- */
-const exactlyExternal = (names: string[]): BunPlugin => ({
-  name: 'exactly-external',
-  setup(build) {
-    build.onResolve({ filter: exactly(...names) }, (args) => ({ path: args.path, external: true }));
-  },
-});
-
-/** A filter matching exactly these module names. */
-const exactly = (...names: string[]) =>
-  new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join('|')})$`);
-
-/**
- * Packages whose Node entry point reads files by computed path at load time, which no bundle can carry
- * (i18n-iso-countries' entry-node.js requires every `langs/*.json`). Their file-free entry is used
- * instead; the code registers the one locale it needs with a static import.
- */
-const FILE_FREE_ENTRY: Record<string, string> = {
-  'i18n-iso-countries': 'i18n-iso-countries/index.js',
-};
-
-const fileFreeEntries: BunPlugin = {
-  name: 'file-free-entries',
-  setup(build) {
-    for (const [name, entry] of Object.entries(FILE_FREE_ENTRY)) {
-      build.onResolve({ filter: exactly(name) }, () => ({ path: Bun.resolveSync(entry, root) }));
-    }
-  },
-};
-
-async function build(
-  label: string,
-  options: Parameters<typeof Bun.build>[0],
-  plugins: BunPlugin[] = [],
-): Promise<void> {
+async function build(label: string, options: Bun.BuildConfig): Promise<void> {
   const started = performance.now();
-  const result = await Bun.build({ ...options, plugins: [fileFreeEntries, ...plugins] });
+  const result = await Bun.build({ plugins: [fileFreeEntries], ...options });
   for (const log of result.logs) console.error(String(log));
   if (!result.success) {
     console.error(`build: ${label} failed`);
@@ -87,27 +42,13 @@ async function build(
   console.log(`build: ${label} in ${((performance.now() - started) / 1000).toFixed(1)}s`);
 }
 
-const entrypoints = [join(root, 'src/main.ts')];
-/** Started by `runtime.spawnWorker(new URL('./NAME.worker.ts', import.meta.url))`. */
-const workers = [...new Bun.Glob('src/**/*.worker.ts').scanSync(root)].map((f) => join(root, f));
-
 if (wantBinary) {
   rmSync(join(out, 'verity'), { force: true });
-  await build(
-    relative(root, join(out, 'verity')),
-    {
-      entrypoints: [...entrypoints, ...workers],
-      compile: { outfile: join(out, 'verity') },
-      // Flat, as in the Node build: a worker is found beside the code that starts it.
-      naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]' },
-      // A dynamic import becomes a chunk loaded when it runs, so what an instance may never use (the mail
-      // library, the OpenAPI document, the other runtimes' modules) stays out of its memory
-      // (docs/architecture.md#memory).
-      splitting: true,
-      minify: true,
-    } as Parameters<typeof Bun.build>[0],
-    [exactlyExternal(NODE_ONLY)],
-  );
+  await build(relative(root, join(out, 'verity')), {
+    ...binaryBundle,
+    compile: { outfile: join(out, 'verity') },
+    minify: true,
+  } as Bun.BuildConfig);
 }
 
 if (wantNode) {

@@ -2,21 +2,15 @@ import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { binaryBundle } from '../../scripts/bundles.ts';
 
-const root = join(import.meta.dir, '../..');
 const out = mkdtempSync(join(tmpdir(), 'verity-chunks-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** The modules of the chunks a start evaluates: the entry and what it imports statically, transitively. */
 async function startupModules(): Promise<string[]> {
-  const result = await Bun.build({
-    entrypoints: [join(root, 'src/main.ts')],
-    outdir: out,
-    target: 'bun',
-    splitting: true,
-    naming: { entry: '[name].[ext]', chunk: '[name]-[hash].[ext]' },
-    external: ['better-sqlite3', 'drizzle-orm/better-sqlite3'],
-  });
+  // As the executable is bundled, unminified: each module keeps the comment that names it.
+  const result = await Bun.build({ ...binaryBundle, outdir: out });
   if (!result.success) throw new Error(result.logs.map(String).join('\n'));
   const seen = new Set<string>();
   const visit = (file: string) => {
