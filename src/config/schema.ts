@@ -1,6 +1,6 @@
 import { z } from '../zod.ts';
 import { isLoopbackHost, listenAddress, publicUrlProblem } from './address.ts';
-import { DURATION_EXAMPLE, duration, durationText, parseDuration } from './duration.ts';
+import { duration, optionalDuration } from './duration.ts';
 
 // One strict object per TOML section, a default on every key: an empty file is a working sandbox,
 // and a misspelt key is an error rather than silently ignored.
@@ -116,11 +116,7 @@ export const oidcSchema = section({
 
 const limitOverride = z.strictObject({
   requests: z.optional(z.int().check(z.positive())),
-  window: z.optional(
-    durationText.check(
-      z.refine((v) => parseDuration(v) !== undefined, `must be a duration like ${DURATION_EXAMPLE}`),
-    ),
-  ),
+  window: optionalDuration,
 });
 const limit = (requests: number, window: string) =>
   section({

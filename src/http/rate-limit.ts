@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { parseDuration } from '../config/duration.ts';
 import type { RateLimitConfig } from '../config/schema.ts';
 import { type AppContext, slot } from '../context.ts';
 import type { Environment } from '../environment.ts';
@@ -42,8 +41,7 @@ export function resolveLimit(config: RateLimitConfig, scope: RateLimitScope | un
   for (const o of overrides) {
     if (!o) continue;
     if (o.requests !== undefined) requests = o.requests;
-    const w = o.window === undefined ? undefined : parseDuration(o.window);
-    if (w !== undefined) windowMs = w;
+    if (o.window !== undefined) windowMs = o.window;
   }
   return { requests, window: Math.max(1, Math.ceil(windowMs / 1000)) };
 }
@@ -246,8 +244,7 @@ export function deleteExpiredBuckets(ctx: AppContext, now: number): number {
     const config = ctx.config.rate_limits[bucket];
     const windows = [config.window];
     for (const o of [...Object.values(config.environments), ...Object.values(config.plans)]) {
-      const w = o?.window === undefined ? undefined : parseDuration(o.window);
-      if (w !== undefined) windows.push(w);
+      if (o?.window !== undefined) windows.push(o.window);
     }
     const longest = Math.ceil(Math.max(...windows) / 1000);
     removed += deleteEndedBuckets(ctx.db, bucket, longest, now);

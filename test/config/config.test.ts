@@ -64,9 +64,11 @@ provider = "http"
     }
     expect(problems).toHaveLength(3);
     expect(problems.join('\n')).toContain(
-      'rate_limits.oauth.environments.sandbox.window: must be a duration',
+      'rate_limits.oauth.environments.sandbox.window: "abc" is not a duration like "90s", "5m", "12h" or "30d"',
     );
-    expect(problems.join('\n')).toContain('rate_limits.userinfo.plans.gold.window: must be a duration');
+    expect(problems.join('\n')).toContain(
+      'rate_limits.userinfo.plans.gold.window: "1 hour" is not a duration',
+    );
     expect(problems.join('\n')).toContain('face.http_url: must be an absolute URL when provider = "http"');
     expect(
       parseConfig('[face]\nprovider = "http"\nhttp_url = "https://face.internal/verify"').face.provider,
