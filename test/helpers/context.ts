@@ -5,7 +5,7 @@ import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import type { AppContext } from '../../src/context.ts';
-import { silentLogger } from '../../src/log.ts';
+import { type Logger, silentLogger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { freshDatabaseUrl } from './postgres.ts';
 
@@ -59,13 +59,25 @@ export interface TestContext extends AppContext {
   cleanup(): void;
 }
 
+/**
+ * Quiet but for errors, which go to the test's output: a 500 or a failed job then names its cause
+ * beside the failing assertion. A test that provokes errors on purpose passes its own logger.
+ */
+export const testLogger: Logger = {
+  ...silentLogger,
+  error: (msg, fields) => console.error(`verity logged an error: ${msg}`, fields ?? ''),
+};
+
 /** A fresh database, keys directory and fixed clock per test. */
 export async function testContext(
-  opts: { extra?: string; clock?: FixedClock; engine?: Engine } = {},
+  opts: { extra?: string; clock?: FixedClock; engine?: Engine; log?: Logger } = {},
 ): Promise<TestContext> {
   const { dir, cleanup } = tempDir();
   const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
-  const ctx = await createContext(testConfig(dir, opts.extra, opts.engine), { clock, log: silentLogger });
+  const ctx = await createContext(testConfig(dir, opts.extra, opts.engine), {
+    clock,
+    log: opts.log ?? testLogger,
+  });
   return {
     ...ctx,
     clock,

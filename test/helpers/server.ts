@@ -1,8 +1,8 @@
 import { parseConfig } from '../../src/config/load.ts';
-import { silentLogger } from '../../src/log.ts';
+import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { tempDir, testToml } from './context.ts';
+import { tempDir, testLogger, testToml } from './context.ts';
 import { freePort } from './port.ts';
 
 export { freePort };
@@ -22,7 +22,7 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   /** `server`: further lines of the `[server]` section. */
-  opts: { extra?: string; server?: string; clock?: FixedClock; jobs?: boolean } = {},
+  opts: { extra?: string; server?: string; clock?: FixedClock; jobs?: boolean; log?: Logger } = {},
 ): Promise<TestServer> {
   const { dir, cleanup } = tempDir('verity-srv');
   const port = await freePort();
@@ -30,7 +30,11 @@ export async function startTestServer(
   const configPath = `${dir}/verity.toml`;
   await Bun.write(configPath, toml);
   const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
-  const server = await startServer(parseConfig(toml), { clock, log: silentLogger, jobs: opts.jobs ?? false });
+  const server = await startServer(parseConfig(toml), {
+    clock,
+    log: opts.log ?? testLogger,
+    jobs: opts.jobs ?? false,
+  });
   return {
     ...server,
     clock,

@@ -135,8 +135,9 @@ describe('error responses', () => {
     expect(typeof body.error_description).toBe('string');
   });
 
-  test('a broken database on a real server gives 500 without detail, and /readyz reports it', async () => {
-    server = await startTestServer();
+  test('a broken database on a real server gives 500 without detail, the log the cause, and /readyz reports it', async () => {
+    const logged: { msg: string; requestId?: string; error?: string }[] = [];
+    server = await startTestServer({ log: jsonLogger('error', (l) => void logged.push(JSON.parse(l))) });
     server.ctx.db.sql.exec('ALTER TABLE rate_limit_buckets RENAME TO rate_limit_buckets_gone');
     const res = await fetch(`${server.url}/v1/oauth/token`, {
       method: 'POST',
@@ -149,6 +150,11 @@ describe('error responses', () => {
     expect(text).not.toContain('rate_limit_buckets');
     expect(text).not.toMatch(/no such table|SQLITE|sqlite/i);
     expect(text).not.toMatch(/at .*\.ts:\d+/);
+    // The token endpoint, served ahead of hono, logs the cause under the request id it answered with.
+    expect(logged).toEqual([
+      expect.objectContaining({ msg: 'unhandled error', requestId: res.headers.get('x-request-id') }),
+    ]);
+    expect(logged[0]!.error).toMatch(/rate_limit_buckets/);
 
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(503);

@@ -110,6 +110,8 @@ describe('webhook retries', () => {
 
   test('a signing secret that cannot be decrypted fails each attempt on the schedule, sending nothing', async () => {
     ctx = await testContext({ extra: LOCALHOST_OK });
+    const lines: { msg: string; endpointId: string }[] = [];
+    ctx.log = jsonLogger('debug', (l) => void lines.push(JSON.parse(l)));
     const o = await owner(ctx);
     const r = rx();
     const ep = await sandboxEndpoint(ctx, o, r.url);
@@ -123,6 +125,9 @@ describe('webhook retries', () => {
     expect(history.every((h) => h.error === 'signing secret unavailable' && h.responseStatus === null)).toBe(
       true,
     );
+    // The operator is told why each time (attempts are a minute or more apart).
+    const unreadable = lines.filter((l) => l.msg === 'webhook signing secret unreadable');
+    expect(unreadable.map((l) => l.endpointId)).toEqual(history.map(() => ep.id));
   });
 
   test('a redirect is never followed and counts as a failure', async () => {
