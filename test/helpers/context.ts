@@ -5,8 +5,9 @@ import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import type { AppContext } from '../../src/context.ts';
-import { type Logger, silentLogger } from '../../src/log.ts';
+import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
+import { testLogger } from './log.ts';
 import { freshDatabaseUrl } from './postgres.ts';
 
 export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
@@ -58,15 +59,6 @@ export interface TestContext extends AppContext {
   dir: string;
   cleanup(): void;
 }
-
-/**
- * Quiet but for errors, which go to the test's output: a 500 or a failed job then names its cause
- * beside the failing assertion. A test that provokes errors on purpose passes its own logger.
- */
-export const testLogger: Logger = {
-  ...silentLogger,
-  error: (msg, fields) => console.error(`verity logged an error: ${msg}`, fields ?? ''),
-};
 
 /** A fresh database, keys directory and fixed clock per test. */
 export async function testContext(

@@ -2,7 +2,8 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { tempDir, testLogger, testToml } from './context.ts';
+import { tempDir, testToml } from './context.ts';
+import { testLogger } from './log.ts';
 import { freePort } from './port.ts';
 
 export { freePort };

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createApp } from '../../src/app.ts';
 import { ApiError, NotFoundError, OAuthError, ValidationError } from '../../src/errors.ts';
-import { jsonLogger } from '../../src/log.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { keptLog } from '../helpers/log.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,8 +20,8 @@ afterEach(async () => {
 /** The real app with a few extra routes that raise each kind of error a domain function can raise. */
 async function appWithFailingRoutes() {
   ctx = await testContext();
-  const logged: Record<string, unknown>[] = [];
-  ctx.log = jsonLogger('debug', (line) => logged.push(JSON.parse(line)));
+  const { log, lines: logged } = keptLog();
+  ctx.log = log;
   const app = createApp(ctx);
   app.get('/test/unexpected', () => {
     throw new Error(SECRET);
@@ -136,8 +136,8 @@ describe('error responses', () => {
   });
 
   test('a broken database on a real server gives 500 without detail, the log the cause, and /readyz reports it', async () => {
-    const logged: { msg: string; requestId?: string; error?: string }[] = [];
-    server = await startTestServer({ log: jsonLogger('error', (l) => void logged.push(JSON.parse(l))) });
+    const { log, lines: logged } = keptLog<{ msg: string; requestId?: string; error?: string }>('error');
+    server = await startTestServer({ log });
     server.ctx.db.sql.exec('ALTER TABLE rate_limit_buckets RENAME TO rate_limit_buckets_gone');
     const res = await fetch(`${server.url}/v1/oauth/token`, {
       method: 'POST',

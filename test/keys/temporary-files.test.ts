@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import { keysJobs } from '../../src/keys/jobs.ts';
 import { sweepTemporaryKeyFiles, TEMPORARY_GRACE_SECONDS } from '../../src/keys/rotation.ts';
-import { jsonLogger } from '../../src/log.ts';
 import { type FixedClock, fixedClock, unix } from '../../src/platform/clock.ts';
 import { files } from '../../src/platform/files.ts';
 import { startServer } from '../../src/server.ts';
 import { type TestContext, tempDir, testContext, testToml } from '../helpers/context.ts';
+import { keptLog } from '../helpers/log.ts';
 import { freePort } from '../helpers/server.ts';
 
 let ctx: TestContext | undefined;
@@ -35,11 +35,6 @@ function fileAged(
   const t = unix(clock) - ageSeconds;
   utimesSync(path, t, t);
   return path;
-}
-
-function capturingLog() {
-  const lines: Record<string, unknown>[] = [];
-  return { lines, log: jsonLogger('debug', (l) => lines.push(JSON.parse(l))) };
 }
 
 describe('temporary key files left by a crash between write and rename', () => {
@@ -144,7 +139,7 @@ describe('temporary key files left by a crash between write and rename', () => {
     ctx = await testContext();
     const dir = join(ctx.dir, 'keys');
     const job = keysJobs.find((j) => j.name === 'keys.rotate')!;
-    const { lines, log } = capturingLog();
+    const { lines, log } = keptLog();
     const name = fileAged(dir, tmpKeyName(), ctx.clock, 2 * TEMPORARY_GRACE_SECONDS)
       .split('/')
       .at(-1)!;
@@ -169,7 +164,7 @@ describe('temporary key files left by a crash between write and rename', () => {
     const keysDir = join(dir, 'keys');
     mkdirSync(keysDir, { recursive: true, mode: 0o700 });
     const leftover = fileAged(keysDir, tmpKeyName(), clock, 2 * TEMPORARY_GRACE_SECONDS);
-    const { lines, log } = capturingLog();
+    const { lines, log } = keptLog();
     const server = await startServer(parseConfig(testToml(dir)), {
       clock,
       log,

@@ -5,6 +5,7 @@ import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { keptLog } from '../helpers/log.ts';
 import { freePort } from '../helpers/server.ts';
 import {
   enqueueConsentEvent,
@@ -110,8 +111,8 @@ describe('webhook retries', () => {
 
   test('a signing secret that cannot be decrypted fails each attempt on the schedule, sending nothing', async () => {
     ctx = await testContext({ extra: LOCALHOST_OK });
-    const lines: { msg: string; endpointId: string }[] = [];
-    ctx.log = jsonLogger('debug', (l) => void lines.push(JSON.parse(l)));
+    const { log, lines } = keptLog<{ msg: string; endpointId: string }>();
+    ctx.log = log;
     const o = await owner(ctx);
     const r = rx();
     const ep = await sandboxEndpoint(ctx, o, r.url);

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { AppContext } from '../../src/context.ts';
-import { jsonLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { keptLog } from '../helpers/log.ts';
 import {
   enqueueConsentEvent,
   LOCALHOST_OK,
@@ -25,8 +25,7 @@ afterEach(async () => {
 /** A context whose log lines are kept, stamped by the fixed clock. */
 async function loggedContext(): Promise<{ c: TestContext; lines: { msg: string; endpointId?: string }[] }> {
   ctx = await testContext({ extra: LOCALHOST_OK });
-  const lines: { msg: string; endpointId?: string }[] = [];
-  const log = jsonLogger('debug', (l) => void lines.push(JSON.parse(l)), ctx.clock.now);
+  const { log, lines } = keptLog<{ msg: string; endpointId?: string }>('debug', ctx.clock.now);
   return { c: { ...ctx, log }, lines };
 }
 
