@@ -24,6 +24,13 @@ export const serveCommands: Command[] = [
         developer_url: config.server.developer_url,
       });
       for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
+      // Start-up is over: what it alone touched of the executable need not stay resident.
+      const released = runtime.releaseStartupPages();
+      if (released)
+        server.ctx.log.debug('start-up pages released', {
+          resident_kib_before: released.beforeKib,
+          resident_kib_after: released.afterKib,
+        });
       let stopping = false;
       proc.onSignal(['SIGINT', 'SIGTERM'], () => {
         if (stopping) return;

@@ -51,6 +51,7 @@ export const denoRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
+  releaseStartupPages: () => undefined,
 };
 
 /** The part of node:sqlite used here (Node 20's types predate it). */

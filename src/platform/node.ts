@@ -60,6 +60,7 @@ export const nodeRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
+  releaseStartupPages: () => undefined,
 };
 
 /**

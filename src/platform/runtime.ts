@@ -1,6 +1,7 @@
 import type { FetchHandler, Listening, Routes } from './listen.ts';
 import type { RsaPrivateKey } from './rs256.ts';
 import type { SqliteDriver } from './sqlite.ts';
+import type { ReleasedPages } from './startup-pages.ts';
 import type { ParentPort, WorkerHandle } from './worker.ts';
 
 export type RuntimeName = 'bun' | 'node' | 'deno';
@@ -40,6 +41,11 @@ export interface Runtime {
    * returns the stop. Under Node and Deno it does nothing: V8's collector decides alone.
    */
   boundHeap(): () => void;
+  /**
+   * Once a server has started: gives the kernel back the executable's pages that start-up touched
+   * (docs/architecture.md#startup-pages). Under Node and Deno it does nothing and says so (undefined).
+   */
+  releaseStartupPages(): ReleasedPages | undefined;
 }
 
 export function detectRuntime(): RuntimeName {

@@ -16,8 +16,8 @@ class ExitedBeforeListening extends Error {
  * connection attempt could be handed that very port and hold it); if it exits first, its output is the
  * error. Both pipes are read to the end, so it never blocks on a full one.
  */
-async function spawnOnce(configPath: string) {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'serve', '--config', configPath], {
+async function spawnOnce(configPath: string, command: string[]) {
+  const proc = Bun.spawn([...command, 'serve', '--config', configPath], {
     cwd: root,
     stdout: 'pipe',
     stderr: 'pipe',
@@ -54,14 +54,18 @@ async function spawnOnce(configPath: string) {
 /**
  * `verity serve` on a port free a moment ago, with the config `toml(port)` written to `path`. Any other
  * process's outgoing connection may be given that port in between (the suite runs many servers); then,
- * and only then, another port is tried.
+ * and only then, another port is tried. `command` is the source under this Bun unless given (a binary).
  */
-export async function serveOnFreePort(path: string, toml: (port: number) => string) {
+export async function serveOnFreePort(
+  path: string,
+  toml: (port: number) => string,
+  command = [process.execPath, 'src/main.ts'],
+) {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     writeFileSync(path, toml(port));
     try {
-      return { ...(await spawnOnce(path)), url: `http://127.0.0.1:${port}` };
+      return { ...(await spawnOnce(path, command)), url: `http://127.0.0.1:${port}` };
     } catch (e) {
       if (!(e instanceof ExitedBeforeListening && /EADDRINUSE|in use/i.test(e.output)) || attempt === 3)
         throw e;

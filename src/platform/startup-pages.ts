@@ -1,0 +1,71 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+
+/** Linux 5.4's madvise advice: reclaim the range's pages now. */
+const MADV_PAGEOUT = 21;
+
+/** Resident kibibytes of the executable's read-only mappings, before and after they were released. */
+export interface ReleasedPages {
+  beforeKib: number;
+  afterKib: number;
+}
+
+interface Mapping {
+  start: bigint;
+  end: bigint;
+  residentKib: number;
+}
+
+/**
+ * Hands the kernel back the pages of the executable (code and read-only data, clean copies of the
+ * file) that start-up touched: a page that serving needs again is read back at its first use
+ * (docs/architecture.md#startup-pages). Undefined where it cannot be done (not Linux, no libc, a
+ * kernel before 5.4). bun:ffi is handed in, as to libcrypto.ts: the Node and Deno builds carry this
+ * file but must never load it.
+ */
+export function releaseStartupPages(ffi: typeof import('bun:ffi')): ReleasedPages | undefined {
+  const before = executableMappings('self');
+  if (!before?.length) return undefined;
+  let madvise: (addr: bigint, length: bigint, advice: number) => number;
+  try {
+    const { FFIType } = ffi;
+    madvise = ffi.dlopen('libc.so.6', {
+      madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
+    }).symbols.madvise;
+  } catch {
+    return undefined;
+  }
+  for (const m of before) if (madvise(m.start, m.end - m.start, MADV_PAGEOUT) !== 0) return undefined;
+  return { beforeKib: total(before), afterKib: executableResidentKib('self') ?? 0 };
+}
+
+/** Resident kibibytes of a process's executable, code and read-only data; undefined off Linux. */
+export function executableResidentKib(pid: number | 'self'): number | undefined {
+  const mappings = executableMappings(pid);
+  return mappings && total(mappings);
+}
+
+const total = (mappings: Mapping[]) => mappings.reduce((kib, m) => kib + m.residentKib, 0);
+
+/** The executable's mappings that are never written, from /proc/<pid>/smaps. */
+function executableMappings(pid: number | 'self'): Mapping[] | undefined {
+  let exe: string;
+  let smaps: string;
+  try {
+    exe = readlinkSync(`/proc/${pid}/exe`);
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const out: Mapping[] = [];
+  // A mapping's header line: "start-end perms offset dev inode path", then its "Key: value" lines.
+  for (const block of smaps.split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+    const header = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s+(.*)$/m.exec(block);
+    if (!header || header[3]!.includes('w') || header[4] !== exe) continue;
+    out.push({
+      start: BigInt(`0x${header[1]}`),
+      end: BigInt(`0x${header[2]}`),
+      residentKib: Number(/^Rss:\s+(\d+) kB/m.exec(block)?.[1] ?? 0),
+    });
+  }
+  return out;
+}
