@@ -1,4 +1,4 @@
-/** dist/verity's memory: idle RSS after start, then peak RSS while it serves exchanges. */
+/** dist/verity's memory: idle RSS once started, then peak RSS while it serves exchanges. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext } from '../../src/bootstrap.ts';
@@ -33,7 +33,11 @@ export async function measureBinary(
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitReady(`${base}/readyz`);
-    await Bun.sleep(1000);
+    // Past start-up's tail, whose pages it then gives back (docs/architecture.md#startup-pages), and
+    // a health check since, as a load balancer's.
+    await Bun.sleep(3000);
+    await (await fetch(`${base}/readyz`)).arrayBuffer();
+    await Bun.sleep(200);
     const idle = procKb(child.pid, 'VmRSS');
     const ctx = await createContext(parseConfig(readFileSync(configPath, 'utf8')), {
       log: silentLogger,

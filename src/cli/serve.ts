@@ -24,13 +24,16 @@ export const serveCommands: Command[] = [
         developer_url: config.server.developer_url,
       });
       for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
-      // Start-up is over: what it alone touched of the executable need not stay resident.
-      const released = runtime.releaseStartupPages();
-      if (released)
-        server.ctx.log.debug('start-up pages released', {
-          resident_kib_before: released.beforeKib,
-          resident_kib_after: released.afterKib,
-        });
+      // Start-up is over: what it alone used need not stay resident (a failure only costs memory).
+      runtime.releaseStartupPages().then(
+        (released) =>
+          released &&
+          server.ctx.log.debug('start-up pages released', {
+            resident_kib_before: released.beforeKib,
+            resident_kib_after: released.afterKib,
+          }),
+        (e) => server.ctx.log.warn('start-up pages not released', { error: String(e) }),
+      );
       let stopping = false;
       proc.onSignal(['SIGINT', 'SIGTERM'], () => {
         if (stopping) return;

@@ -31,6 +31,9 @@ function connOf(req: Request, srv: Bun.Server<undefined>): ConnInfo {
   };
 }
 
+/** How long start-up's tail is given before its pages are released (docs/architecture.md#startup-pages). */
+const SETTLE_MS = 2000;
+
 export const bunRuntime: Runtime = {
   name: 'bun',
   openSqlite,
@@ -81,10 +84,13 @@ export const bunRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256: (key, input) => signer().signRs256(key, input),
   boundHeap,
-  releaseStartupPages() {
+  async releaseStartupPages() {
     // Once JavaScriptCore is idle: a full collection, and the compiled code of every function is
     // dropped, to be compiled again at its next call (most of start-up's never runs again).
     Bun.shrink();
+    // The pages go once that is done, and what start-up left running too (the JIT's compilations,
+    // the first jobs).
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS).unref());
     return releaseStartupPages(ffi);
   },
 };

@@ -51,7 +51,7 @@ export const denoRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
-  releaseStartupPages: () => undefined,
+  releaseStartupPages: async () => undefined,
 };
 
 /** The part of node:sqlite used here (Node 20's types predate it). */

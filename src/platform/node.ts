@@ -60,7 +60,7 @@ export const nodeRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
-  releaseStartupPages: () => undefined,
+  releaseStartupPages: async () => undefined,
 };
 
 /**

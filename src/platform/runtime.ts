@@ -42,10 +42,11 @@ export interface Runtime {
    */
   boundHeap(): () => void;
   /**
-   * Once a server has started: gives the kernel back the executable's pages that start-up touched
-   * (docs/architecture.md#startup-pages). Under Node and Deno it does nothing and says so (undefined).
+   * Once a server has started: drops start-up's compiled code, then gives the kernel back the
+   * executable's pages that start-up touched (docs/architecture.md#startup-pages). Under Node and
+   * Deno it does nothing and says so (undefined).
    */
-  releaseStartupPages(): ReleasedPages | undefined;
+  releaseStartupPages(): Promise<ReleasedPages | undefined>;
 }
 
 export function detectRuntime(): RuntimeName {

@@ -101,7 +101,7 @@ describe('release artifacts', () => {
   }, 60_000);
 
   // docs/architecture.md#startup-pages
-  test('once it listens, dist/verity gives the kernel back the pages of itself that start-up touched', async () => {
+  test('once started, dist/verity gives the kernel back the pages of itself that start-up touched', async () => {
     const { dir, cleanup } = tempDir('verity-pages');
     const server = await serveOnFreePort(
       join(dir, 'verity.toml'),
@@ -112,14 +112,18 @@ describe('release artifacts', () => {
     );
     try {
       let released: { resident_kib_before: number; resident_kib_after: number } | undefined;
-      await waitFor('the start-up pages to be released', () => {
-        const line = server
-          .output()
-          .split('\n')
-          .find((l) => l.includes('"start-up pages released"'));
-        released = line ? JSON.parse(line) : undefined;
-        return released !== undefined;
-      });
+      await waitFor(
+        'the start-up pages to be released',
+        () => {
+          const line = server
+            .output()
+            .split('\n')
+            .find((l) => l.includes('"start-up pages released"'));
+          released = line ? JSON.parse(line) : undefined;
+          return released !== undefined;
+        },
+        20_000,
+      );
       // Start-up touched tens of MiB of the executable (a bare route alone touches about 26).
       expect(released!.resident_kib_before).toBeGreaterThan(16 * 1024);
       expect(released!.resident_kib_after).toBeLessThan(released!.resident_kib_before / 4);
