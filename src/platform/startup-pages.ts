@@ -25,18 +25,23 @@ interface Mapping {
 export function releaseStartupPages(ffi: typeof import('bun:ffi')): ReleasedPages | undefined {
   const before = executableMappings('self');
   if (!before?.length) return undefined;
-  let madvise: (addr: bigint, length: bigint, advice: number) => number;
+  let libc: ReturnType<typeof dlopenLibc>;
   try {
-    const { FFIType } = ffi;
-    madvise = ffi.dlopen('libc.so.6', {
-      madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
-    }).symbols.madvise;
+    libc = dlopenLibc(ffi);
   } catch {
     return undefined;
   }
-  for (const m of before) if (madvise(m.start, m.end - m.start, MADV_PAGEOUT) !== 0) return undefined;
+  try {
+    for (const m of before)
+      if (libc.symbols.madvise(m.start, m.end - m.start, MADV_PAGEOUT) !== 0) return undefined;
+  } finally {
+    libc.close();
+  }
   return { beforeKib: total(before), afterKib: executableResidentKib('self') ?? 0 };
 }
+
+const dlopenLibc = ({ dlopen, FFIType }: typeof import('bun:ffi')) =>
+  dlopen('libc.so.6', { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } });
 
 /** Resident kibibytes of a process's executable, code and read-only data; undefined off Linux. */
 export function executableResidentKib(pid: number | 'self'): number | undefined {
