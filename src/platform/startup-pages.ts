@@ -51,7 +51,7 @@ export function executableResidentKib(pid: number | 'self'): number | undefined 
 
 const total = (mappings: Mapping[]) => mappings.reduce((kib, m) => kib + m.residentKib, 0);
 
-/** The executable's mappings that are never written, from /proc/<pid>/smaps. */
+/** The executable's mappings that hold only the file's own pages, from /proc/<pid>/smaps. */
 function executableMappings(pid: number | 'self'): Mapping[] | undefined {
   let exe: string;
   let smaps: string;
@@ -66,6 +66,8 @@ function executableMappings(pid: number | 'self'): Mapping[] | undefined {
   for (const block of smaps.split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
     const header = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s+(.*)$/m.exec(block);
     if (!header || header[3]!.includes('w') || header[4] !== exe) continue;
+    // Pages written before being made read-only (relocations) are not the file's: they would be swapped.
+    if (Number(/^Anonymous:\s+(\d+) kB/m.exec(block)?.[1] ?? 0) > 0) continue;
     out.push({
       start: BigInt(`0x${header[1]}`),
       end: BigInt(`0x${header[2]}`),
