@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
+import { STARTUP_SETTLE_MS } from '../../src/platform/startup-pages.ts';
 import { freePort } from '../../test/helpers/port.ts';
 import { load, type Result } from './load.ts';
 import { pin, procKb, waitReady } from './processes.ts';
@@ -35,7 +36,7 @@ export async function measureBinary(
     await waitReady(`${base}/readyz`);
     // Past start-up's tail, whose pages it then gives back (docs/architecture.md#startup-pages), and
     // a health check since, as a load balancer's.
-    await Bun.sleep(3000);
+    await Bun.sleep(STARTUP_SETTLE_MS + 1000);
     await (await fetch(`${base}/readyz`)).arrayBuffer();
     await Bun.sleep(200);
     const idle = procKb(child.pid, 'VmRSS');

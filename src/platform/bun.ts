@@ -3,7 +3,7 @@ import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
 import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
-import { releaseStartupPages } from './startup-pages.ts';
+import { releaseStartupPages, STARTUP_SETTLE_MS } from './startup-pages.ts';
 import { spawnWebWorker, webParentPort } from './worker.ts';
 
 // Bun's one-shot hasher is about three times cheaper than node:crypto's createHash, which builds a
@@ -30,9 +30,6 @@ function connOf(req: Request, srv: Bun.Server<undefined>): ConnInfo {
     },
   };
 }
-
-/** How long start-up's tail is given before its pages are released (docs/architecture.md#startup-pages). */
-const SETTLE_MS = 2000;
 
 export const bunRuntime: Runtime = {
   name: 'bun',
@@ -90,7 +87,7 @@ export const bunRuntime: Runtime = {
     Bun.shrink();
     // The pages go once that is done, and what start-up left running too (the JIT's compilations,
     // the first jobs).
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS).unref());
+    await new Promise((resolve) => setTimeout(resolve, STARTUP_SETTLE_MS).unref());
     return releaseStartupPages(ffi);
   },
 };

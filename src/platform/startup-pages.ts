@@ -1,5 +1,8 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 
+/** How long start-up's tail is given before its pages are released (docs/architecture.md#startup-pages). */
+export const STARTUP_SETTLE_MS = 2000;
+
 /** Linux 5.4's madvise advice: reclaim the range's pages now. */
 const MADV_PAGEOUT = 21;
 
