@@ -3,7 +3,7 @@ import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
 import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
-import { releaseStartupPages, STARTUP_SETTLE_MS } from './startup-pages.ts';
+import { releaseStartupPages } from './startup-pages.ts';
 import { spawnWebWorker, webParentPort } from './worker.ts';
 
 // Bun's one-shot hasher is about three times cheaper than node:crypto's createHash, which builds a
@@ -81,15 +81,7 @@ export const bunRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256: (key, input) => signer().signRs256(key, input),
   boundHeap,
-  async releaseStartupPages() {
-    // Once JavaScriptCore is idle: a full collection, and the compiled code of every function is
-    // dropped, to be compiled again at its next call (most of start-up's never runs again).
-    Bun.shrink();
-    // The pages go once that is done, and what start-up left running too (the JIT's compilations,
-    // the first jobs).
-    await new Promise((resolve) => setTimeout(resolve, STARTUP_SETTLE_MS).unref());
-    return releaseStartupPages(ffi);
-  },
+  releaseStartupPages: () => releaseStartupPages(ffi),
 };
 
 // Imported as bun:ffi is: a static import would be hoisted into the Node bundle (scripts/build.ts).

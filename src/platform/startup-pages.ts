@@ -19,13 +19,19 @@ interface Mapping {
 }
 
 /**
- * Hands the kernel back the pages of the executable (code and read-only data, clean copies of the
- * file) that start-up touched: a page that serving needs again is read back at its first use
- * (docs/architecture.md#startup-pages). Undefined where it cannot be done (not Linux, no libc, a
- * kernel before 5.4). bun:ffi is handed in, as to libcrypto.ts: the Node and Deno builds carry this
- * file but must never load it.
+ * Under Bun: drops start-up's compiled code, then hands the kernel back the pages of the executable
+ * (code and read-only data, clean copies of the file) that start-up touched; a page that serving needs
+ * again is read back at its first use (docs/architecture.md#startup-pages). Undefined where it cannot
+ * be done (not Linux, no libc, a kernel before 5.4). bun:ffi is handed in, as to libcrypto.ts, so that
+ * nothing here imports it.
  */
-export function releaseStartupPages(ffi: typeof import('bun:ffi')): ReleasedPages | undefined {
+export async function releaseStartupPages(ffi: typeof import('bun:ffi')): Promise<ReleasedPages | undefined> {
+  // Once JavaScriptCore is idle: a full collection, and the compiled code of every function is
+  // dropped, to be compiled again at its next call (most of start-up's never runs again).
+  Bun.shrink();
+  // The pages go once that is done, and what start-up left running too (the JIT's compilations,
+  // the first jobs).
+  await new Promise((resolve) => setTimeout(resolve, STARTUP_SETTLE_MS).unref());
   const before = executableMappings('self');
   if (!before?.length) return undefined;
   let libc: ReturnType<typeof dlopenLibc>;
