@@ -55,6 +55,38 @@ describe('repository', () => {
     }
   });
 
+  // A section that moves leaves its links pointing at nothing; a missing anchor still opens the file.
+  test('every link to a section of a doc, from the docs or the code, names a section it has', () => {
+    const anchors = (doc: string) => {
+      const text = readFileSync(doc, 'utf8');
+      const headings = [...text.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, '')
+          .replace(/ /g, '-'),
+      );
+      return new Set([...headings, ...[...text.matchAll(/<a id="([^"]+)">/g)].map((m) => m[1]!)]);
+    };
+    const broken: string[] = [];
+    const check = (from: string, target: string, anchor: string) => {
+      if (!existsSync(target) || !anchors(target).has(anchor)) broken.push(`${from} → ${target}#${anchor}`);
+    };
+    for (const doc of git('ls-files', '--', '*.md')) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      for (const [, file, anchor] of text.matchAll(/\]\(([^)#:]*)#([^)]+)\)/g)) {
+        check(doc, file ? join(root, doc, '..', file) : join(root, doc), anchor!);
+      }
+    }
+    for (const file of git('ls-files', '--', 'src', 'test', 'scripts', '.ci')) {
+      if (!/\.(ts|tsx|sh)$/.test(file) && !file.startsWith('.ci/')) continue;
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const [, doc, anchor] of text.matchAll(/\b(docs\/[a-z-]+\.md)#([a-z0-9_-]+)/g)) {
+        check(file, join(root, doc!), anchor!);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   test("docs/architecture.md's folder table has a row for every folder under src/", () => {
     const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
     const rows = [...doc.matchAll(/^\| `(src\/[a-z-]+\/)`/gm)].map((m) => m[1]);
