@@ -26,12 +26,13 @@ export const serveCommands: Command[] = [
       for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
       // Start-up is over: what it alone used need not stay resident (a failure only costs memory).
       runtime.releaseStartupPages().then(
-        (released) =>
-          released &&
-          server.ctx.log.debug('start-up pages released', {
-            resident_kib_before: released.beforeKib,
-            resident_kib_after: released.afterKib,
-          }),
+        (r) =>
+          r.released
+            ? server.ctx.log.debug('start-up pages released', {
+                resident_kib_before: r.beforeKib,
+                resident_kib_after: r.afterKib,
+              })
+            : server.ctx.log.debug('start-up pages not released', { reason: r.why }),
         (e) => server.ctx.log.warn('start-up pages not released', { error: String(e) }),
       );
       let stopping = false;

@@ -51,7 +51,7 @@ export const denoRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
-  releaseStartupPages: async () => undefined,
+  releaseStartupPages: async () => ({ released: false, why: 'released only under Bun' }),
 };
 
 /** The part of node:sqlite used here (Node 20's types predate it). */

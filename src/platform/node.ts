@@ -60,7 +60,7 @@ export const nodeRuntime: Runtime = {
   importRsaPrivateJwk,
   signRs256,
   boundHeap: () => () => {},
-  releaseStartupPages: async () => undefined,
+  releaseStartupPages: async () => ({ released: false, why: 'released only under Bun' }),
 };
 
 /**

@@ -1,7 +1,7 @@
 import type { FetchHandler, Listening, Routes } from './listen.ts';
 import type { RsaPrivateKey } from './rs256.ts';
 import type { SqliteDriver } from './sqlite.ts';
-import type { ReleasedPages } from './startup-pages.ts';
+import type { StartupRelease } from './startup-pages.ts';
 import type { ParentPort, WorkerHandle } from './worker.ts';
 
 export type RuntimeName = 'bun' | 'node' | 'deno';
@@ -44,9 +44,9 @@ export interface Runtime {
   /**
    * Once a server has started: drops start-up's compiled code, then gives the kernel back the
    * executable's pages that start-up touched (docs/architecture.md#startup-pages). Under Node and
-   * Deno it does nothing and says so (undefined).
+   * Deno it does nothing and says so.
    */
-  releaseStartupPages(): Promise<ReleasedPages | undefined>;
+  releaseStartupPages(): Promise<StartupRelease>;
 }
 
 export function detectRuntime(): RuntimeName {

@@ -6,11 +6,15 @@ export const STARTUP_SETTLE_MS = 2000;
 /** Linux 5.4's madvise advice: reclaim the range's pages now. */
 const MADV_PAGEOUT = 21;
 
-/** Resident kibibytes of the executable's read-only mappings, before and after they were released. */
-export interface ReleasedPages {
-  beforeKib: number;
-  afterKib: number;
-}
+/**
+ * What became of start-up's pages: released, with the executable's resident kibibytes (code and
+ * read-only data) before and after, or kept, with why.
+ */
+export type StartupRelease =
+  | { released: true; beforeKib: number; afterKib: number }
+  | { released: false; why: string };
+
+const kept = (why: string): StartupRelease => ({ released: false, why });
 
 interface Mapping {
   start: bigint;
@@ -21,35 +25,39 @@ interface Mapping {
 /**
  * Under Bun: drops start-up's compiled code, then hands the kernel back the pages of the executable
  * (code and read-only data, clean copies of the file) that start-up touched; a page that serving needs
- * again is read back at its first use (docs/architecture.md#startup-pages). Undefined where it cannot
- * be done (not Linux, no libc, a kernel before 5.4). bun:ffi is handed in, as to libcrypto.ts, so that
- * nothing here imports it.
+ * again is read back at its first use (docs/architecture.md#startup-pages). Where that cannot be done
+ * (not Linux, no libc, a kernel before 5.4) the pages stay and the answer says why. bun:ffi is handed
+ * in, as to libcrypto.ts, so that nothing here imports it; `settleMs` is for tests.
  */
-export async function releaseStartupPages(ffi: typeof import('bun:ffi')): Promise<ReleasedPages | undefined> {
+export async function releaseStartupPages(
+  ffi: Pick<typeof import('bun:ffi'), 'dlopen' | 'FFIType'>,
+  settleMs = STARTUP_SETTLE_MS,
+): Promise<StartupRelease> {
   // Once JavaScriptCore is idle: a full collection, and the compiled code of every function is
   // dropped, to be compiled again at its next call (most of start-up's never runs again).
   Bun.shrink();
   // The pages go once that is done, and what start-up left running too (the JIT's compilations,
   // the first jobs).
-  await new Promise((resolve) => setTimeout(resolve, STARTUP_SETTLE_MS).unref());
+  await new Promise((resolve) => setTimeout(resolve, settleMs).unref());
   const before = executableMappings('self');
-  if (!before?.length) return undefined;
+  if (!before?.length) return kept("the executable's mappings cannot be read (/proc/self/smaps)");
   let libc: ReturnType<typeof dlopenLibc>;
   try {
     libc = dlopenLibc(ffi);
-  } catch {
-    return undefined;
+  } catch (e) {
+    return kept(`libc.so.6 cannot be loaded: ${(e as Error).message}`);
   }
   try {
     for (const m of before)
-      if (libc.symbols.madvise(m.start, m.end - m.start, MADV_PAGEOUT) !== 0) return undefined;
+      if (libc.symbols.madvise(m.start, m.end - m.start, MADV_PAGEOUT) !== 0)
+        return kept('the kernel refused madvise(MADV_PAGEOUT), which needs Linux 5.4 or later');
   } finally {
     libc.close();
   }
-  return { beforeKib: total(before), afterKib: executableResidentKib('self') ?? 0 };
+  return { released: true, beforeKib: total(before), afterKib: executableResidentKib('self') ?? 0 };
 }
 
-const dlopenLibc = ({ dlopen, FFIType }: typeof import('bun:ffi')) =>
+const dlopenLibc = ({ dlopen, FFIType }: Pick<typeof import('bun:ffi'), 'dlopen' | 'FFIType'>) =>
   dlopen('libc.so.6', { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } });
 
 /** Resident kibibytes of a process's executable, code and read-only data; undefined off Linux. */
