@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
-import { freshDatabaseUrl, postgresAvailable, postgresCluster } from './postgres.ts';
+import { tempDir } from './context.ts';
+import { freshDatabaseUrl, postgresAvailable, postgresCluster, removeLeftClusters } from './postgres.ts';
 import { waitFor } from './wait.ts';
 
 // In CI PostgreSQL is installed, so a missing one must fail these tests rather than skip them.
@@ -60,4 +62,44 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     await waitFor('the server directory to be removed', () => !existsSync(dir), 10_000);
     await expect(connect(url)`select 1`).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   }, 20_000);
+});
+
+// A session stopped as a whole can kill the watchdog before its removal is done: the next run clears up.
+describe('server directories left behind', () => {
+  test('are removed when their server is gone, and only then', async () => {
+    const parent = tempDir('left-clusters');
+    try {
+      const exited = Bun.spawn(['true']);
+      await exited.exited;
+      const server = (name: string, pid: number | undefined, ageMs: number) => {
+        const dir = join(parent.dir, name);
+        mkdirSync(join(dir, 'data', 'base'), { recursive: true });
+        if (pid !== undefined) writeFileSync(join(dir, 'data', 'postmaster.pid'), `${pid}\n${dir}/data\n`);
+        const at = (Date.now() - ageMs) / 1000;
+        utimesSync(dir, at, at);
+      };
+      const hour = 3_600_000;
+      server('verity-pg-dead', exited.pid, hour);
+      server('verity-pg-stopped', undefined, hour); // stopped, its removal cut short
+      server('verity-pg-running', process.pid, hour);
+      server('verity-pg-starting', undefined, 1000); // initdb still at work
+      server('verity-other', exited.pid, hour);
+      mkdirSync(join(parent.dir, '.verity-pg-removing-cut'));
+
+      const removing = removeLeftClusters(parent.dir);
+      expect(removing.map((d) => d.slice(parent.dir.length + 1)).sort()).toEqual([
+        '.verity-pg-removing-cut',
+        '.verity-pg-removing-dead',
+        '.verity-pg-removing-stopped',
+      ]);
+      await waitFor('the left directories to be deleted', () => removing.every((d) => !existsSync(d)), 5000);
+      expect(readdirSync(parent.dir).sort()).toEqual([
+        'verity-other',
+        'verity-pg-running',
+        'verity-pg-starting',
+      ]);
+    } finally {
+      parent.cleanup();
+    }
+  });
 });

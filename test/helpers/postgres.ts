@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -66,6 +75,54 @@ function stopWhenProcessEnds(dir: string, data: string) {
   (watchdog.stdin as unknown as { unref?(): void }).unref?.(); // nor may the pipe keep this process alive
 }
 
+const CLUSTER_PREFIX = 'verity-pg-';
+/** A left-behind server directory on its way out. */
+const REMOVING_PREFIX = '.verity-pg-removing-';
+
+/** Whether the server of a data directory runs: its postmaster.pid names a live process. */
+function serverRuns(data: string): boolean {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(join(data, 'postmaster.pid'), 'utf8'), 10);
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, and another user's
+  }
+}
+
+/**
+ * Removes the server directories in `parent` that a test process left behind: one killed with its
+ * watchdog before the watchdog's removal finished (a whole session stopped at once) leaves gigabytes,
+ * a database per test. A directory younger than `minAgeMs` is let be, since it may still be starting.
+ * Each is renamed at once, so no other process takes it for a server's, and deleted in the background
+ * (as the watchdog does, out of reach of `bun test --parallel`), so no test waits for it.
+ */
+export function removeLeftClusters(parent = tmpdir(), minAgeMs = 10 * 60_000): string[] {
+  const removing: string[] = [];
+  for (const name of readdirSync(parent)) {
+    const dir = join(parent, name);
+    try {
+      if (name.startsWith(REMOVING_PREFIX)) removing.push(dir); // a removal that was cut short
+      if (!name.startsWith(CLUSTER_PREFIX)) continue;
+      if (Date.now() - statSync(dir).mtimeMs < minAgeMs || serverRuns(join(dir, 'data'))) continue;
+      const renamed = join(parent, REMOVING_PREFIX + name.slice(CLUSTER_PREFIX.length));
+      renameSync(dir, renamed);
+      removing.push(renamed);
+    } catch {
+      // Another process took it first.
+    }
+  }
+  if (removing.length > 0) {
+    spawn('sh', ['-c', 'rm -rf "$@" &', 'sh', ...removing], { detached: true, stdio: 'ignore' }).unref();
+  }
+  return removing;
+}
+
 // Below Linux's ephemeral range (32768+), so no port the OS hands to `freePort` can clash with it.
 const randomPort = () => 15000 + Math.floor(Math.random() * 17000);
 
@@ -79,7 +136,8 @@ export function postgresCluster(): PostgresCluster {
       'PostgreSQL is not installed: no initdb from `pg_config --bindir` or /usr/lib/postgresql/*/bin (apt-get install postgresql)',
     );
   }
-  const dir = mkdtempSync(join(tmpdir(), 'verity-pg-'));
+  removeLeftClusters();
+  const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
   const data = join(dir, 'data');
   const log = join(dir, 'log');
   if (asRoot) spawnSync('chown', ['postgres:postgres', dir]);
