@@ -125,6 +125,12 @@ function openTurn(ctx: AppContext): Turn {
     }),
   };
   open.turn = turn;
+  // A batch that failed before the unit ran (the database locked past the wait) must close the turn
+  // too, or every later request would join it and share its error.
+  const close = () => {
+    if (open.turn === turn) open.turn = undefined;
+  };
+  turn.counted.then(close, close);
   return turn;
 }
 

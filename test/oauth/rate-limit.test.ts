@@ -1,4 +1,6 @@
+import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../src/http/env.ts';
 import { countRequest, rateLimit } from '../../src/http/rate-limit.ts';
@@ -330,6 +332,23 @@ test("a turn's buckets, of two windows and more than one statement holds, are ea
     c.db.sql.prepare<{ count: number }>('SELECT count FROM rate_limit_buckets WHERE key = ?').get(key)?.count;
   expect([count('oauth:k0'), count('oauth:k1'), count('oauth:k2'), count('oauth:k36')]).toEqual([5, 3, 1, 1]);
   expect([count('userinfo:k0'), count('userinfo:k1'), count('userinfo:k36')]).toEqual([5, 1, 1]);
+});
+
+// A turn whose write never ran (the database was locked past the wait) must not stay open: every later
+// request would be added to it and refused with its error until a restart.
+test('a turn whose commit failed is closed: the next request is counted', async () => {
+  ctx = await testContext({ engine: 'sqlite', extra: '[rate_limits.oauth]\nrequests = 5' });
+  const c = ctx;
+  const other = new Database(join(c.dir, 'verity.db'));
+  c.db.sql.exec('PRAGMA busy_timeout = 20');
+  other.exec('BEGIN IMMEDIATE');
+  try {
+    await expect(countRequest(c, 'oauth', 'k', undefined)).rejects.toThrow(/locked|busy/i);
+  } finally {
+    other.exec('ROLLBACK');
+    other.close();
+  }
+  expect(await countRequest(c, 'oauth', 'k', undefined)).toMatchObject({ allowed: true, remaining: 4 });
 });
 
 test('the middleware serves any bucket, keyed as the caller says', async () => {
