@@ -50,7 +50,11 @@ export function numberPlaceholders(sql: string): string {
   return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (m) => (m === '?' ? `$${++n}` : m));
 }
 
-export async function openPostgres(url: string): Promise<SqlDriver> {
+export async function openPostgres(
+  url: string,
+  /** How long a statement may take; for tests. */
+  answerWithinMs = ANSWER_WITHIN_MS,
+): Promise<SqlDriver> {
   const worker = runtime.spawnWorker(new URL('./postgres.worker.ts', import.meta.url));
   worker.ref();
   const control = new Int32Array(new SharedArrayBuffer(8));
@@ -72,12 +76,13 @@ export async function openPostgres(url: string): Promise<SqlDriver> {
   }
 
   function wait(): void {
-    if (Atomics.wait(control, 0, 0, ANSWER_WITHIN_MS) === 'timed-out')
-      throw new PostgresError(
-        `PostgreSQL did not answer within ${ANSWER_WITHIN_MS / 1000} s${lost ? ` (${lost})` : ''}`,
-        undefined,
-        undefined,
-      );
+    if (Atomics.wait(control, 0, 0, answerWithinMs) !== 'timed-out') return;
+    const message = `PostgreSQL did not answer within ${answerWithinMs / 1000} s${lost ? ` (${lost})` : ''}`;
+    // The thread may still answer, late, into the buffer the next statement waits on: the connection
+    // is given up, so that no statement can ever be handed another's rows.
+    lost ??= message;
+    worker.terminate();
+    throw new PostgresError(message, undefined, undefined);
   }
 
   function call(request: PgRequest): { rows: unknown[]; count: number } {
