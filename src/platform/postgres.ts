@@ -62,7 +62,7 @@ export async function openPostgres(
   const decoder = new TextDecoder();
   let lost: string | undefined;
   worker.onExit((reason) => {
-    lost = reason;
+    lost ??= reason;
   });
   // Awaited, not waited on: the worker's first messages need this thread's event loop.
   const opened = await new Promise<{ ready: boolean; message?: string }>((resolve) => {
