@@ -108,11 +108,14 @@ function openTurn(ctx: AppContext): Turn {
   const open = ctx.caches.get(OPEN_TURN);
   if (open.turn) return open.turn;
   const requests: Turn['requests'] = new Map();
+  const close = () => {
+    if (open.turn === turn) open.turn = undefined;
+  };
   const turn: Turn = {
     requests,
     // The turn closes when its unit runs; a unit may run twice (write-batch.ts), with the same counts.
     counted: ctx.db.batch(() => {
-      if (open.turn === turn) open.turn = undefined;
+      close();
       const now = unix(ctx.clock);
       const counted = new Map<number, Map<string, Counted>>();
       for (const [window, counts] of requests) {
@@ -125,11 +128,8 @@ function openTurn(ctx: AppContext): Turn {
     }),
   };
   open.turn = turn;
-  // A batch that failed before the unit ran (the database locked past the wait) must close the turn
-  // too, or every later request would join it and share its error.
-  const close = () => {
-    if (open.turn === turn) open.turn = undefined;
-  };
+  // A batch that failed before the unit ran (the database locked past the wait) closes it too, or
+  // every later request would join it and share its error.
   turn.counted.then(close, close);
   return turn;
 }
