@@ -1,3 +1,11 @@
+import {
+  ANSWERED,
+  LENGTH,
+  type PgMessage,
+  type PgReply,
+  type PgRequest,
+  TOO_BIG,
+} from './postgres-protocol.ts';
 import { runtime } from './runtime.ts';
 import type { SqlDriver } from './sql-driver.ts';
 import { bindable, type Statement, statementCache } from './sqlite.ts';
@@ -9,16 +17,6 @@ import { drizzleOverSyncClient } from './sync-drizzle.ts';
  * with the `postgres` driver); each statement is posted to it and this thread waits on a shared buffer
  * until the answer is written there. Statements are prepared once per connection and reused.
  */
-export type PgRequest =
-  | { op: 'open'; url: string; control: SharedArrayBuffer; data: SharedArrayBuffer }
-  | { op: 'grow'; data: SharedArrayBuffer }
-  | { op: 'close' }
-  | { op: 'exec'; sql: string }
-  | { op: 'query' | 'values'; sql: string; params: unknown[] };
-
-export type PgReply =
-  | { ok: true; rows: unknown[]; count: number }
-  | { ok: false; message: string; code?: string; constraint?: string };
 
 /** A statement PostgreSQL refused, with its SQLSTATE (`23505` a unique violation, `40001` a conflict). */
 export class PostgresError extends Error {
@@ -57,7 +55,7 @@ export async function openPostgres(
 ): Promise<SqlDriver> {
   const worker = runtime.spawnWorker(new URL('./postgres.worker.ts', import.meta.url));
   worker.ref();
-  const control = new Int32Array(new SharedArrayBuffer(8));
+  const control = new Int32Array(new SharedArrayBuffer(12));
   let data = new SharedArrayBuffer(INITIAL_BUFFER);
   const decoder = new TextDecoder();
   let lost: string | undefined;
@@ -68,37 +66,46 @@ export async function openPostgres(
   const opened = await new Promise<{ ready: boolean; message?: string }>((resolve) => {
     worker.onMessage((m) => resolve(m as { ready: boolean; message?: string }));
     worker.onExit((reason) => resolve({ ready: false, message: reason }));
-    worker.post({ op: 'open', url, control: control.buffer as SharedArrayBuffer, data } satisfies PgRequest);
+    const open = { op: 'open', url, control: control.buffer as SharedArrayBuffer, data, seq: 0 } as const;
+    worker.post(open satisfies PgMessage);
   });
   if (!opened.ready) {
     worker.terminate();
     throw new PostgresError(`cannot connect to PostgreSQL: ${opened.message}`, undefined, undefined);
   }
 
-  function wait(): void {
-    if (Atomics.wait(control, 0, 0, answerWithinMs) !== 'timed-out') return;
-    const message = `PostgreSQL did not answer within ${answerWithinMs / 1000} s${lost ? ` (${lost})` : ''}`;
-    // The thread may still answer, late, into the buffer the next statement waits on: the connection
-    // is given up, so that no statement can ever be handed another's rows.
-    lost ??= message;
-    worker.terminate();
-    throw new PostgresError(message, undefined, undefined);
+  let sent = 0;
+  /** Posts a request and waits until the thread says it answered that one. */
+  function ask(request: PgRequest): void {
+    sent = (sent + 1) | 0;
+    const seq = sent;
+    worker.post({ ...request, seq } satisfies PgMessage);
+    const deadline = performance.now() + answerWithinMs;
+    for (let answered = Atomics.load(control, ANSWERED); answered !== seq; ) {
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        const message = `PostgreSQL did not answer within ${answerWithinMs / 1000} s${lost ? ` (${lost})` : ''}`;
+        // Whether the statement took effect (a COMMIT, say) is unknown, and it may still hold locks:
+        // the connection is given up rather than carried on in an unknown state.
+        lost ??= message;
+        worker.terminate();
+        throw new PostgresError(message, undefined, undefined);
+      }
+      Atomics.wait(control, ANSWERED, answered, left);
+      answered = Atomics.load(control, ANSWERED);
+    }
   }
 
   function call(request: PgRequest): { rows: unknown[]; count: number } {
     if (lost)
       throw new PostgresError(`the PostgreSQL connection thread ended: ${lost}`, undefined, undefined);
-    Atomics.store(control, 0, 0);
-    worker.post(request);
-    wait();
-    if (Atomics.load(control, 0) === 2) {
-      // The answer did not fit: hand the thread a buffer that holds it.
-      data = new SharedArrayBuffer(Atomics.load(control, 1) * 2);
-      Atomics.store(control, 0, 0);
-      worker.post({ op: 'grow', data } satisfies PgRequest);
-      wait();
+    ask(request);
+    // The answer did not fit: hand the thread a buffer that holds it.
+    if (Atomics.load(control, TOO_BIG)) {
+      data = new SharedArrayBuffer(Atomics.load(control, LENGTH) * 2);
+      ask({ op: 'grow', data });
     }
-    const length = Atomics.load(control, 1);
+    const length = Atomics.load(control, LENGTH);
     const reply = JSON.parse(decoder.decode(new Uint8Array(data, 0, length).slice())) as PgReply;
     if (!reply.ok) {
       // The statement goes with the message: without it a refusal is hard to place.

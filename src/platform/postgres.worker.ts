@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { PgReply, PgRequest } from './postgres.ts';
+import { ANSWERED, LENGTH, type PgMessage, type PgReply, TOO_BIG } from './postgres-protocol.ts';
 import { runtime } from './runtime.ts';
 
 // The thread that owns the PostgreSQL connection (postgres.ts): it runs each statement it is sent and
@@ -11,23 +11,25 @@ let data: Uint8Array;
 let pending: Uint8Array | undefined;
 const encoder = new TextEncoder();
 
-function answer(reply: PgReply): void {
+/** Says that request `seq` is answered, once the buffer and the length hold its answer. */
+function answered(seq: number): void {
+  Atomics.store(control, ANSWERED, seq);
+  Atomics.notify(control, ANSWERED);
+}
+
+function answer(seq: number, reply: PgReply): void {
   const bytes = encoder.encode(JSON.stringify(reply));
-  if (bytes.length > data.length) {
-    // Too big for the buffer: the caller sends a bigger one, and the answer goes there (see 'grow').
-    pending = bytes;
-    Atomics.store(control, 1, bytes.length);
-    Atomics.store(control, 0, 2);
-  } else {
-    data.set(bytes);
-    Atomics.store(control, 1, bytes.length);
-    Atomics.store(control, 0, 1);
-  }
-  Atomics.notify(control, 0);
+  // Too big for the buffer: the caller sends a bigger one, and the answer goes there (see 'grow').
+  const tooBig = bytes.length > data.length;
+  if (tooBig) pending = bytes;
+  else data.set(bytes);
+  Atomics.store(control, LENGTH, bytes.length);
+  Atomics.store(control, TOO_BIG, tooBig ? 1 : 0);
+  answered(seq);
 }
 
 port.onMessage(async (message) => {
-  const m = message as PgRequest;
+  const m = message as PgMessage;
   if (m.op === 'open') {
     control = new Int32Array(m.control);
     data = new Uint8Array(m.data);
@@ -65,13 +67,13 @@ port.onMessage(async (message) => {
     data = new Uint8Array(m.data);
     data.set(pending!);
     pending = undefined;
-    Atomics.store(control, 0, 1);
-    Atomics.notify(control, 0);
+    Atomics.store(control, TOO_BIG, 0);
+    answered(m.seq);
     return;
   }
   if (m.op === 'close') {
     await sql?.end({ timeout: 1 });
-    answer({ ok: true, rows: [], count: 0 });
+    answer(m.seq, { ok: true, rows: [], count: 0 });
     return;
   }
   try {
@@ -80,13 +82,18 @@ port.onMessage(async (message) => {
         ? sql!.unsafe(m.sql)
         : sql!.unsafe(m.sql, m.params as postgres.ParameterOrJSON<never>[], { prepare: true });
     const result = m.op === 'values' ? await q.values() : await q;
-    answer({
+    answer(m.seq, {
       ok: true,
       rows: m.op === 'exec' ? [] : (result as unknown as unknown[]),
       count: result.count ?? 0,
     });
   } catch (e) {
     const err = e as { message?: string; code?: string; constraint_name?: string };
-    answer({ ok: false, message: err.message ?? String(e), code: err.code, constraint: err.constraint_name });
+    answer(m.seq, {
+      ok: false,
+      message: err.message ?? String(e),
+      code: err.code,
+      constraint: err.constraint_name,
+    });
   }
 });

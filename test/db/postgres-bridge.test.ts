@@ -19,4 +19,38 @@ describe('the PostgreSQL bridge', () => {
       db.close();
     }
   });
+
+  // Starting or ending any thread of the process can wake this thread's wait before the answer came
+  // (seen under Bun): it must wait on, never read the buffer's previous answer as this one's.
+  test('a statement gets its own rows while other threads start and stop', async () => {
+    const db = await openPostgres(freshDatabaseUrl());
+    const idle = URL.createObjectURL(new Blob(['']));
+    const wrong: string[] = [];
+    try {
+      for (let i = 0; i < 3000; i++) {
+        const { n } = db.prepare<{ n: number }>('SELECT CAST(? AS integer) AS n').get(i)!;
+        if (n !== i) wrong.push(`${i} got ${n}`);
+        if (i % 10 === 0) {
+          const w = new Worker(idle);
+          setTimeout(() => w.terminate(), 2);
+          await Bun.sleep(1);
+        }
+      }
+    } finally {
+      db.close();
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('an answer bigger than the shared buffer comes whole, and the next one after it', async () => {
+    const db = await openPostgres(freshDatabaseUrl());
+    try {
+      const { big } = db.prepare<{ big: string }>("SELECT repeat('x', 3000000) || 'end' AS big").get()!;
+      expect(big.length).toBe(3_000_003);
+      expect(big.endsWith('xend')).toBe(true);
+      expect(db.prepare('SELECT 2 AS two').get()).toEqual({ two: 2 });
+    } finally {
+      db.close();
+    }
+  });
 });
