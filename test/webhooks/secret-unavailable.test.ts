@@ -59,8 +59,9 @@ describe('a signing secret that cannot be decrypted', () => {
 
     expect(lines.length).toBeLessThan(10);
     expect(lines).toEqual([{ ...lines[0]!, msg: 'webhook signing secret unreadable', endpointId: ep.id }]);
-    // The spin kept a core busy; idle, the dispatcher uses a few milliseconds of this second.
-    expect((used.user + used.system) / 1000).toBeLessThan(elapsedMs * 0.2);
+    // The spin kept a core busy; idle, the dispatcher uses a few milliseconds of this second. The
+    // count is the whole process's, other threads' work included, so the bound is half a core.
+    expect((used.user + used.system) / 1000).toBeLessThan(elapsedMs * 0.5);
     expect(r.received).toHaveLength(0);
     const history = listAllAttempts(c, { eventId: ev.id }).deliveries;
     expect(history).toHaveLength(1);
