@@ -8,7 +8,7 @@ import type { AppContext } from '../../src/context.ts';
 import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { testLogger } from './log.ts';
-import { freshDatabaseUrl } from './postgres.ts';
+import { freshDatabaseUrl, migratedDatabaseUrl } from './postgres.ts';
 
 export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${label}-`));
@@ -35,6 +35,15 @@ const databaseUrl = (dir: string) => {
  */
 export function useDatabaseOf(dir: string, from: string): void {
   databaseUrls.set(dir, databaseUrl(from));
+}
+
+/**
+ * Gives the new directory `dir` a PostgreSQL database whose schema is already migrated, as a
+ * context or server finds it after its first start (the migrations themselves are tested on empty
+ * databases). Nothing on SQLite.
+ */
+export function useMigratedDatabase(dir: string, engine = runEngine): void {
+  if (engine === 'postgres') databaseUrls.set(dir, migratedDatabaseUrl());
 }
 
 /** The database of `dir` on the engine under test: its PostgreSQL database, or the file `verity.db`. */
@@ -65,6 +74,7 @@ export async function testContext(
   opts: { extra?: string; clock?: FixedClock; engine?: Engine; log?: Logger } = {},
 ): Promise<TestContext> {
   const { dir, cleanup } = tempDir();
+  useMigratedDatabase(dir, opts.engine);
   const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
   const ctx = await createContext(testConfig(dir, opts.extra, opts.engine), {
     clock,

@@ -2,7 +2,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { tempDir, testToml } from './context.ts';
+import { tempDir, testToml, useMigratedDatabase } from './context.ts';
 import { testLogger } from './log.ts';
 import { freePort } from './port.ts';
 
@@ -26,6 +26,7 @@ export async function startTestServer(
   opts: { extra?: string; server?: string; clock?: FixedClock; jobs?: boolean; log?: Logger } = {},
 ): Promise<TestServer> {
   const { dir, cleanup } = tempDir('verity-srv');
+  useMigratedDatabase(dir);
   const port = await freePort();
   const toml = `${testToml(dir, opts.extra)}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "http://localhost:${port}"\n${opts.server ?? ''}\n`;
   const configPath = `${dir}/verity.toml`;
