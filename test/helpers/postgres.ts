@@ -172,24 +172,17 @@ export function postgresCluster(): PostgresCluster {
 
 let databases = 0;
 
-/** Creates a database in the process's cluster, empty or as a copy of `template`. */
-function createDatabase(name: string, template?: string): string {
-  const { port, socketDir, url } = postgresCluster();
+/** createdb's arguments for a database in the process's cluster, empty or a copy of `template`. */
+function createdbArgs(name: string, template?: string): string[] {
+  const { port } = postgresCluster();
   const copy = template ? ['-T', template] : [];
-  const made = run(
-    socketDir,
-    'createdb',
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-U',
-    'postgres',
-    ...copy,
-    name,
-  );
+  return ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', ...copy, name];
+}
+
+function createDatabase(name: string, template?: string): string {
+  const made = run(postgresCluster().socketDir, 'createdb', ...createdbArgs(name, template));
   if (!made.ok) throw new Error(`createdb ${name} failed:\n${made.output}`);
-  return url(name);
+  return postgresCluster().url(name);
 }
 
 /** A new, empty database in the process's cluster; every test gets its own. */
@@ -197,7 +190,27 @@ export function freshDatabaseUrl(): string {
   return createDatabase(`test_${++databases}`);
 }
 
-let migrated: string | undefined;
+const TEMPLATE = 'template_migrated';
+let migrated = false;
+/** Migrated copies made in the background while a test runs, so the next one need not wait. */
+const copies: string[] = [];
+let copying = 0;
+const AHEAD = 2;
+
+function copyAhead(): void {
+  while (copies.length + copying < AHEAD) {
+    const name = `test_${++databases}`;
+    copying++;
+    const [cmd, ...argv] = asServerUser([join(binDir()!, 'createdb'), ...createdbArgs(name, TEMPLATE)]);
+    const child = spawn(cmd!, argv, { cwd: postgresCluster().socketDir, stdio: 'ignore' });
+    const done = (ok: boolean) => {
+      copying--;
+      if (ok) copies.push(name);
+    };
+    child.on('error', () => done(false));
+    child.on('exit', (code) => done(code === 0));
+  }
+}
 
 /**
  * A new database with the shipped migrations applied: a copy of a template migrated once per process
@@ -206,12 +219,14 @@ let migrated: string | undefined;
  */
 export function migratedDatabaseUrl(): string {
   if (!migrated) {
-    const url = createDatabase('template_migrated');
+    const url = createDatabase(TEMPLATE);
     const r = spawnSync(process.execPath, [join(import.meta.dir, 'migrate-template.ts'), url], {
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(`migrating the template database failed:\n${r.stdout}${r.stderr}`);
-    migrated = 'template_migrated';
+    migrated = true;
   }
-  return createDatabase(`test_${++databases}`, migrated);
+  const ready = copies.shift();
+  copyAhead();
+  return ready ? postgresCluster().url(ready) : createDatabase(`test_${++databases}`, TEMPLATE);
 }
