@@ -5,8 +5,15 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
+import { postgresMigrations } from '../../src/db/migrations.gen.ts';
 import { tempDir } from './context.ts';
-import { freshDatabaseUrl, postgresAvailable, postgresCluster, removeLeftClusters } from './postgres.ts';
+import {
+  freshDatabaseUrl,
+  migratedDatabaseUrl,
+  postgresAvailable,
+  postgresCluster,
+  removeLeftClusters,
+} from './postgres.ts';
 import { waitFor } from './wait.ts';
 
 // In CI PostgreSQL is installed, so a missing one must fail these tests rather than skip them.
@@ -45,6 +52,19 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     expect(await tables(a)).toEqual(['grants']);
     expect(await tables(b)).toEqual([]);
     await expect(b`select * from grants`).rejects.toThrow('relation "grants" does not exist');
+  });
+
+  test('gives every caller of a migrated database its own copy, with every migration applied', async () => {
+    const urls = [migratedDatabaseUrl(), migratedDatabaseUrl(), migratedDatabaseUrl(), migratedDatabaseUrl()];
+    expect(new Set(urls).size).toBe(4);
+    const [a, b] = [connect(urls[0]!), connect(urls[3]!)];
+    const applied = async (sql: postgres.Sql) =>
+      (await sql`select name from _migrations order by name`).map((r) => r.name);
+    expect(await applied(a)).toEqual(postgresMigrations.map((m) => m.name).sort());
+
+    await a`insert into rate_limit_buckets (key, window_start, count) values ('k', 0, 1)`;
+    expect(await a`select key from rate_limit_buckets`).toHaveLength(1);
+    expect(await b`select key from rate_limit_buckets`).toHaveLength(0);
   });
 
   // `bun test` runs no exit listeners and a killed process none at all: the server must go regardless.
