@@ -69,13 +69,16 @@ export interface TestContext extends AppContext {
   cleanup(): void;
 }
 
+/** When a test's fixed clock starts unless it says otherwise. */
+export const TEST_START = Date.UTC(2026, 5, 1, 12);
+
 /** A fresh database, keys directory and fixed clock per test. */
 export async function testContext(
   opts: { extra?: string; clock?: FixedClock; engine?: Engine; log?: Logger } = {},
 ): Promise<TestContext> {
   const { dir, cleanup } = tempDir();
   useMigratedDatabase(dir, opts.engine);
-  const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
+  const clock = opts.clock ?? fixedClock(TEST_START);
   const ctx = await createContext(testConfig(dir, opts.extra, opts.engine), {
     clock,
     log: opts.log ?? testLogger,

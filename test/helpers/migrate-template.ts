@@ -3,7 +3,8 @@
 import { migrate } from '../../src/db/migrate.ts';
 import { openDb } from '../../src/db/open.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { TEST_START } from './context.ts';
 
 const db = await openDb(process.argv[2]!);
-migrate(db, fixedClock(Date.UTC(2026, 5, 1, 12)));
+migrate(db, fixedClock(TEST_START));
 db.close();

@@ -44,11 +44,15 @@ export function postgresAvailable(): boolean {
 
 // initdb and the server refuse to run as root; the Debian package creates the `postgres` user for them.
 const asRoot = process.getuid?.() === 0;
-const asServerUser = (argv: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...argv] : argv);
+/** The command line of a PostgreSQL program, run as the server user. */
+const serverCommand = (program: string, ...args: string[]) => {
+  const argv = [join(binDir()!, program), ...args];
+  return asRoot ? ['runuser', '-u', 'postgres', '--', ...argv] : argv;
+};
 
 /** Runs a PostgreSQL program to completion from `cwd` (which the server user can enter). */
 function run(cwd: string, program: string, ...args: string[]) {
-  const [cmd, ...argv] = asServerUser([join(binDir()!, program), ...args]);
+  const [cmd, ...argv] = serverCommand(program, ...args);
   const r = spawnSync(cmd!, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error) throw r.error;
   return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
@@ -62,7 +66,7 @@ function run(cwd: string, program: string, ...args: string[]) {
  * processes a test file spawned (with the shell, the watchdog would die and leave the server running).
  */
 function stopWhenProcessEnds(dir: string, data: string) {
-  const stop = asServerUser([join(binDir()!, 'pg_ctl'), '-D', data, 'stop', '-m', 'immediate']);
+  const stop = serverCommand('pg_ctl', '-D', data, 'stop', '-m', 'immediate');
   // A background job's stdin is /dev/null unless it is handed the pipe explicitly (fd 3). The shell
   // waits for it: a child that exited would have its pipe closed, which would stop the server at once.
   const script = 'exec 3<&0; (cat <&3 >/dev/null; "$@"; rm -rf "$0") & wait';
@@ -201,7 +205,7 @@ function copyAhead(): void {
   while (copies.length + copying < AHEAD) {
     const name = `test_${++databases}`;
     copying++;
-    const [cmd, ...argv] = asServerUser([join(binDir()!, 'createdb'), ...createdbArgs(name, TEMPLATE)]);
+    const [cmd, ...argv] = serverCommand('createdb', ...createdbArgs(name, TEMPLATE));
     const child = spawn(cmd!, argv, { cwd: postgresCluster().socketDir, stdio: 'ignore' });
     const done = (ok: boolean) => {
       copying--;

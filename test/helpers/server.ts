@@ -2,7 +2,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { tempDir, testToml, useMigratedDatabase } from './context.ts';
+import { TEST_START, tempDir, testToml, useMigratedDatabase } from './context.ts';
 import { testLogger } from './log.ts';
 import { freePort } from './port.ts';
 
@@ -31,7 +31,7 @@ export async function startTestServer(
   const toml = `${testToml(dir, opts.extra)}\n[server]\nlisten = "127.0.0.1:${port}"\nbase_url = "http://localhost:${port}"\n${opts.server ?? ''}\n`;
   const configPath = `${dir}/verity.toml`;
   await Bun.write(configPath, toml);
-  const clock = opts.clock ?? fixedClock(Date.UTC(2026, 5, 1, 12));
+  const clock = opts.clock ?? fixedClock(TEST_START);
   const server = await startServer(parseConfig(toml), {
     clock,
     log: opts.log ?? testLogger,
