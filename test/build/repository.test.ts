@@ -106,9 +106,9 @@ describe('repository', () => {
     expect(named.length).toBeGreaterThan(3);
     expect(named.filter((n) => !(n in scripts))).toEqual([]);
     // The whole suite (its files on every core), then the store and end-to-end suites again on
-    // PostgreSQL.
+    // PostgreSQL (their files on every core too, sharing one server).
     expect(scripts.test).toBe('bun test --parallel && npm run test:postgres');
-    expect(scripts['test:postgres']).toStartWith('VERITY_TEST_ENGINE=postgres bun test test/');
+    expect(scripts['test:postgres']).toStartWith('bun test/helpers/postgres-suite.ts test/');
     expect(scripts.start).toContain('serve');
   });
 });

@@ -13,6 +13,7 @@ import {
   postgresAvailable,
   postgresCluster,
   removeLeftClusters,
+  shareCluster,
 } from './postgres.ts';
 import { waitFor } from './wait.ts';
 
@@ -65,6 +66,24 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     await a`insert into rate_limit_buckets (key, window_start, count) values ('k', 0, 1)`;
     expect(await a`select key from rate_limit_buckets`).toHaveLength(1);
     expect(await b`select key from rate_limit_buckets`).toHaveLength(0);
+  });
+
+  // How postgres-suite.ts runs a suite's files on every core.
+  test('is shared with the processes it runs: they start none of their own and copy its template', async () => {
+    const env = shareCluster();
+    const script = `import { migratedDatabaseUrl, postgresCluster } from ${JSON.stringify(`${import.meta.dir}/postgres.ts`)};
+      console.log(JSON.stringify({ dir: postgresCluster().socketDir, urls: [migratedDatabaseUrl(), migratedDatabaseUrl()] }));
+      process.exit(0);`;
+    const child = () =>
+      Bun.spawn([process.execPath, '-e', script], { env: { ...process.env, ...env }, stderr: 'inherit' });
+    const outputs = await Promise.all([child(), child()].map((c) => new Response(c.stdout).json()));
+    for (const { dir } of outputs) expect(dir).toBe(postgresCluster().socketDir);
+    const urls = outputs.flatMap((o) => o.urls as string[]);
+    expect(new Set(urls).size).toBe(4);
+    for (const url of urls) {
+      const names = await connect(url)`select name from _migrations order by name`;
+      expect(names.map((r) => r.name)).toEqual(postgresMigrations.map((m) => m.name).sort());
+    }
   });
 
   // `bun test` runs no exit listeners and a killed process none at all: the server must go regardless.

@@ -132,9 +132,31 @@ const randomPort = () => 15000 + Math.floor(Math.random() * 17000);
 
 let cluster: PostgresCluster | undefined;
 
-/** Starts the process's PostgreSQL server on first call (synchronously: TOML builders are) and reuses it. */
+/**
+ * Names the server (and its migrated template) that a parent process started for the test processes
+ * it runs, as `port:directory`: see postgres-suite.ts, which runs a suite's files on every core.
+ */
+const SHARED = 'VERITY_TEST_POSTGRES';
+
+const clusterAt = (port: number, socketDir: string): PostgresCluster => ({
+  host: '127.0.0.1',
+  port,
+  socketDir,
+  url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+});
+
+/**
+ * The PostgreSQL server of this process: the one its parent shares, or one it starts on first call
+ * (synchronously: TOML builders are) and reuses.
+ */
 export function postgresCluster(): PostgresCluster {
   if (cluster) return cluster;
+  const shared = process.env[SHARED];
+  if (shared) {
+    const at = shared.indexOf(':');
+    cluster = clusterAt(Number(shared.slice(0, at)), shared.slice(at + 1));
+    return cluster;
+  }
   if (!postgresAvailable()) {
     throw new Error(
       'PostgreSQL is not installed: no initdb from `pg_config --bindir` or /usr/lib/postgresql/*/bin (apt-get install postgresql)',
@@ -159,12 +181,7 @@ export function postgresCluster(): PostgresCluster {
     const start = run(dir, 'pg_ctl', '-D', data, '-l', log, '-w', 'start', '-o', options);
     if (start.ok) {
       stopWhenProcessEnds(dir, data);
-      cluster = {
-        host: '127.0.0.1',
-        port,
-        socketDir: dir,
-        url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
-      };
+      cluster = clusterAt(port, dir);
       return cluster;
     }
     const serverLog = existsSync(log) ? readFileSync(log, 'utf8') : '';
@@ -174,7 +191,19 @@ export function postgresCluster(): PostgresCluster {
   }
 }
 
-let databases = 0;
+/**
+ * Starts this process's server and migrates its template, and says how the test processes it runs
+ * reach both (their environment).
+ */
+export function shareCluster(): Record<string, string> {
+  migrateTemplate();
+  const { port, socketDir } = postgresCluster();
+  return { [SHARED]: `${port}:${socketDir}` };
+}
+
+// Unique across the processes that share a server, and across the files of one process (a parallel
+// worker starts each file with its modules afresh).
+const databaseName = () => `test_${crypto.randomUUID().replaceAll('-', '')}`;
 
 /** createdb's arguments for a database in the process's cluster, empty or a copy of `template`. */
 function createdbArgs(name: string, template?: string): string[] {
@@ -191,11 +220,12 @@ function createDatabase(name: string, template?: string): string {
 
 /** A new, empty database in the process's cluster; every test gets its own. */
 export function freshDatabaseUrl(): string {
-  return createDatabase(`test_${++databases}`);
+  return createDatabase(databaseName());
 }
 
 const TEMPLATE = 'template_migrated';
-let migrated = false;
+// A shared server's template was migrated by the process that shares it.
+let migrated = Boolean(process.env[SHARED]);
 /** Migrated copies made in the background while a test runs, so the next one need not wait. */
 const copies: string[] = [];
 let copying = 0;
@@ -203,7 +233,7 @@ const AHEAD = 2;
 
 function copyAhead(): void {
   while (copies.length + copying < AHEAD) {
-    const name = `test_${++databases}`;
+    const name = databaseName();
     copying++;
     const [cmd, ...argv] = serverCommand('createdb', ...createdbArgs(name, TEMPLATE));
     const child = spawn(cmd!, argv, { cwd: postgresCluster().socketDir, stdio: 'ignore' });
@@ -217,20 +247,23 @@ function copyAhead(): void {
 }
 
 /**
- * A new database with the shipped migrations applied: a copy of a template migrated once per process
+ * A new database with the shipped migrations applied: a copy of a template migrated once per server
  * (by migrate-template.ts, in a process of its own, since this is synchronous), which saves each
  * test context the migrations' hundreds of round trips.
  */
 export function migratedDatabaseUrl(): string {
-  if (!migrated) {
-    const url = createDatabase(TEMPLATE);
-    const r = spawnSync(process.execPath, [join(import.meta.dir, 'migrate-template.ts'), url], {
-      encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(`migrating the template database failed:\n${r.stdout}${r.stderr}`);
-    migrated = true;
-  }
+  migrateTemplate();
   const ready = copies.shift();
   copyAhead();
-  return ready ? postgresCluster().url(ready) : createDatabase(`test_${++databases}`, TEMPLATE);
+  return ready ? postgresCluster().url(ready) : createDatabase(databaseName(), TEMPLATE);
+}
+
+function migrateTemplate(): void {
+  if (migrated) return;
+  const url = createDatabase(TEMPLATE);
+  const r = spawnSync(process.execPath, [join(import.meta.dir, 'migrate-template.ts'), url], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`migrating the template database failed:\n${r.stdout}${r.stderr}`);
+  migrated = true;
 }
