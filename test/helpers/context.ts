@@ -8,11 +8,18 @@ import type { AppContext } from '../../src/context.ts';
 import type { Logger } from '../../src/log.ts';
 import { type FixedClock, fixedClock } from '../../src/platform/clock.ts';
 import { testLogger } from './log.ts';
-import { freshDatabaseUrl, migratedDatabaseUrl } from './postgres.ts';
+import { dropDatabaseLater, freshDatabaseUrl, migratedDatabaseUrl } from './postgres.ts';
 
+/** A directory of its own; its cleanup drops the PostgreSQL database it was given, if any. */
 export function tempDir(label = 'verity'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${label}-`));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    cleanup: () => {
+      releaseDatabase(dir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Whether this run puts the tests on PostgreSQL (`VERITY_TEST_ENGINE=postgres`) rather than SQLite. */
@@ -29,12 +36,24 @@ const databaseUrl = (dir: string) => {
   return databaseUrls.get(dir)!;
 };
 
+/** Databases that more than one directory uses, which none of them may drop. */
+const sharedUrls = new Set<string>();
+
 /**
  * Points `dir` at the PostgreSQL database of `from`: a directory of keys and config beside a database
  * that lives elsewhere, as a restore or another instance has it.
  */
 export function useDatabaseOf(dir: string, from: string): void {
-  databaseUrls.set(dir, databaseUrl(from));
+  const url = databaseUrl(from);
+  sharedUrls.add(url);
+  databaseUrls.set(dir, url);
+}
+
+/** Drops the PostgreSQL database of `dir`, whose test is done with it, unless another uses it too. */
+function releaseDatabase(dir: string): void {
+  const url = databaseUrls.get(dir);
+  databaseUrls.delete(dir);
+  if (url !== undefined && !sharedUrls.has(url)) dropDatabaseLater(url);
 }
 
 /**

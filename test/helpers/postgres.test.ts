@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/db/migrations.gen.ts';
-import { tempDir } from './context.ts';
+import { tempDir, testToml, useDatabaseOf, useMigratedDatabase } from './context.ts';
 import {
   freshDatabaseUrl,
   migratedDatabaseUrl,
@@ -67,6 +67,28 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     expect(await a`select key from rate_limit_buckets`).toHaveLength(1);
     expect(await b`select key from rate_limit_buckets`).toHaveLength(0);
   });
+
+  test("drops a test directory's database at its cleanup, unless another directory uses it too", async () => {
+    const exists = async (url: string) => {
+      const name = new URL(url).pathname.slice(1);
+      return (
+        await connect(postgresCluster().url('postgres'))`select 1 from pg_database where datname = ${name}`
+      ).length;
+    };
+    const urlOf = (dir: string) => /url = "([^"]+)"/.exec(testToml(dir, '', 'postgres'))![1]!;
+    const [alone, first, second] = [tempDir(), tempDir(), tempDir()];
+    useMigratedDatabase(alone.dir, 'postgres');
+    useMigratedDatabase(first.dir, 'postgres');
+    useDatabaseOf(second.dir, first.dir);
+    const [aloneUrl, sharedUrl] = [urlOf(alone.dir), urlOf(first.dir)];
+    expect(urlOf(second.dir)).toBe(sharedUrl);
+    expect([await exists(aloneUrl), await exists(sharedUrl)]).toEqual([1, 1]);
+
+    // Drops run in order on one connection: once the last is done, so are any of the shared one.
+    for (const d of [first, second, alone]) d.cleanup();
+    await waitFor('the database to be dropped', async () => (await exists(aloneUrl)) === 0, 5000);
+    expect(await exists(sharedUrl)).toBe(1);
+  }, 10_000);
 
   // How postgres-suite.ts runs a suite's files on every core.
   test('is shared with the processes it runs: they start none of their own and copy its template', async () => {
