@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 
-/** One throwaway PostgreSQL server for the whole test process. */
+/** One throwaway PostgreSQL server for a test process, or for all of a suite's (postgres-suite.ts). */
 export interface PostgresCluster {
   host: '127.0.0.1';
   port: number;
