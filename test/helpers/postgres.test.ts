@@ -17,6 +17,9 @@ import {
 } from './postgres.ts';
 import { waitFor } from './wait.ts';
 
+// The environment of a process that starts a server of its own, not the suite's shared one.
+const { VERITY_TEST_POSTGRES: _, ...ownServer } = process.env;
+
 // In CI PostgreSQL is installed, so a missing one must fail these tests rather than skip them.
 const skip = !postgresAvailable() && !process.env.CI;
 if (skip) console.warn('PostgreSQL tests skipped: no PostgreSQL installed (apt-get install postgresql)');
@@ -108,12 +111,49 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     }
   });
 
+  // A timeout ends a test by killing what it spawned: the watchdog must survive that, or the server
+  // stops and every later test of the file fails with it.
+  test('outlives a test that timed out', async () => {
+    const dir = tempDir('pg-timeout');
+    try {
+      const file = join(dir.dir, 'timeout.test.ts');
+      writeFileSync(
+        file,
+        `import { expect, test } from 'bun:test';
+        import postgres from ${JSON.stringify(require.resolve('postgres'))};
+        import { freshDatabaseUrl } from ${JSON.stringify(`${import.meta.dir}/postgres.ts`)};
+        let url = '';
+        test('makes a database', () => { url = freshDatabaseUrl(); });
+        test('times out', () => Bun.sleep(2000), 300);
+        test('connects after', async () => {
+          const sql = postgres(url, { max: 1 });
+          expect(await sql\`select 1 as one\`).toEqual([{ one: 1 }]);
+          await sql.end();
+        });`,
+      );
+      const run = Bun.spawn([process.execPath, 'test', file], {
+        cwd: dir.dir,
+        env: ownServer,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const output = (await new Response(run.stderr).text()) + (await new Response(run.stdout).text());
+      expect(output).toContain('(fail) times out');
+      expect(output).toContain('(pass) connects after');
+    } finally {
+      dir.cleanup();
+    }
+  }, 20_000);
+
   // `bun test` runs no exit listeners and a killed process none at all: the server must go regardless.
   test('stops and disappears when the process that started it is killed', async () => {
     const script = `import { freshDatabaseUrl, postgresCluster } from ${JSON.stringify(`${import.meta.dir}/postgres.ts`)};
       console.log(JSON.stringify({ dir: postgresCluster().socketDir, url: freshDatabaseUrl() }));
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], {
+      env: ownServer,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const [line] = await once(createInterface({ input: child.stdout! }), 'line');
     const { dir, url } = JSON.parse(line) as { dir: string; url: string };
     const [alive] = await connect(url)`select 1 as one`;

@@ -61,23 +61,18 @@ function run(cwd: string, program: string, ...args: string[]) {
 
 /**
  * Stops the server and removes `dir` once this process is gone, however it ends: `bun test` runs no
- * `exit` listeners, and a killed process none at all. The watchdog reads a pipe that only this process
- * writes, so end-of-file means it has exited; its own process group keeps a terminal's Ctrl-C off it.
- * It runs in the background of the shell spawned here, because `bun test --parallel` kills the
- * processes a test file spawned (with the shell, the watchdog would die and leave the server running).
+ * `exit` listeners, and a killed process none at all. The watchdog looks for this process once a
+ * second. It is no child of this process but a session of its own: `bun test` kills the processes a
+ * test spawned when it times out, and `bun test --parallel` those a file spawned, and a terminal's
+ * Ctrl-C would reach it too.
  */
 function stopWhenProcessEnds(dir: string, data: string) {
   const stop = serverCommand('pg_ctl', '-D', data, 'stop', '-m', 'immediate');
-  // A background job's stdin is /dev/null unless it is handed the pipe explicitly (fd 3). The shell
-  // waits for it: a child that exited would have its pipe closed, which would stop the server at once.
-  const script = 'exec 3<&0; (cat <&3 >/dev/null; "$@"; rm -rf "$0") & wait';
-  const watchdog = spawn('sh', ['-c', script, dir, ...stop], {
+  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; shift; "$@"; rm -rf "$0"';
+  spawnSync('setsid', ['-f', 'sh', '-c', script, dir, String(process.pid), ...stop], {
     cwd: dir,
-    detached: true,
-    stdio: ['pipe', 'ignore', 'ignore'],
+    stdio: 'ignore',
   });
-  watchdog.unref();
-  (watchdog.stdin as unknown as { unref?(): void }).unref?.(); // nor may the pipe keep this process alive
 }
 
 const CLUSTER_PREFIX = 'verity-pg-';
