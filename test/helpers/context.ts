@@ -66,7 +66,8 @@ export function useMigratedDatabase(dir: string, engine = runEngine): void {
 }
 
 /** The database of `dir` on the engine under test: its PostgreSQL database, or the file `verity.db`. */
-export const testDatabase = (dir: string): string => (onPostgres ? databaseUrl(dir) : join(dir, 'verity.db'));
+export const testDatabase = (dir: string, engine = runEngine): string =>
+  engine === 'postgres' ? databaseUrl(dir) : join(dir, 'verity.db');
 
 /**
  * TOML for a config whose database and keys live in `dir`; `extra` is appended verbatim. On PostgreSQL

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/db/migrations.gen.ts';
-import { tempDir, testToml, useDatabaseOf, useMigratedDatabase } from './context.ts';
+import { tempDir, testDatabase, useDatabaseOf, useMigratedDatabase } from './context.ts';
 import {
   freshDatabaseUrl,
   migratedDatabaseUrl,
@@ -32,6 +32,9 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     return sql;
   };
   afterAll(() => Promise.all(clients.map((sql) => sql.end())));
+  const shipped = postgresMigrations.map((m) => m.name).sort();
+  const applied = async (url: string) =>
+    (await connect(url)`select name from _migrations order by name`).map((r) => r.name);
 
   test('is one server per process, listening on 127.0.0.1 at its port', async () => {
     const cluster = postgresCluster();
@@ -61,10 +64,8 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
   test('gives every caller of a migrated database its own copy, with every migration applied', async () => {
     const urls = [migratedDatabaseUrl(), migratedDatabaseUrl(), migratedDatabaseUrl(), migratedDatabaseUrl()];
     expect(new Set(urls).size).toBe(4);
+    expect(await applied(urls[0]!)).toEqual(shipped);
     const [a, b] = [connect(urls[0]!), connect(urls[3]!)];
-    const applied = async (sql: postgres.Sql) =>
-      (await sql`select name from _migrations order by name`).map((r) => r.name);
-    expect(await applied(a)).toEqual(postgresMigrations.map((m) => m.name).sort());
 
     await a`insert into rate_limit_buckets (key, window_start, count) values ('k', 0, 1)`;
     expect(await a`select key from rate_limit_buckets`).toHaveLength(1);
@@ -78,7 +79,7 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
         await connect(postgresCluster().url('postgres'))`select 1 from pg_database where datname = ${name}`
       ).length;
     };
-    const urlOf = (dir: string) => /url = "([^"]+)"/.exec(testToml(dir, '', 'postgres'))![1]!;
+    const urlOf = (dir: string) => testDatabase(dir, 'postgres');
     const [alone, first, second] = [tempDir(), tempDir(), tempDir()];
     useMigratedDatabase(alone.dir, 'postgres');
     useMigratedDatabase(first.dir, 'postgres');
@@ -105,10 +106,7 @@ describe.skipIf(skip)('the test PostgreSQL server', () => {
     for (const { dir } of outputs) expect(dir).toBe(postgresCluster().socketDir);
     const urls = outputs.flatMap((o) => o.urls as string[]);
     expect(new Set(urls).size).toBe(4);
-    for (const url of urls) {
-      const names = await connect(url)`select name from _migrations order by name`;
-      expect(names.map((r) => r.name)).toEqual(postgresMigrations.map((m) => m.name).sort());
-    }
+    for (const url of urls) expect(await applied(url)).toEqual(shipped);
   });
 
   // A timeout ends a test by killing what it spawned: the watchdog must survive that, or the server
