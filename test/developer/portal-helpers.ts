@@ -21,6 +21,15 @@ export async function portal(opts: { signup?: 'open' | 'invite'; extra?: string 
   return { ctx, app, cleanup: () => ctx.cleanup() };
 }
 
+// The first id with `prefix` that a page shows in a <code> element: a bare search for the prefix also
+// finds those letters inside other random values on the page (a CSRF token, a secret).
+const codeWithPrefix = (prefix: string) => (html: string) =>
+  new RegExp(`<code>(${prefix}[\\w-]+)</code>`).exec(html)?.[1];
+/** The id of the first webhook endpoint a page lists. */
+export const endpointIdOn = codeWithPrefix('we_');
+/** The id of the first API key a page lists. */
+export const apiKeyIdOn = codeWithPrefix('key_');
+
 /** GET a page and return its HTML and CSRF token. */
 export async function page(b: Browser, path: string) {
   const res = await b.get(path);

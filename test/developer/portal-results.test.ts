@@ -5,6 +5,7 @@ import { pruneResults } from '../../src/portal/results.ts';
 import {
   Browser,
   createApp_,
+  endpointIdOn,
   location,
   P,
   PASSWORD,
@@ -133,7 +134,7 @@ describe('a reload of a result page repeats nothing', () => {
     await expectAlreadyShown(await added.reload(), secret);
     expect(count('webhook_endpoints')).toBe(1);
 
-    const endpointId = /(we_[\w-]+)/.exec(await (await b.get(hb)).text())![1]!;
+    const endpointId = endpointIdOn(await (await b.get(hb)).text())!;
     const rotate = `${hb}/${endpointId}/rotate`;
     const rotated = await submitPage(b, rotate, rotate, { overlap: '3600' });
     expect(rotated.posted.status).toBe(303);

@@ -3,8 +3,10 @@ import { approveReview } from '../../src/apps/production-review.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import {
+  apiKeyIdOn,
   Browser,
   createApp_,
+  endpointIdOn,
   location,
   P,
   type Portal,
@@ -37,7 +39,7 @@ async function alicesWorld() {
     url: `http://localhost:${receiver.port}/hook`,
     events: 'webhook.test',
   });
-  const endpointId = /(we_[\w-]+)/.exec(await (await alice.get(hb)).text())![1]!;
+  const endpointId = endpointIdOn(await (await alice.get(hb)).text())!;
   const tested = await submit(alice, hb, `${hb}/${endpointId}/test`, {});
   const eventId = new URL(location(tested), 'http://x').searchParams.get('tested')!;
   await dispatchDue(p.ctx);
@@ -46,7 +48,7 @@ async function alicesWorld() {
     label: 'mine',
     environment: 'sandbox',
   });
-  const keyId = /(key_[\w-]+)/.exec(keyPage.html)![1]!;
+  const keyId = apiKeyIdOn(keyPage.html)!;
   return { alice, applicationId, endpointId, eventId, keyId };
 }
 

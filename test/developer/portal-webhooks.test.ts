@@ -3,6 +3,7 @@ import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { verifyWebhook } from '../../src/webhooks/verify.ts';
 import {
   createApp_,
+  endpointIdOn,
   location,
   P,
   type Portal,
@@ -68,7 +69,7 @@ describe('webhooks in the portal', () => {
     const list = await (await b.get(hb)).text();
     expect(list).toContain(rx.url);
     expect(list).not.toContain(secret);
-    const endpointId = /(we_[\w-]+)/.exec(list)![1]!;
+    const endpointId = endpointIdOn(list)!;
 
     const tested = await submit(b, hb, `${hb}/${endpointId}/test`, {});
     expect(tested.status).toBe(303);
@@ -137,7 +138,7 @@ describe('webhooks in the portal', () => {
     const { applicationId } = await createApp_(b);
     const hb = `${P}/apps/${applicationId}/sandbox/webhooks`;
     await submit(b, `${hb}/new`, hb, { url: rx.url, events: ['webhook.test'] });
-    const endpointId = /(we_[\w-]+)/.exec(await (await b.get(hb)).text())![1]!;
+    const endpointId = endpointIdOn(await (await b.get(hb)).text())!;
 
     const edited = await submit(b, `${hb}/${endpointId}/edit`, `${hb}/${endpointId}/edit`, {
       url: `${rx.url}?v=2`,

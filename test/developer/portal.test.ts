@@ -3,6 +3,7 @@ import { approveReview, rejectReview } from '../../src/apps/production-review.ts
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createInvitation, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
 import {
+  apiKeyIdOn,
   Browser,
   createApp_,
   location,
@@ -285,7 +286,7 @@ describe('API keys', () => {
     });
     expect(res.status).toBe(200);
     const key = /(dk_test_[\w-]+)/.exec(html)![1]!;
-    const keyId = /(key_[\w-]+)/.exec(html)![1]!;
+    const keyId = apiKeyIdOn(html)!;
     const list = await (await b.get(`${P}/keys`)).text();
     expect(list).not.toContain(key);
     expect(list).toContain('CI');

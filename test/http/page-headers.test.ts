@@ -1,6 +1,16 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { pageRoutes } from '../../src/app.ts';
-import { createApp_, P, type Portal, page, signUp, submit, submitPage } from '../developer/portal-helpers.ts';
+import {
+  apiKeyIdOn,
+  createApp_,
+  endpointIdOn,
+  P,
+  type Portal,
+  page,
+  signUp,
+  submit,
+  submitPage,
+} from '../developer/portal-helpers.ts';
 import {
   Browser,
   CALLBACK,
@@ -40,9 +50,9 @@ test('every HTML page of the identity experience and the portal refuses framing,
   const { applicationId } = await createApp_(dev);
   const hb = `${P}/apps/${applicationId}/sandbox/webhooks`;
   await submit(dev, `${hb}/new`, hb, { url: 'http://localhost:9/hook', events: 'webhook.test' });
-  const endpointId = /(we_[\w-]+)/.exec(await (await dev.get(hb)).text())?.[1] ?? '';
+  const endpointId = endpointIdOn(await (await dev.get(hb)).text()) ?? '';
   const keyPage = await submitPage(dev, `${P}/keys`, `${P}/keys`, { label: 'ci', environment: 'sandbox' });
-  const keyId = /(key_[\w-]+)/.exec(keyPage.html)?.[1] ?? '';
+  const keyId = apiKeyIdOn(keyPage.html) ?? '';
   expect(endpointId).not.toBe('');
   expect(keyId).not.toBe('');
   const requestPath = await f.authorize();
