@@ -30,14 +30,13 @@ export async function passwordSignIn(
   const throttle = signinThrottle(ctx);
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const person = createPersonStore(ctx.db).flowPersonByEmail(input.email);
-  if (throttle.blocked(input.email, input.ip, unix(ctx.clock), person?.id)) {
+  if (!throttle.attempt(input.email, input.ip, unix(ctx.clock), person?.id)) {
     securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
     return { ok: false, reason: 'throttled' };
   }
   const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
   const valid = await verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash()));
   if (!usable || !valid) {
-    throttle.recordFailure(input.email, input.ip, unix(ctx.clock), person?.id);
     securityEvent(ctx, 'signin.failed', {
       ...log,
       personId: person?.id,
@@ -45,7 +44,7 @@ export async function passwordSignIn(
     });
     return { ok: false, reason: 'invalid' };
   }
-  throttle.recordSuccess(input.email, usable.id);
+  throttle.succeeded(input.email, input.ip, usable.id);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: usable.id });
   return { ok: true, person: usable };
 }

@@ -6,29 +6,40 @@ import type { Db } from '../db/open.ts';
  * one ended.
  */
 export function createSigninAttemptStore(db: Db, window: number) {
+  /** The failures counted against `key` in the window running at `now`. */
+  const failures = (key: string, now: number): number =>
+    db.sql
+      .prepare<{ failures: number }>(
+        'SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ?',
+      )
+      .get(key, now - window)?.failures ?? 0;
+
   return {
-    /** The failures counted against `key` in the window running at `now`. */
-    failures(key: string, now: number): number {
-      const row = db.sql
-        .prepare<{ failures: number }>(
-          'SELECT failures FROM signin_attempts WHERE key = ? AND window_start > ?',
-        )
-        .get(key, now - window);
-      return row?.failures ?? 0;
+    /**
+     * Counts one failure against each key, in one transaction, unless a key has already reached its
+     * limit: then nothing is counted and the answer is false. The check and the count are one step,
+     * so attempts running side by side cannot all pass the check before any is counted.
+     */
+    take(limits: readonly (readonly [key: string, limit: number])[], now: number): boolean {
+      return db.sql.transaction(() => {
+        if (limits.some(([key, limit]) => failures(key, now) >= limit)) return false;
+        const bump = db.sql.prepare(
+          `INSERT INTO signin_attempts (key, window_start, failures) VALUES (?, ?, 1)
+           ON CONFLICT(key) DO UPDATE SET
+             failures = CASE WHEN signin_attempts.window_start <= ? THEN 1 ELSE signin_attempts.failures + 1 END,
+             window_start = CASE WHEN signin_attempts.window_start <= ? THEN excluded.window_start
+               ELSE signin_attempts.window_start END`,
+        );
+        for (const [key] of limits) bump.run(key, now, now - window, now - window);
+        return true;
+      });
     },
 
-    /** Counts one failure against each key, in one transaction. */
-    recordFailure(keys: readonly string[], now: number): void {
-      const bump = db.sql.prepare(
-        `INSERT INTO signin_attempts (key, window_start, failures) VALUES (?, ?, 1)
-         ON CONFLICT(key) DO UPDATE SET
-           failures = CASE WHEN signin_attempts.window_start <= ? THEN 1 ELSE signin_attempts.failures + 1 END,
-           window_start = CASE WHEN signin_attempts.window_start <= ? THEN excluded.window_start
-             ELSE signin_attempts.window_start END`,
-      );
-      db.sql.transaction(() => {
-        for (const key of keys) bump.run(key, now, now - window, now - window);
-      });
+    /** Takes back one failure counted against `key`. */
+    giveBack(key: string): void {
+      db.sql
+        .prepare('UPDATE signin_attempts SET failures = failures - 1 WHERE key = ? AND failures > 0')
+        .run(key);
     },
 
     clear(keys: readonly string[]): void {

@@ -26,21 +26,26 @@ const accountKeys = (email: string, personId?: string) =>
 export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
   const attempts = createSigninAttemptStore(db, limits.window);
   return {
-    /** True when the email, the person or the address has used up its failures for the window. */
-    blocked(email: string, ip: string, now: number, personId?: string): boolean {
-      return (
-        accountKeys(email, personId).some((key) => attempts.failures(key, now) >= limits.perAccount) ||
-        attempts.failures(addressKey(ip), now) >= limits.perIp
+    /**
+     * Counts a sign-in attempt as failed before its password is checked, against the email, the person
+     * and the address, unless one of them has used up its failures for the window: false then, and
+     * nothing is counted. Counted first, guesses sent side by side stop at the limit; counted after
+     * the check, each would pass the check before the others failed.
+     */
+    attempt(email: string, ip: string, now: number, personId?: string): boolean {
+      return attempts.take(
+        [
+          ...accountKeys(email, personId).map((key) => [key, limits.perAccount] as const),
+          [addressKey(ip), limits.perIp],
+        ],
+        now,
       );
     },
 
-    recordFailure(email: string, ip: string, now: number, personId?: string): void {
-      attempts.recordFailure([...accountKeys(email, personId), addressKey(ip)], now);
-    },
-
-    /** A successful sign-in clears the account's counts (the address keeps its own). */
-    recordSuccess(email: string, personId?: string): void {
+    /** The attempt succeeded: the account's counts are cleared and the address's is taken back. */
+    succeeded(email: string, ip: string, personId?: string): void {
       attempts.clear(accountKeys(email, personId));
+      attempts.giveBack(addressKey(ip));
     },
 
     purgeExpired: attempts.purgeExpired,

@@ -42,7 +42,7 @@ export async function developerSignIn(
   const t = signinThrottle(ctx);
   const account = accountOf(input.email);
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
-  if (t.blocked(account, input.ip, unix(ctx.clock))) {
+  if (!t.attempt(account, input.ip, unix(ctx.clock))) {
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
   }
@@ -50,7 +50,6 @@ export async function developerSignIn(
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
   const valid = await verifyPassword(input.password, hash ?? (await decoyHash()));
   if (!dev || !hash || !valid) {
-    t.recordFailure(account, input.ip, unix(ctx.clock));
     securityEvent(ctx, 'signin.failed', {
       ...log,
       developerId: dev?.developerId,
@@ -58,7 +57,7 @@ export async function developerSignIn(
     });
     return { ok: false, reason: 'invalid' };
   }
-  t.recordSuccess(account);
+  t.succeeded(account, input.ip);
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }

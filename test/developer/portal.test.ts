@@ -2,6 +2,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { approveReview, rejectReview } from '../../src/apps/production-review.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createInvitation, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
+import { developerSignIn } from '../../src/portal/account.ts';
 import {
   apiKeyIdOn,
   Browser,
@@ -102,6 +103,22 @@ describe('accounts', () => {
       password: PASSWORD,
     });
     expect(ok.status).toBe(303);
+  });
+
+  test('sign-in guesses sent side by side stop at the per-account limit, the right password among them', async () => {
+    p = await portal();
+    await signUp(p, 'dev@example.com');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        developerSignIn(p.ctx, {
+          email: 'dev@example.com',
+          password: i === 11 ? PASSWORD : `wrong-${i}`,
+          ip: `192.0.2.${i + 1}`,
+        }),
+      ),
+    );
+    expect(results.filter((r) => !r.ok && r.reason === 'invalid')).toHaveLength(5);
+    expect(results.slice(5).every((r) => !r.ok && r.reason === 'throttled')).toBe(true);
   });
 
   test('password change needs the current password and ends other sessions; sign-out ends this one', async () => {

@@ -16,8 +16,8 @@ test('cleanup removes idle and expired sessions and old sign-in counters, keeps 
   const now = unix(ctx.clock);
   const idle = await storedSession(ctx.db, 'identity', now - 31 * 60, t);
   const live = await storedSession(ctx.db, 'identity', now - 60, t);
-  signinThrottle(ctx).recordFailure('old@example.org', '192.0.2.1', now - 16 * 60);
-  signinThrottle(ctx).recordFailure('new@example.org', '192.0.2.2', now - 60);
+  signinThrottle(ctx).attempt('old@example.org', '192.0.2.1', now - 16 * 60);
+  signinThrottle(ctx).attempt('new@example.org', '192.0.2.2', now - 60);
 
   expect(purgeIdentityState(ctx, now)).toEqual({ sessions: 1, attempts: 2 });
   expect(await store.resume('identity', idle.token, now, t)).toBeUndefined();

@@ -14,20 +14,20 @@ test('IPv6 guesses are counted per /64: a fresh address from the same network do
   ctx = await testContext();
   const t = createSigninThrottle(ctx.db, { perAccount: 100, perIp: 3, window: 600 });
   for (const [i, ip] of ['2001:db8:1:2::a', '2001:db8:1:2:ffff::b', '2001:0db8:0001:0002::c'].entries())
-    t.recordFailure(`person${i}@example.com`, ip, NOW);
-  expect(t.blocked('new@example.com', '2001:db8:1:2:dead:beef:0:1', NOW)).toBe(true);
-  expect(t.blocked('new@example.com', '2001:db8:1:3::1', NOW)).toBe(false);
-  expect(t.blocked('new@example.com', '2001:db8:1:2::1', NOW + 600)).toBe(false);
+    expect(t.attempt(`person${i}@example.com`, ip, NOW)).toBe(true);
+  expect(t.attempt('new@example.com', '2001:db8:1:2:dead:beef:0:1', NOW)).toBe(false);
+  expect(t.attempt('new@example.com', '2001:db8:1:3::1', NOW)).toBe(true);
+  expect(t.attempt('new@example.com', '2001:db8:1:2::1', NOW + 600)).toBe(true);
 });
 
 test('an IPv4 address counts the same written plainly or IPv4-mapped, and one IPv4 address is not its neighbour', async () => {
   ctx = await testContext();
   const t = createSigninThrottle(ctx.db, { perAccount: 100, perIp: 2, window: 600 });
-  t.recordFailure('a@example.com', '198.51.100.7', NOW);
-  t.recordFailure('b@example.com', '::ffff:198.51.100.7', NOW);
-  expect(t.blocked('c@example.com', '198.51.100.7', NOW)).toBe(true);
-  expect(t.blocked('c@example.com', '::ffff:c633:6407', NOW)).toBe(true);
-  expect(t.blocked('c@example.com', '198.51.100.8', NOW)).toBe(false);
+  expect(t.attempt('a@example.com', '198.51.100.7', NOW)).toBe(true);
+  expect(t.attempt('b@example.com', '::ffff:198.51.100.7', NOW)).toBe(true);
+  expect(t.attempt('c@example.com', '198.51.100.7', NOW)).toBe(false);
+  expect(t.attempt('c@example.com', '::ffff:c633:6407', NOW)).toBe(false);
+  expect(t.attempt('c@example.com', '198.51.100.8', NOW)).toBe(true);
 });
 
 test('a person with two emails gets the per-account guesses once, not once per email', async () => {
@@ -62,4 +62,47 @@ test('a person with two emails gets the per-account guesses once, not once per e
   expect(await guess('nobody@example.org', 12)).toEqual({ ok: false, reason: 'invalid' });
   ctx.clock.advance(15 * 60_000);
   expect((await guess('two@example.org', 13, 'the real password, long')).ok).toBe(true);
+});
+
+/** A production person with one email and a password; each guess below comes from a fresh address. */
+async function personWithPassword(password: string) {
+  const now = unix(ctx.clock);
+  ctx.db.sql
+    .prepare(
+      `INSERT INTO persons (id, external_id, environment, name, password_hash, assurance_level, identity_verified,
+         status, created_at, updated_at)
+       VALUES ('psn_v', 'ext-v', 'production', 'Victim', ?, 'substantial', 1, 'active', ?, ?)`,
+    )
+    .run(await hashPassword(password), now, now);
+  ctx.db.sql
+    .prepare('INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_v\', ?, 1, 1)')
+    .run('victim@example.org');
+}
+
+test('guesses sent side by side stop at the per-account limit: the right one among the later ones is refused', async () => {
+  ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_account = 5' });
+  await personWithPassword('correct horse battery');
+  const results = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      passwordSignIn(ctx, {
+        email: 'victim@example.org',
+        password: i === 29 ? 'correct horse battery' : `wrong-${i}`,
+        ip: `192.0.2.${i + 1}`,
+      }),
+    ),
+  );
+  expect(results.filter((r) => !r.ok && r.reason === 'invalid')).toHaveLength(5);
+  expect(results.slice(5).every((r) => !r.ok && r.reason === 'throttled')).toBe(true);
+});
+
+test('a successful sign-in takes back its count at the address: it never uses up the address limit', async () => {
+  ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_ip = 2' });
+  await personWithPassword('correct horse battery');
+  const signIn = (password: string) =>
+    passwordSignIn(ctx, { email: 'victim@example.org', password, ip: '198.51.100.9' });
+  for (let i = 0; i < 4; i++) expect((await signIn('correct horse battery')).ok).toBe(true);
+  expect(await signIn('wrong')).toEqual({ ok: false, reason: 'invalid' });
+  expect((await signIn('correct horse battery')).ok).toBe(true);
+  expect(await signIn('wrong')).toEqual({ ok: false, reason: 'invalid' });
+  expect(await signIn('correct horse battery')).toEqual({ ok: false, reason: 'throttled' });
 });
