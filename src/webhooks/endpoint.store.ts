@@ -108,25 +108,24 @@ export function createEndpointStore(db: Db) {
         .run(row.id, row.endpoint_id, row.ciphertext, row.created_at, row.expires_at);
     },
 
-    /** Secrets that still sign at `now`, newest first. */
+    /** The (at most two) secrets that still sign at `now`, newest first. */
     validSecrets(endpointId: string, now: number): SecretRow[] {
       return sql
         .prepare<SecretRow>(
           `SELECT * FROM webhook_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
-           ORDER BY created_at DESC, id`,
+           ORDER BY created_at DESC, id LIMIT 2`,
         )
         .all(endpointId, now);
     },
 
-    /** Makes every secret still valid expire no later than `at`. */
-    expireSecrets(endpointId: string, now: number, at: number): void {
+    /** The current secret (the one without an end) ends at `at`, every other still valid at `now`. */
+    retireSecrets(endpointId: string, now: number, at: number): void {
       sql
         .prepare(
-          // A NULL expires_at compares as unknown, so it takes `at` too.
-          `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at < ? THEN expires_at ELSE ? END
+          `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at IS NULL THEN ? ELSE ? END
            WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
         )
-        .run(at, at, endpointId, now);
+        .run(at, now, endpointId, now);
     },
 
     /** Expired secrets are destroyed rather than kept sealed forever. */

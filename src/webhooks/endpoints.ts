@@ -283,9 +283,10 @@ export function deleteEndpoint(
 }
 
 /**
- * Issues a new signing secret. The secrets valid until now stay valid for `expireCurrentInSeconds`
- * (default one day, 0 = end them now), and every delivery in that overlap carries a signature per
- * valid secret, so a receiver can switch without dropping one.
+ * Issues a new signing secret. The current one stays valid for `expireCurrentInSeconds` (default one
+ * day, 0 = end it now), and every delivery in that overlap carries a signature by each, so a receiver
+ * can switch without dropping one. Any older secret ends now: at most two are valid, since each
+ * delivery signs with every valid one.
  */
 export async function rotateSecret(
   ctx: AppContext,
@@ -311,7 +312,7 @@ export async function rotateSecret(
   ctx.db.sql.transaction(() => {
     if (!store.findIn(applicationId, dev.environment, endpointId))
       throw new NotFoundError('No such webhook endpoint.');
-    store.expireSecrets(endpointId, now, now + overlap);
+    store.retireSecrets(endpointId, now, now + overlap);
     store.insertSecret({
       id: secretId,
       endpoint_id: endpointId,

@@ -88,25 +88,50 @@ describe('signing secret rotation', () => {
     expect((await verify(second!, [rotated.secret], ctx.clock.now())).ok).toBe(true);
   });
 
-  test('a rotation during an overlap never extends the older secret', async () => {
+  test('a rotation during an overlap ends the older secret at once: never more than two sign', async () => {
     ctx = await testContext({ extra: LOCALHOST_OK });
     rx = receiver();
     const o = await owner(ctx);
     const ep = await sandboxEndpoint(ctx, o, rx.url);
-    const second = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, { expireCurrentInSeconds: 60 });
-    const third = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, {
+    const second = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, {
       expireCurrentInSeconds: 3600,
     });
+    let last = second;
+    for (let i = 0; i < 5; i++)
+      last = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, { expireCurrentInSeconds: 3600 });
     sendTestEvent(ctx, o.sandbox, o.applicationId, ep.id);
     await dispatchDue(ctx);
-    expect(v1Count(rx.received[0]!.headers['service-signature'])).toBe(3);
-    ctx.clock.advance(60_000);
-    sendTestEvent(ctx, o.sandbox, o.applicationId, ep.id);
-    await dispatchDue(ctx);
-    const req = rx.received[1]!;
+    const req = rx.received[0]!;
     expect(v1Count(req.headers['service-signature'])).toBe(2);
     expect((await verify(req, [ep.secret], ctx.clock.now())).ok).toBe(false);
-    expect((await verify(req, [second.secret], ctx.clock.now())).ok).toBe(true);
+    expect((await verify(req, [second.secret], ctx.clock.now())).ok).toBe(false);
+    expect((await verify(req, [last.secret], ctx.clock.now())).ok).toBe(true);
+    // The secret current before the last rotation is the other one, until its overlap ends.
+    ctx.clock.advance(3_600_000);
+    sendTestEvent(ctx, o.sandbox, o.applicationId, ep.id);
+    await dispatchDue(ctx);
+    expect(v1Count(rx.received[1]!.headers['service-signature'])).toBe(1);
+  });
+
+  test('secrets left valid by earlier rotations: a delivery signs with the newest two only', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    rx = receiver();
+    const o = await owner(ctx);
+    const ep = await sandboxEndpoint(ctx, o, rx.url);
+    ctx.clock.advance(1000);
+    const second = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, {});
+    ctx.clock.advance(1000);
+    const third = await rotateSecret(ctx, o.sandbox, o.applicationId, ep.id, {});
+    // As a database written while rotations left every older secret valid holds them.
+    ctx.db.sql
+      .prepare('UPDATE webhook_secrets SET expires_at = ? WHERE endpoint_id = ? AND expires_at IS NOT NULL')
+      .run(unix(ctx.clock) + 3600, ep.id);
+    sendTestEvent(ctx, o.sandbox, o.applicationId, ep.id);
+    await dispatchDue(ctx);
+    const req = rx.received[0]!;
+    expect(v1Count(req.headers['service-signature'])).toBe(2);
     expect((await verify(req, [third.secret], ctx.clock.now())).ok).toBe(true);
+    expect((await verify(req, [second.secret], ctx.clock.now())).ok).toBe(true);
+    expect((await verify(req, [ep.secret], ctx.clock.now())).ok).toBe(false);
   });
 });
