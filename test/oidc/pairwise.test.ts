@@ -1,10 +1,14 @@
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { createContext } from '../../src/bootstrap.ts';
 import { rotateManually } from '../../src/keys/key-admin.ts';
 import { subjectFor } from '../../src/keys/pairwise.ts';
 import { silentLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { tempDir, testConfig } from '../helpers/context.ts';
+
+// A test boots up to four instances, each with a database of its own and its keys: on a busy
+// machine, with PostgreSQL, that can take more than the default 5 s.
+setDefaultTimeout(30_000);
 
 const dirs: { cleanup(): void }[] = [];
 afterEach(() => {
