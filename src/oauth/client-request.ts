@@ -47,10 +47,14 @@ export async function clientRequest(
     body = parseTokenBody(req.headers.get('content-type') ?? undefined, text);
     try {
       const credentials = readClientCredentials(req.headers.get('authorization') ?? undefined, body);
-      event.clientId = credentials.clientId;
       const client = clients.client(credentials.clientId);
       if (client) {
-        Object.assign(event, { applicationId: client.applicationId, environment: client.environment });
+        // Only a client's own id is logged: what a caller sends as one may be a secret.
+        Object.assign(event, {
+          clientId: client.clientId,
+          applicationId: client.applicationId,
+          environment: client.environment,
+        });
         const cors = corsForClient(req, ownOrigin(ctx), () => clients.webOrigins(client.environmentId));
         Object.assign(headers, cors.headers);
         if (!cors.allowed) throw originNotAllowed(req);

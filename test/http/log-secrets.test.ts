@@ -166,6 +166,18 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     }),
   });
   expect(wrong.status).toBe(401);
+  // A client that sends its secret as its id: refused, and the secret is not logged as an id.
+  const swapped = await fetch(`${base}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'x',
+      client_id: secrets['client secret']!,
+      client_secret: clientId,
+    }),
+  });
+  expect(swapped.status).toBe(401);
   expect(
     (await fetch(`${base}/v1/userinfo`, { headers: { authorization: `Bearer ${secrets['access token']}` } }))
       .status,
@@ -198,6 +210,7 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     ['token.issued', undefined],
     ['token.refused', 'invalid_grant'],
     ['token.refused', 'invalid_client'],
+    ['token.refused', 'invalid_client'],
     ['consent.revoked', 'revoked_by_person'],
   ]);
   for (const e of events) expect(e).toMatchObject({ level: 'info', requestId: expect.any(String) });
@@ -208,11 +221,12 @@ test('a real server logging at debug level writes no secret, token, code, passwo
     clientId,
     clientId,
     clientId,
+    undefined,
   ]);
   expect(events[12]).toMatchObject({ applicationId, personId: 'psn_sandbox_ada' });
   const metrics = await (await fetch(`${base}/metrics`)).text();
   expect(metrics).toContain('verity_security_events_total{event="signin.failed"} 3');
-  expect(metrics).toContain('verity_security_events_total{event="token.refused"} 2');
+  expect(metrics).toContain('verity_security_events_total{event="token.refused"} 3');
   expect(metrics).toContain('verity_security_events_total{event="review.approved"} 0');
   for (const [name, value] of Object.entries({
     ...secrets,
