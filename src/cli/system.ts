@@ -56,6 +56,7 @@ export const systemCommands: Command[] = [
 function redact(config: Awaited<ReturnType<Parameters<Command['run']>[0]['loadConfig']>>) {
   return {
     ...config,
+    server: { ...config.server, metrics_token: config.server.metrics_token ? '(set)' : '' },
     database: { ...config.database, url: config.database.url && redactUrl(config.database.url) },
     oidc: { ...config.oidc, pairwise_secret: config.oidc.pairwise_secret ? '(set)' : '' },
     webhooks: { ...config.webhooks, secret_key: config.webhooks.secret_key ? '(set)' : '' },

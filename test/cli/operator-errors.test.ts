@@ -99,6 +99,28 @@ describe('errors an operator can act on', () => {
     expect(prod.code).toBe(0);
     expect(JSON.parse(prod.stdout)).toMatchObject({ valid: true, file: 'prod.toml', warnings: [] });
 
+    // Every secret-bearing key is shown as set, never its value.
+    const secrets: Record<string, [key: string, value: string, more?: string]> = {
+      server: ['metrics_token', 'metrics-token-of-at-least-32-bytes!'],
+      oidc: ['pairwise_secret', 'pairwise-secret-of-at-least-32-bytes'],
+      webhooks: ['secret_key', 'webhooks-key-of-at-least-32-bytes!!'],
+      face: ['http_token', 'face-service-token-value'],
+      email: ['password', 'smtp-password-value', 'user = "mailer"'],
+    };
+    writeFileSync(
+      join(dir, 'secrets.toml'),
+      Object.entries(secrets)
+        .map(([section, [key, value, more = '']]) => `[${section}]\n${key} = "${value}"\n${more}\n`)
+        .join(''),
+    );
+    const shown = await verity(dir, 'config', 'check', '--config', 'secrets.toml', '--json');
+    expect(shown.code).toBe(0);
+    const config = JSON.parse(shown.stdout).config;
+    for (const [section, [key, value]] of Object.entries(secrets)) {
+      expect({ key, shown: config[section][key] }).toEqual({ key, shown: '(set)' });
+      expect(shown.stdout).not.toContain(value);
+    }
+
     // Issue 15: sandbox personas on a production-looking issuer; an open listener with no proxy header.
     writeFileSync(
       join(dir, 'risky.toml'),
