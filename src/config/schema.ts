@@ -141,7 +141,7 @@ export const webhooksSchema = section({
   allow_localhost_in_sandbox: flag(false),
   timeout: duration('5s'),
   /** Encrypts signing secrets at rest; empty = generated once into the keys directory. */
-  secret_key: text(''),
+  secret_key: secret,
   concurrency_per_endpoint: count(2),
   lease: duration('60s'),
 });

@@ -133,6 +133,14 @@ describe('problems an operator can act on', () => {
     ]);
   });
 
+  test('a webhooks secret_key shorter than 32 bytes is refused: it seals the stored signing secrets', () => {
+    expect(problems('[webhooks]\nsecret_key = "hunter2"')[0]).toStartWith(
+      'webhooks.secret_key: must be at least 32 bytes',
+    );
+    expect(problems(`[webhooks]\nsecret_key = "${'x'.repeat(32)}"`)).toEqual([]);
+    expect(problems('[webhooks]\nsecret_key = ""')).toEqual([]);
+  });
+
   test('a pairwise_secret shorter than 32 bytes is refused, from the file or the environment', () => {
     const rule = 'must be at least 32 bytes';
     expect(problems('[oidc]\npairwise_secret = "short"')[0]).toStartWith(`oidc.pairwise_secret: ${rule}`);

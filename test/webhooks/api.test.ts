@@ -214,7 +214,9 @@ describe('developer API: endpoints', () => {
   });
 
   test('a configured secret_key seals the secrets instead of a generated key file', async () => {
-    ctx = await testContext({ extra: `${LOCALHOST_OK}\nsecret_key = "operator-chosen-key-material"` });
+    ctx = await testContext({
+      extra: `${LOCALHOST_OK}\nsecret_key = "operator-chosen-key-material-of-32-bytes"`,
+    });
     const o = await owner(ctx);
     const api = developerApi(ctx);
     const r = await api('POST', hooksPath(o.applicationId), o.sandboxKey, {
