@@ -1,6 +1,10 @@
+import { randomToken } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 
 export type InstanceSecretName = 'pairwise' | 'webhook-secrets';
+
+/** The row that names the database (see `databaseId`); not a check of a secret. */
+const DATABASE_ID = 'database';
 
 export function createInstanceCheckStore(db: Db) {
   return {
@@ -17,9 +21,9 @@ export function createInstanceCheckStore(db: Db) {
       if (!hasTable) return new Map();
       const rows = db.sql
         .prepare<{ name: InstanceSecretName; check: string }>(
-          'SELECT name, "check" FROM instance_secret_checks',
+          'SELECT name, "check" FROM instance_secret_checks WHERE name <> ?',
         )
-        .all();
+        .all(DATABASE_ID);
       return new Map(rows.map((r) => [r.name, r.check]));
     },
     /** Records the checks not yet recorded (a concurrent start may have recorded them first). */
@@ -30,6 +34,20 @@ export function createInstanceCheckStore(db: Db) {
         );
         for (const [name, check] of checks) insert.run(name, check, now);
       });
+    },
+    /**
+     * A random id for this database, made the first time it is asked for. Its key files carry it, so
+     * a sweep of the keys directory tells this database's crashed writes from another's keys.
+     */
+    databaseId(now: number): string {
+      db.sql
+        .prepare(
+          'INSERT INTO instance_secret_checks (name, "check", recorded_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING',
+        )
+        .run(DATABASE_ID, randomToken(), now);
+      return db.sql
+        .prepare<{ check: string }>('SELECT "check" FROM instance_secret_checks WHERE name = ?')
+        .get(DATABASE_ID)!.check;
     },
     /**
      * Whether the database holds anything an instance secret was used for: a production person, an

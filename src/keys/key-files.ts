@@ -13,9 +13,15 @@ export interface KeyFiles {
   dir: string;
   /**
    * Writes a fresh key file for `alg` (RSA keys of `rsaBits`); `createdAt` (unix seconds) lets a sweep
-   * tell a crashed write from a fresh one.
+   * tell a crashed write from a fresh one, and `database` (the writer's database id) its own from
+   * another database's.
    */
-  generate(alg: SigningAlg, createdAt: number, rsaBits?: number): Promise<{ kid: string; publicJwk: JWK }>;
+  generate(
+    alg: SigningAlg,
+    createdAt: number,
+    database: string,
+    rsaBits?: number,
+  ): Promise<{ kid: string; publicJwk: JWK }>;
   /**
    * The key's algorithm, its private JWK (for the signing threads) and the key imported for the signer
    * of its algorithm (RS256's native one included).
@@ -24,8 +30,8 @@ export interface KeyFiles {
   /** The whole JWK of a key file; undefined when the file is missing. */
   loadPrivateJwk(kid: string): Promise<JWK | undefined>;
   loadPublic(kid: string): Promise<JWK | undefined>;
-  /** Every key file in the directory, with the time it was written (0 when unknown). */
-  list(): Promise<{ kid: string; createdAt: number }[]>;
+  /** Every key file in the directory, with the time it was written (0 when unknown) and by which database. */
+  list(): Promise<{ kid: string; createdAt: number; database?: string }[]>;
   remove(kid: string): Promise<void>;
   /**
    * Temporary files of atomic key writes (`<kid>.jwk.json.<uuid>.tmp`) still in the directory, with
@@ -50,7 +56,7 @@ export const isTemporaryKeyFile = (name: string) => TEMPORARY.test(name);
 export function keyFiles(dir: string): KeyFiles {
   return {
     dir,
-    async generate(alg, createdAt, rsaBits = MIN_RSA_BITS) {
+    async generate(alg, createdAt, database, rsaBits = MIN_RSA_BITS) {
       if (alg === 'RS256' && (!Number.isInteger(rsaBits) || rsaBits < MIN_RSA_BITS)) {
         throw new Error(`RSA keys must have at least ${MIN_RSA_BITS} bits (asked for ${rsaBits})`);
       }
@@ -64,7 +70,7 @@ export function keyFiles(dir: string): KeyFiles {
       // Written atomically (temporary name, then rename): the file is either whole or absent.
       await files.writePrivateAtomic(
         pathOf(dir, kid),
-        JSON.stringify({ ...jwk, kid, alg, use: 'sig', created_at: createdAt }),
+        JSON.stringify({ ...jwk, kid, alg, use: 'sig', created_at: createdAt, database }),
       );
       return { kid, publicJwk: publicPart({ ...jwk, kid, alg }) };
     },
@@ -78,7 +84,14 @@ export function keyFiles(dir: string): KeyFiles {
     async loadPrivateJwk(kid) {
       const text = await files.readText(pathOf(dir, kid));
       if (!text) return undefined;
-      const { created_at: _, ...jwk } = JSON.parse(text) as JWK & { created_at?: number };
+      const {
+        created_at: _,
+        database: __,
+        ...jwk
+      } = JSON.parse(text) as JWK & {
+        created_at?: number;
+        database?: string;
+      };
       return jwk;
     },
     async loadPublic(kid) {
@@ -86,21 +99,24 @@ export function keyFiles(dir: string): KeyFiles {
       return text ? publicPart(JSON.parse(text)) : undefined;
     },
     async list() {
-      const out: { kid: string; createdAt: number }[] = [];
+      const out: { kid: string; createdAt: number; database?: string }[] = [];
       for (const name of await files.list(dir)) {
         // Only whole key files: instance secrets and in-flight temporary files share the directory.
         if (!name.endsWith(SUFFIX)) continue;
         const kid = name.slice(0, -SUFFIX.length);
         let createdAt = 0;
+        let database: string | undefined;
         try {
           const parsed = JSON.parse((await files.readText(pathOf(dir, kid))) ?? '{}') as {
             created_at?: unknown;
+            database?: unknown;
           };
           if (typeof parsed.created_at === 'number') createdAt = parsed.created_at;
+          if (typeof parsed.database === 'string') database = parsed.database;
         } catch {
           // Unreadable content counts as old: such a file can never become a published key.
         }
-        out.push({ kid, createdAt });
+        out.push({ kid, createdAt, ...(database === undefined ? {} : { database }) });
       }
       return out;
     },

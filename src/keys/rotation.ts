@@ -11,7 +11,8 @@ import { SIGNING_ALGS } from './signing-algs.ts';
  *
  * Crash safety rests on three orderings, so the JWKS (built from rows + files) always holds the active keys:
  * - a key file is written (atomically) before its row is inserted, and a row is deleted before its file;
- *   a crash in between leaves at worst a file without a row, which `sweepOrphanFiles` removes later;
+ *   a crash in between leaves at worst a file without a row, which `sweepOrphanFiles` removes later
+ *   (the files of this database only: each names the database that wrote it);
  * - promotion (next → active, active → retired) is one transaction, so there is always exactly one
  *   active row per algorithm, and it is a row whose file exists;
  * - a key is only ever removed from the retired state, never straight from active.
@@ -116,7 +117,7 @@ export async function publishNext(ctx: AppContext, now: number, actor: AuditActo
   const have = new Set(ctx.keys.store.nextSet().map((r) => r.alg));
   const published: string[] = [];
   for (const alg of SIGNING_ALGS.filter((a) => !have.has(a))) {
-    const { kid } = await ctx.keys.files.generate(alg, now, ctx.config.keys.rsa_bits);
+    const { kid } = await ctx.keys.files.generate(alg, now, ctx.keys.databaseId(), ctx.config.keys.rsa_bits);
     // Publication starts when the row commits, which is after the (slow) key generation.
     const publishedAt = Math.max(now, unix(ctx.clock));
     const won = ctx.db.sql.transaction(() => {
@@ -192,12 +193,19 @@ async function removeExpired(ctx: AppContext, now: number): Promise<string[]> {
   return removed;
 }
 
-/** Key files without a row, older than the grace period: left by a crash before the row was inserted. */
+/**
+ * Key files this database wrote that have no row, older than the grace period: left by a crash before
+ * the row was inserted or after it was deleted. A file another database wrote (a keys directory shared
+ * by mistake, or a new database started on it) is never touched: it may hold that database's keys.
+ */
 export async function sweepOrphanFiles(ctx: AppContext, now: number): Promise<string[]> {
   const onDisk = await ctx.keys.files.list();
   // Rows are read after the listing: a file written and registered in between is then not an orphan.
   const known = new Set(ctx.keys.store.list().map((r) => r.kid));
-  const orphans = onDisk.filter((f) => !known.has(f.kid) && now - f.createdAt >= ORPHAN_GRACE_SECONDS);
+  const own = ctx.keys.databaseId();
+  const orphans = onDisk.filter(
+    (f) => f.database === own && !known.has(f.kid) && now - f.createdAt >= ORPHAN_GRACE_SECONDS,
+  );
   for (const f of orphans) await ctx.keys.files.remove(f.kid);
   return orphans.map((f) => f.kid);
 }

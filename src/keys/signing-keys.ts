@@ -12,6 +12,7 @@ import {
   type SigningPool,
   signingThreads,
 } from '../platform/signing-pool.ts';
+import { createInstanceCheckStore } from './instance-check.store.ts';
 import { createKeyStore, type KeyRow, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from './signing-algs.ts';
@@ -36,6 +37,7 @@ export class KeyService {
   private publicByKid = new Map<string, JWK>();
   /** Started on the first signature: commands that never sign start no threads. */
   private pool?: SigningPool;
+  private ownId?: string;
 
   constructor(
     readonly db: Db,
@@ -57,7 +59,7 @@ export class KeyService {
     if (!missing.length) return;
     const now = unix(this.clock);
     for (const alg of missing) {
-      const { kid } = await this.files.generate(alg, now, this.config.keys.rsa_bits);
+      const { kid } = await this.files.generate(alg, now, this.databaseId(), this.config.keys.rsa_bits);
       const won = this.db.sql.transaction(() => {
         if (this.store.active(alg)) return false;
         this.store.insert({
@@ -74,6 +76,12 @@ export class KeyService {
       if (!won) await this.files.remove(kid);
     }
     this.invalidate();
+  }
+
+  /** This database's id, which its key files carry (see the sweep in rotation.ts). */
+  databaseId(): string {
+    this.ownId ??= createInstanceCheckStore(this.db).databaseId(unix(this.clock));
+    return this.ownId;
   }
 
   invalidate(): void {

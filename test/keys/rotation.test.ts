@@ -1,15 +1,18 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
 import { createLocalJWKSet, type JWK, jwtVerify, SignJWT } from 'jose';
 import { listAudit } from '../../src/audit/audit.store.ts';
+import { createContext } from '../../src/bootstrap.ts';
 import type { AppContext } from '../../src/context.ts';
 import { keysJobs } from '../../src/keys/jobs.ts';
+import { keyMaterialOnDisk, verifyKeyBinding } from '../../src/keys/key-binding.ts';
 import { ORPHAN_GRACE_SECONDS, promote, publishNext, rotateDue } from '../../src/keys/rotation.ts';
 import { SIGNING_ALGS, type SigningAlg } from '../../src/keys/signing-algs.ts';
+import { silentLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { type TestContext, testContext } from '../helpers/context.ts';
+import { type TestContext, tempDir, testConfig, testContext } from '../helpers/context.ts';
 import { refuseWrites } from '../helpers/db-probes.ts';
 
 const MIN = 60_000;
@@ -248,7 +251,7 @@ describe('crash safety: the JWKS always holds the active key', () => {
     ctx = await testContext();
     const a = kidsIn(ctx, 'active');
     const now = unix(ctx.clock);
-    const orphan = await ctx.keys.files.generate('ES256', now);
+    const orphan = await ctx.keys.files.generate('ES256', now, ctx.keys.databaseId());
     expect(keyFilesOnDisk(ctx)).toContain(orphan.kid);
     expect(await kids(ctx)).toEqual(a);
     await assertConsistent(ctx);
@@ -262,6 +265,42 @@ describe('crash safety: the JWKS always holds the active key', () => {
     expect((await rotateDue(ctx)).orphansRemoved).toEqual([orphan.kid]);
     expect(keyFilesOnDisk(ctx)).toEqual(sorted(a));
     await assertConsistent(ctx);
+  });
+
+  test('key files another database wrote, or that name none, are never swept', async () => {
+    ctx = await testContext();
+    const now = unix(ctx.clock);
+    const foreign = await ctx.keys.files.generate('ES256', now, 'another-database');
+    const unnamed = await ctx.keys.files.generate('ES256', now, ctx.keys.databaseId());
+    // As a release before database ids wrote it.
+    const file = keyPath(ctx, unnamed.kid);
+    const { database: _, ...jwk } = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify(jwk));
+    ctx.clock.advance(DAY);
+    expect((await rotateDue(ctx)).orphansRemoved).toEqual([]);
+    expect(keyFilesOnDisk(ctx)).toEqual(expect.arrayContaining([foreign.kid, unnamed.kid]));
+  });
+
+  test('a new database started on the keys directory of another leaves that one its keys', async () => {
+    ctx = await testContext();
+    const first = sorted(ctx.keys.store.list().map((r) => r.kid));
+    const other = tempDir();
+    const config = testConfig(other.dir);
+    const second = await createContext(
+      { ...config, keys: { ...config.keys, dir: join(ctx.dir, 'keys') } },
+      { clock: ctx.clock, log: silentLogger },
+    );
+    try {
+      ctx.clock.advance(DAY);
+      const removed = (await rotateDue(second)).orphansRemoved;
+      expect(removed.filter((kid) => first.includes(kid))).toEqual([]);
+      expect(keyFilesOnDisk(ctx)).toEqual(expect.arrayContaining(first));
+      expect((await verifyKeyBinding(ctx.db, keyMaterialOnDisk(ctx.config))).problems).toEqual([]);
+    } finally {
+      second.keys.close();
+      second.db.close();
+      other.cleanup();
+    }
   });
 
   test('the sweep leaves instance secrets and in-flight temporary files alone', async () => {
@@ -392,7 +431,7 @@ describe('key files', () => {
     ctx = await testContext();
     const { parseConfig } = await import('../../src/config/load.ts');
     expect(() => parseConfig('[keys]\nrsa_bits = 1024')).toThrow('rsa_bits');
-    expect(ctx.keys.files.generate('RS256', 0, 1024)).rejects.toThrow('at least 2048');
+    expect(ctx.keys.files.generate('RS256', 0, ctx.keys.databaseId(), 1024)).rejects.toThrow('at least 2048');
   });
 
   test('the kid is the RFC 7638 thumbprint of the public key', async () => {

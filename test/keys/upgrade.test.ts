@@ -25,7 +25,7 @@ test('a database from before several algorithms keeps its RS256 key and gets an 
   expect(before).toBeGreaterThan(0);
   const db = await openDb(join(d.dir, 'verity.db'));
   migrate(db, clock, migrations.slice(0, before));
-  const { kid } = await keyFiles(join(d.dir, 'keys')).generate('RS256', unix(clock));
+  const { kid } = await keyFiles(join(d.dir, 'keys')).generate('RS256', unix(clock), 'the-release-before');
   db.sql
     .prepare("INSERT INTO signing_keys (kid, state, created_at, activated_at) VALUES (?, 'active', ?, ?)")
     .run(kid, unix(clock), unix(clock));
