@@ -7,9 +7,9 @@ import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import type { z } from '../zod.ts';
 
 /**
- * What every developer API route runs first: identify the key, count the request (per developer and
- * environment, a developer's keys sharing it; without a valid key, against the client address), then
- * refuse it without a key.
+ * What every developer API route runs first: mark the answer `no-store` (it may carry a secret, shown
+ * once), identify the key, count the request (per developer and environment, a developer's keys
+ * sharing it; without a valid key, against the client address), then refuse it without a key.
  */
 export function developerGuard(ctx: AppContext): MiddlewareHandler<DeveloperApiEnv>[] {
   const keyOf = (c: Context<AppEnv>) => (c as unknown as Context<DeveloperApiEnv>).get('developer');
@@ -23,8 +23,13 @@ export function developerGuard(ctx: AppContext): MiddlewareHandler<DeveloperApiE
       return key && { environment: key.environment };
     },
   }) as unknown as MiddlewareHandler<DeveloperApiEnv>;
-  return [identifyDeveloper(ctx), limit, requireDeveloper()];
+  return [noStore, identifyDeveloper(ctx), limit, requireDeveloper()];
 }
+
+const noStore: MiddlewareHandler<DeveloperApiEnv> = async (c, next) => {
+  await next();
+  c.res.headers.set('Cache-Control', 'no-store');
+};
 
 export const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
 export const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;

@@ -33,6 +33,7 @@ describe('developer API: applications', () => {
     ] as const) {
       const res = await get(key);
       expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
       const { data } = (await res.json()) as { data: Record<string, unknown> };
       expect(data).toMatchObject({
         applicationId: o.applicationId,
@@ -53,7 +54,9 @@ describe('developer API: applications', () => {
     expect((await get(other.sandboxKey)).status).toBe(404);
     expect((await put(other.sandboxKey, { webOrigins: ['https://x.example'] })).status).toBe(404);
     expect((await get(o.sandboxKey, 'app_nothing')).status).toBe(404);
-    expect((await request(`/v1/developer/applications/${o.applicationId}`)).status).toBe(401);
+    const anonymous = await request(`/v1/developer/applications/${o.applicationId}`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('cache-control')).toBe('no-store');
     expect(originsOf('sandbox')).toEqual([]);
   });
 

@@ -246,8 +246,9 @@ describe('developer API: endpoints', () => {
       expect(r.json.error.code).toBe('VALIDATION_FAILED');
       expect(r.json.error.fields.map((f: { path: string }) => f.path)).toContain(field);
     }
-    const ep = (await api('POST', path, o.sandboxKey, { url: 'http://localhost:9/h', events: EVENTS })).json
-      .data;
+    const created = await api('POST', path, o.sandboxKey, { url: 'http://localhost:9/h', events: EVENTS });
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const ep = created.json.data;
     for (const body of [
       { expireCurrentInSeconds: -1 },
       { expireCurrentInSeconds: 1.5 },
@@ -259,6 +260,8 @@ describe('developer API: endpoints', () => {
     }
     const rotated = await api('POST', `${path}/${ep.id}/rotate-secret`, o.sandboxKey);
     expect(rotated.status).toBe(200);
+    // A new secret, shown once: no cache may keep the answer.
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
     expect(Object.keys(rotated.json.data).sort()).toEqual(['id', 'previousSecretExpiresAt', 'secret']);
     expect((await api('PATCH', `${path}/${ep.id}`, o.sandboxKey, {})).status).toBe(400);
   });
