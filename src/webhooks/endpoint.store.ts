@@ -122,7 +122,8 @@ export function createEndpointStore(db: Db) {
     retireSecrets(endpointId: string, now: number, at: number): void {
       sql
         .prepare(
-          `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at IS NULL THEN ? ELSE ? END
+          // Typed: PostgreSQL reads a bare parameter in a CASE as text.
+          `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at IS NULL THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
            WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
         )
         .run(at, now, endpointId, now);
