@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   environment: Environment;
   /** Attempts already recorded; this one is number `attempts + 1`. */
   attempts: number;
+  /** Whose endpoint it is: its application's owning developer, or the application when none. */
+  tenant: string;
 }
 
 export type AttemptStatus = 'delivered' | 'retrying' | 'failed';
@@ -83,11 +85,12 @@ const LEASED_PER_ENDPOINT = `SELECT endpoint_id, COUNT(*) AS n FROM webhook_deli
   WHERE lease_expires_at > ? GROUP BY endpoint_id`;
 const LEASED_OF_ENDPOINT = `SELECT COUNT(*) AS n FROM webhook_deliveries
   WHERE endpoint_id = ? AND status = 'pending' AND lease_expires_at > ?`;
-const ENDPOINTS_WITH_DUE = `SELECT id, due FROM (
-    SELECT e.id, (SELECT d.next_attempt_at FROM webhook_deliveries d
-                  WHERE d.endpoint_id = e.id AND d.status = 'pending'
-                  ORDER BY d.next_attempt_at LIMIT 1) AS due
-    FROM webhook_endpoints e WHERE e.enabled = 1) AS t
+const ENDPOINTS_WITH_DUE = `SELECT id, tenant, due FROM (
+    SELECT e.id, COALESCE(a.owner_developer_id, a.id) AS tenant,
+      (SELECT d.next_attempt_at FROM webhook_deliveries d
+       WHERE d.endpoint_id = e.id AND d.status = 'pending'
+       ORDER BY d.next_attempt_at LIMIT 1) AS due
+    FROM webhook_endpoints e JOIN applications a ON a.id = e.application_id WHERE e.enabled = 1) AS t
   WHERE due <= ? ORDER BY due, id`;
 const DUE_OF_ENDPOINT = `SELECT d.id, d.event_id, ev.type, ev.body, d.endpoint_id, e.url, e.environment, d.attempts
   FROM webhook_deliveries d
@@ -140,18 +143,27 @@ export function createDeliveryStore(db: Db) {
       leaseSeconds: number;
       perEndpoint: number;
       limit: number;
+      /** The most deliveries of one tenant in flight, `inFlight` (by tenant) counted. */
+      perTenant?: number;
+      inFlight?: ReadonlyMap<string, number>;
     }): ClaimedDelivery[] {
       if (opts.limit <= 0) return [];
       return sql.transaction(() => {
         const leasesOf = leaseCounter(opts.now);
-        const endpoints = sql.prepare<{ id: string }>(ENDPOINTS_WITH_DUE).all(opts.now);
+        const endpoints = sql.prepare<{ id: string; tenant: string }>(ENDPOINTS_WITH_DUE).all(opts.now);
         const due = sql.prepare<ClaimRow>(postgres ? DUE_OF_ENDPOINT_LOCKING : DUE_OF_ENDPOINT);
         const claimed: ClaimedDelivery[] = [];
-        // Oldest backlog first; each endpoint gets only its free slots, so none can take them all.
+        const busy = new Map(opts.inFlight);
+        // Oldest backlog first; each endpoint and each tenant gets only its free slots, so none can
+        // take them all.
         for (const e of endpoints) {
           const leased = leasesOf(e.id);
           if (leased === undefined) continue;
-          const free = Math.min(opts.perEndpoint - leased, opts.limit - claimed.length);
+          const free = Math.min(
+            opts.perEndpoint - leased,
+            opts.limit - claimed.length,
+            (opts.perTenant ?? opts.limit) - (busy.get(e.tenant) ?? 0),
+          );
           if (free <= 0) continue;
           for (const row of due.all(e.id, opts.now, opts.now, free)) {
             const token = crypto.randomUUID();
@@ -170,7 +182,9 @@ export function createDeliveryStore(db: Db) {
               url: row.url,
               environment: row.environment,
               attempts: row.attempts,
+              tenant: e.tenant,
             });
+            busy.set(e.tenant, (busy.get(e.tenant) ?? 0) + 1);
           }
           if (claimed.length >= opts.limit) break;
         }

@@ -21,6 +21,8 @@ export const USER_AGENT = 'Service-Webhooks/1.0';
 
 /** Deliveries in flight in one process, over all endpoints. */
 const MAX_IN_FLIGHT = 64;
+/** Of those, one developer's (all their applications'): slow receivers of theirs leave the rest free. */
+export const MAX_IN_FLIGHT_PER_TENANT = MAX_IN_FLIGHT / 4;
 
 const SECRET_LOG_INTERVAL_SECONDS = 60;
 
@@ -38,11 +40,13 @@ export interface AttemptOutcome {
  * Sends due deliveries. Each is leased in the database before its attempt and released by recording
  * the attempt, so a process that dies mid-delivery leaves a lease that expires and the delivery is
  * attempted again by whichever process runs next (at-least-once). Each endpoint has at most
- * `[webhooks] concurrency_per_endpoint` deliveries in flight, so a slow receiver holds its own slots
- * and never the others'.
+ * `[webhooks] concurrency_per_endpoint` deliveries in flight, and each developer at most
+ * MAX_IN_FLIGHT_PER_TENANT, so slow receivers hold their own slots and never all the others'.
  */
 export class Dispatcher {
   private readonly inFlight = new Set<Promise<AttemptOutcome | undefined>>();
+  /** Deliveries in flight per tenant (see ClaimedDelivery). */
+  private readonly tenants = new Map<string, number>();
   private readonly deliveries;
   private readonly endpoints;
   private readonly metrics;
@@ -104,8 +108,11 @@ export class Dispatcher {
       leaseSeconds: leaseSeconds(cfg.lease, cfg.timeout),
       perEndpoint: cfg.concurrency_per_endpoint,
       limit: free,
+      perTenant: MAX_IN_FLIGHT_PER_TENANT,
+      inFlight: this.tenants,
     });
     return claimed.map((c) => {
+      this.tenants.set(c.tenant, (this.tenants.get(c.tenant) ?? 0) + 1);
       const p: Promise<AttemptOutcome | undefined> = this.attempt(c)
         .then((o) => {
           if (o) for (const list of this.collectors) list.push(o);
@@ -117,6 +124,9 @@ export class Dispatcher {
         })
         .finally(() => {
           this.inFlight.delete(p);
+          const left = this.tenants.get(c.tenant)! - 1;
+          if (left) this.tenants.set(c.tenant, left);
+          else this.tenants.delete(c.tenant);
           this.wake();
         });
       this.inFlight.add(p);

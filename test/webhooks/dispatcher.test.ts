@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { setApplicationFields } from '../../src/apps/application.store.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { pruneWebhookHistory, redeliverAsOperator } from '../../src/webhooks/deliveries.ts';
 import { createDeliveryStore } from '../../src/webhooks/delivery.store.ts';
-import { dispatchDue, startDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { dispatchDue, MAX_IN_FLIGHT_PER_TENANT, startDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { waitFor } from '../helpers/wait.ts';
 import {
@@ -56,6 +57,44 @@ describe('webhook dispatcher', () => {
     expect(outcomes.every((x) => x.status === 'delivered')).toBe(true);
     expect(slow.received).toHaveLength(6);
     expect(maxInFlight).toBe(2);
+  });
+
+  test("one developer's slow receivers hold at most a quarter of the slots: another's event goes out", async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slow = rx(async () => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await gate;
+      inFlight--;
+      return new Response('ok');
+    });
+    const fast = rx();
+    // One developer, two applications of 16 endpoints each, two events each: 64 deliveries, as many
+    // as a process sends at once.
+    const apps = [await owner(ctx), await owner(ctx)];
+    for (const app of apps)
+      for (let i = 0; i < 16; i++) await sandboxEndpoint(ctx, app, `${slow.url}/${i}`, ['consent.granted']);
+    setApplicationFields(ctx.db, apps[1]!.applicationId, { ownerDeveloperId: apps[0]!.developerId });
+    for (const app of apps) for (let i = 0; i < 2; i++) granted(app);
+    // Another developer's event, due after all of those.
+    ctx.clock.advance(1000);
+    const other = await owner(ctx);
+    await sandboxEndpoint(ctx, other, fast.url, ['consent.granted']);
+    granted(other);
+
+    const drained = dispatchDue(ctx);
+    await waitFor("the other developer's delivery", () => fast.received.length === 1);
+    await waitFor('the slow deliveries under way', () => inFlight === MAX_IN_FLIGHT_PER_TENANT);
+    release();
+    const outcomes = await drained;
+    expect(outcomes).toHaveLength(65);
+    expect(outcomes.every((x) => x.status === 'delivered')).toBe(true);
+    expect(maxInFlight).toBe(MAX_IN_FLIGHT_PER_TENANT);
   });
 
   test('a delivery leased by a process that died is attempted again once the lease expires', async () => {
