@@ -26,7 +26,11 @@ async function setup(extra = '') {
     string
   >;
   ctx.db.close();
-  const run = (...args: string[]) => cli(...args, '--config', configPath);
+  // The config before any "--": what follows it is operands only.
+  const run = (...args: string[]) => {
+    const end = args.includes('--') ? args.indexOf('--') : args.length;
+    return cli(...args.slice(0, end), '--config', configPath, ...args.slice(end));
+  };
   const audit = async () => {
     const c = await createContext(parseConfig(toml), { log: silentLogger, migrate: false });
     try {
@@ -122,16 +126,17 @@ describe('verity keys', () => {
     expect(r.json.promoted).toBe(true);
   });
 
+  // A kid is base64url: one in 4096 begins with "--", which is an operand only after a "--".
   test('retire: an active key needs published successors, which are promoted with it', async () => {
     const s = await setup();
-    const none = await s.run('keys', 'retire', s.first.RS256, '--json');
+    const none = await s.run('keys', 'retire', '--json', '--', s.first.RS256);
     expect(none.code).toBe(1);
     expect(none.json.error.code).toBe('VALIDATION_FAILED');
     expect(none.json.error.message).toContain('successor');
 
     // Successors published a moment ago are not enough: relying parties may not have fetched them.
     const b = (await s.run('keys', 'rotate', '--json')).json.next;
-    const young = await s.run('keys', 'retire', s.first.RS256, '--json');
+    const young = await s.run('keys', 'retire', '--json', '--', s.first.RS256);
     expect(young.code).toBe(1);
     expect(young.json.error.message).toContain('rotate --now');
     const list = (await s.run('keys', 'list', '--json')).json.keys;
@@ -145,7 +150,7 @@ describe('verity keys', () => {
     const s = await setup();
     const b = (await s.run('keys', 'rotate', '--json')).json.next;
     await s.publishedAgo(3600);
-    const r = await s.run('keys', 'retire', s.first.RS256, '--json');
+    const r = await s.run('keys', 'retire', '--json', '--', s.first.RS256);
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ kid: s.first.RS256, state: 'retired', active: b, next: null });
     // The set rotates together: the other algorithms' keys were retired with it.
@@ -154,12 +159,12 @@ describe('verity keys', () => {
     expect(existsSync(join(s.dir, 'keys', `${s.first.RS256}.jwk.json`))).toBe(true);
 
     // Retiring it again changes nothing.
-    const again = await s.run('keys', 'retire', s.first.RS256, '--json');
+    const again = await s.run('keys', 'retire', '--json', '--', s.first.RS256);
     expect(again.code).toBe(0);
     expect(again.json).toMatchObject({ state: 'retired', removeAfter: r.json.removeAfter });
 
     // --remove (compromise): gone from the list and from disk at once.
-    const gone = await s.run('keys', 'retire', s.first.RS256, '--remove', '--json');
+    const gone = await s.run('keys', 'retire', '--remove', '--json', '--', s.first.RS256);
     expect(gone.code).toBe(0);
     expect(gone.json).toMatchObject({ kid: s.first.RS256, state: 'removed', removeAfter: null, active: b });
     expect(gone.json.retired).not.toContain(s.first.RS256);
@@ -175,7 +180,7 @@ describe('verity keys', () => {
   test('retire a next key: it never signed, so it may leave at once', async () => {
     const s = await setup();
     const b = (await s.run('keys', 'rotate', '--json')).json.next;
-    const r = await s.run('keys', 'retire', b.ES256, '--json');
+    const r = await s.run('keys', 'retire', '--json', '--', b.ES256);
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ kid: b.ES256, state: 'retired', active: s.first, retired: [b.ES256] });
     expect(r.json.next).toEqual({ RS256: b.RS256, EdDSA: b.EdDSA });
