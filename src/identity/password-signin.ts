@@ -35,7 +35,10 @@ export async function passwordSignIn(
     return { ok: false, reason: 'throttled' };
   }
   const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
-  const valid = await verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash()));
+  const valid = await checked(
+    async () => verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash())),
+    () => throttle.unchecked(input.email, input.ip, person?.id),
+  );
   if (!usable || !valid) {
     securityEvent(ctx, 'signin.failed', {
       ...log,
@@ -47,6 +50,19 @@ export async function passwordSignIn(
   throttle.succeeded(input.email, input.ip, usable.id);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: usable.id });
   return { ok: true, person: usable };
+}
+
+/**
+ * The password check's answer. When it has none (the hashing pool was busy), `takeBack` runs before the
+ * error goes on: an attempt whose password was never checked counts for nothing.
+ */
+export async function checked(check: () => Promise<boolean>, takeBack: () => void): Promise<boolean> {
+  try {
+    return await check();
+  } catch (e) {
+    takeBack();
+    throw e;
+  }
 }
 
 /**

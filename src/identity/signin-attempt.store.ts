@@ -35,11 +35,16 @@ export function createSigninAttemptStore(db: Db, window: number) {
       });
     },
 
-    /** Takes back one failure counted against `key`. */
-    giveBack(key: string): void {
-      db.sql
-        .prepare('UPDATE signin_attempts SET failures = failures - 1 WHERE key = ? AND failures > 0')
-        .run(key);
+    /** Takes back one failure counted against each key; a count back at none is deleted. */
+    giveBack(keys: readonly string[]): void {
+      const decrement = db.sql.prepare('UPDATE signin_attempts SET failures = failures - 1 WHERE key = ?');
+      const emptied = db.sql.prepare('DELETE FROM signin_attempts WHERE key = ? AND failures <= 0');
+      db.sql.transaction(() => {
+        for (const key of keys) {
+          decrement.run(key);
+          emptied.run(key);
+        }
+      });
     },
 
     clear(keys: readonly string[]): void {

@@ -45,7 +45,12 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
     /** The attempt succeeded: the account's counts are cleared and the address's is taken back. */
     succeeded(email: string, ip: string, personId?: string): void {
       attempts.clear(accountKeys(email, personId));
-      attempts.giveBack(addressKey(ip));
+      attempts.giveBack([addressKey(ip)]);
+    },
+
+    /** The password was never checked (the hashing pool was busy): the attempt is taken back whole. */
+    unchecked(email: string, ip: string, personId?: string): void {
+      attempts.giveBack([...accountKeys(email, personId), addressKey(ip)]);
     },
 
     purgeExpired: attempts.purgeExpired,

@@ -15,7 +15,7 @@ import {
 import { ApiError, ValidationError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
 import { countHits } from '../http/rate-limit.store.ts';
-import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
+import { checked, signinFailure, signinThrottle } from '../identity/password-signin.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
@@ -48,7 +48,10 @@ export async function developerSignIn(
   }
   const dev = findDeveloperByEmail(ctx.db, input.email);
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
-  const valid = await verifyPassword(input.password, hash ?? (await decoyHash()));
+  const valid = await checked(
+    async () => verifyPassword(input.password, hash ?? (await decoyHash())),
+    () => t.unchecked(account, input.ip),
+  );
   if (!dev || !hash || !valid) {
     securityEvent(ctx, 'signin.failed', {
       ...log,

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
 import { hashPassword } from '../../src/crypto/password.ts';
-import { passwordSignIn } from '../../src/identity/password-signin.ts';
+import { checked, passwordSignIn } from '../../src/identity/password-signin.ts';
 import { createSigninThrottle } from '../../src/identity/signin-throttle.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -105,4 +105,21 @@ test('a successful sign-in takes back its count at the address: it never uses up
   expect((await signIn('correct horse battery')).ok).toBe(true);
   expect(await signIn('wrong')).toEqual({ ok: false, reason: 'invalid' });
   expect(await signIn('correct horse battery')).toEqual({ ok: false, reason: 'throttled' });
+});
+
+test('an attempt whose password was never checked (a busy hashing pool) counts for nothing', async () => {
+  ctx = await testContext();
+  const t = createSigninThrottle(ctx.db, { perAccount: 1, perIp: 1, window: 600 });
+  const busy = () =>
+    checked(
+      async () => {
+        throw new Error('busy');
+      },
+      () => t.unchecked('a@example.com', '192.0.2.1'),
+    );
+  expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(true);
+  await expect(busy()).rejects.toThrow('busy');
+  expect(ctx.db.sql.prepare('SELECT key FROM signin_attempts').all()).toEqual([]);
+  expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(true);
+  expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(false);
 });
