@@ -102,9 +102,10 @@ function optionalText(path: string, value: string | undefined): string | undefin
 
 /**
  * Files the widening part of a developer's production edit as the application's pending review. One
- * review is pending at a time, and the latest edit states everything the developer wants: it replaces
- * the pending review's settings (keeping its justifications unless new ones are given), and an edit
- * that no longer widens anything withdraws it. Call inside the edit's transaction.
+ * review is pending at a time, and the latest edit states everything the developer wants: it withdraws
+ * the pending review and files a new one in its place (keeping its justifications unless new ones are
+ * given), so a review id always names the same settings; an edit that no longer widens anything only
+ * withdraws it. Call inside the edit's transaction.
  */
 export function fileProductionChange(
   db: Db,
@@ -120,9 +121,9 @@ export function fileProductionChange(
 ): ReviewView['reviewId'] | undefined {
   const t = unix(clock);
   const existing = findPendingReview(db, input.applicationId);
+  if (existing) setReviewFields(db, existing.id, { status: 'withdrawn', decidedAt: t });
   if (Object.keys(input.review).length === 0) {
     if (!existing) return undefined;
-    setReviewFields(db, existing.id, { status: 'withdrawn', decidedAt: t });
     recordAudit(db, clock, {
       actor: input.actor,
       action: 'review.withdraw',
@@ -158,21 +159,19 @@ export function fileProductionChange(
     justification: optionalText('justification', input.justification) ?? existing?.justification ?? '',
     requestedBy: input.actor,
   };
-  const reviewId = existing?.id ?? randomId('rev_');
-  if (existing) setReviewFields(db, reviewId, settings);
-  else
-    insertReview(db, {
-      id: reviewId,
-      applicationId: input.applicationId,
-      status: 'pending',
-      createdAt: t,
-      ...settings,
-    });
+  const reviewId = randomId('rev_');
+  insertReview(db, {
+    id: reviewId,
+    applicationId: input.applicationId,
+    status: 'pending',
+    createdAt: t,
+    ...settings,
+  });
   recordAudit(db, clock, {
     actor: input.actor,
     action: 'review.request',
     target: input.applicationId,
-    details: { reviewId, replaced: !!existing, ...input.review },
+    details: { reviewId, ...(existing ? { replaces: existing.id } : {}), ...input.review },
   });
   return reviewId;
 }

@@ -55,8 +55,10 @@ function checkText(path: string, label: string, value: string | undefined): stri
 
 /**
  * Files a production review: the justification, the production scopes, and for `document_number_full`
- * a separate justification. One review is pending at a time. Approving a later review of an application
- * already in production changes its production scopes.
+ * a separate justification. One review is pending at a time. The first review also holds the sandbox's
+ * callback and post-logout URIs, document policy and https web origins as they are now: production
+ * starts with what the operator saw, whatever the sandbox becomes meanwhile. Approving a later review
+ * of an application already in production changes its production scopes.
  */
 export function requestProductionReview(
   db: Db,
@@ -80,17 +82,19 @@ export function requestProductionReview(
       : null;
     if (findPendingReview(db, applicationId))
       throw new ValidationError(`application ${applicationId} already has a pending production review`);
+    const first = !app.environments.some((e) => e.environment === 'production');
+    const snapshot = (list: readonly string[]) => (first ? JSON.stringify(list) : null);
     const row = {
       id: randomId('rev_'),
       applicationId,
       status: 'pending' as const,
       justification,
       scopes: JSON.stringify(scopes),
-      redirectUris: null,
-      webOrigins: null,
-      postLogoutRedirectUris: null,
-      documentTypes: null,
-      documentCountries: null,
+      redirectUris: snapshot(sandbox.redirectUris),
+      webOrigins: snapshot(productionWebOrigins(sandbox.webOrigins)),
+      postLogoutRedirectUris: snapshot(sandbox.postLogoutRedirectUris),
+      documentTypes: snapshot(sandbox.documentTypes),
+      documentCountries: snapshot(sandbox.documentCountries),
       fullNumberJustification,
       requestedBy: input.actor,
       createdAt: unix(clock),
@@ -108,7 +112,8 @@ export function requestProductionReview(
 
 /**
  * Approves the pending review, or, when none is pending, records the operator's direct approval of the
- * sandbox scopes. Production then serves exactly the reviewed settings. The first approval creates the
+ * sandbox scopes. With `reviewId` only that review is approved, and only while it is pending: an
+ * operator who read a review approves exactly it, never one filed or withdrawn since. Production then serves exactly the reviewed settings. The first approval creates the
  * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
  * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
  * and the sandbox's callback and post-logout URIs, document policy and https web origins as a
@@ -117,7 +122,7 @@ export function requestProductionReview(
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
   applicationId: string,
-  opts: { actor: AuditActor; reason?: string },
+  opts: { actor: AuditActor; reason?: string; reviewId?: string },
 ): Promise<IssuedCredentials> {
   const { db, clock } = ctx;
   // Hashing and sealing are async and must happen before the synchronous transaction; unused if
@@ -129,6 +134,11 @@ export async function approveReview(
     const sandbox = app.environments.find((e) => e.environment === 'sandbox')!;
     const t = unix(clock);
     let review = findPendingReview(db, applicationId);
+    if (opts.reviewId !== undefined && review?.id !== opts.reviewId)
+      throw new ValidationError(
+        `review ${opts.reviewId} is not the pending production review of ${applicationId}` +
+          (review ? ` (${review.id} is)` : ' (none is pending)'),
+      );
     if (!review) {
       review = {
         id: randomId('rev_'),

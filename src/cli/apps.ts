@@ -437,6 +437,9 @@ export const appsCommands: Command[] = [
               `    justification: ${r.justification || '-'}` +
               (r.fullNumberJustification ? `\n    document_number_full: ${r.fullNumberJustification}` : '') +
               (changes ? changesText(changes) : '') +
+              (r.status === 'pending'
+                ? `\n    approve it: verity apps review approve ${r.applicationId} --review ${r.reviewId}`
+                : '') +
               (r.decisionReason ? `\n    decision: ${r.decisionReason}` : ''),
           )
           .join('\n');
@@ -486,16 +489,27 @@ export const appsCommands: Command[] = [
     name: 'apps review approve',
     summary:
       'Approve the pending production review (or approve the sandbox scopes directly when none is pending). ' +
+      'With --review, only that review, and only while it is pending: what "apps review list" showed. ' +
       'The first approval creates the production environment and prints its client ID; its developer reveals ' +
       'the client secret once in the portal (within 24 h), and --json prints it too for scripted approvals.',
-    usage: 'APP_ID [--reason TEXT]',
-    options: { reason: { type: 'string', description: 'note recorded with the approval' } },
+    usage: 'APP_ID [--review REVIEW_ID] [--reason TEXT]',
+    options: {
+      review: {
+        type: 'string',
+        description: 'the pending review to approve (its id from "apps review list")',
+      },
+      reason: { type: 'string', description: 'note recorded with the approval' },
+    },
     async run(cli, args) {
       const id = positional(args, 0, 'APP_ID');
       return withContext(cli, async (ctx) => {
         const before = getApplication(ctx.db, id);
         const hadProduction = before.environments.some((e) => e.environment === 'production');
-        const r = await approveReview(ctx, id, { actor: 'cli', reason: str(args, 'reason') });
+        const r = await approveReview(ctx, id, {
+          actor: 'cli',
+          reason: str(args, 'reason'),
+          reviewId: str(args, 'review'),
+        });
         // The developer reveals the secret in the portal; only --json (scripted approvals) prints it.
         const revealed = r.clientSecret && before.ownerDeveloperId;
         cli.print(

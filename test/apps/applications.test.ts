@@ -202,6 +202,41 @@ describe('environments', () => {
     expect(listReviews(ctx.db, { status: 'approved' }).length).toBe(1);
   });
 
+  test('the first approval starts production with the settings the review was filed with, not later sandbox edits', async () => {
+    const app = await createApplication(ctx.db, ctx.clock, base);
+    const review = requestProductionReview(ctx.db, ctx.clock, app.applicationId, {
+      justification: 'Age checks for our shop',
+      actor: 'developer:dev_1',
+    });
+    expect(review.redirectUris).toEqual([...base.redirectUris]);
+    // The developer changes the sandbox while the operator is still reading the review.
+    updateApplication(ctx.db, ctx.clock, app.applicationId, {
+      redirectUris: ['https://evil.example/steal'],
+      webOrigins: ['https://evil.example'],
+      actor: 'developer:dev_1',
+    });
+    const prod = await approveReview(ctx, app.applicationId, { actor: 'cli', reviewId: review.reviewId });
+    const client = findClient(ctx, prod.clientId)!;
+    expect(findClientByClientId(prod.clientId)!.redirectUris).toEqual([...base.redirectUris]);
+    expect(clientRegistry(ctx).webOrigins(client.environmentId)).toEqual([]);
+  });
+
+  test('approving a named review needs it pending: a withdrawn, rejected or unknown one changes nothing', async () => {
+    const app = await createApplication(ctx.db, ctx.clock, base);
+    const review = requestProductionReview(ctx.db, ctx.clock, app.applicationId, {
+      justification: 'Age checks for our shop',
+      actor: 'developer:dev_1',
+    });
+    rejectReview(ctx.db, ctx.clock, app.applicationId, { reason: 'Not yet.', actor: 'cli' });
+    for (const reviewId of [review.reviewId, 'rev_unknown'])
+      await expect(approveReview(ctx, app.applicationId, { actor: 'cli', reviewId })).rejects.toThrow(
+        `review ${reviewId} is not the pending production review of ${app.applicationId} (none is pending)`,
+      );
+    expect(getApplication(ctx.db, app.applicationId).environments.map((e) => e.environment)).toEqual([
+      'sandbox',
+    ]);
+  });
+
   test("the first approval starts production with the sandbox's post-logout redirect URIs", async () => {
     const bye = 'https://shop.example.com/bye';
     const app = await createApplication(ctx.db, ctx.clock, { ...base, postLogoutRedirectUris: [bye, bye] });

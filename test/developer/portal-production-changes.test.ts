@@ -247,7 +247,7 @@ describe('production changes by a developer', () => {
     expect(await bad.text()).toContain('href="#post_logout_redirect_uris"');
   });
 
-  test('reject discards the change; a later edit replaces the pending one, and one that adds nothing withdraws it', async () => {
+  test('reject discards the change; a later edit replaces the pending one with a new review, and one that adds nothing withdraws it', async () => {
     const live = await approvedApp();
     await editProduction(live, { scopes: ['openid', 'profile', 'email'] });
     const first = (await cli('apps', 'review', 'list', '--status', 'pending', '--config', config(), '--json'))
@@ -259,8 +259,13 @@ describe('production changes by a developer', () => {
       await cli('apps', 'review', 'list', '--status', 'pending', '--config', config(), '--json')
     ).json.reviews;
     expect(pending).toHaveLength(1);
-    expect(pending[0].reviewId).toBe(first.reviewId);
+    // A review id always names what the operator read: the replaced one is withdrawn, not rewritten.
+    expect(pending[0].reviewId).not.toBe(first.reviewId);
     expect(pending[0].changes.scopes).toEqual({ added: ['phone'], removed: [] });
+    expect(
+      approveReview(p.ctx, live.applicationId, { actor: 'cli', reviewId: first.reviewId }),
+    ).rejects.toThrow(`review ${first.reviewId} is not the pending production review`);
+    expect(productionOf(live).scopes).toEqual(['openid', 'profile']);
 
     rejectReview(p.ctx.db, p.ctx.clock, live.applicationId, { reason: 'No phone use case.', actor: 'cli' });
     expect(productionOf(live).scopes).toEqual(['openid', 'profile']);
@@ -271,7 +276,8 @@ describe('production changes by a developer', () => {
     const withdrawn = (
       await cli('apps', 'review', 'list', '--status', 'withdrawn', '--config', config(), '--json')
     ).json.reviews;
-    expect(withdrawn).toHaveLength(1);
+    expect(withdrawn.map((r: { reviewId: string }) => r.reviewId)).toContain(first.reviewId);
+    expect(withdrawn).toHaveLength(2);
     await expect(approveReview(p.ctx, live.applicationId, { actor: 'cli' })).resolves.toBeDefined();
   });
 
