@@ -113,11 +113,12 @@ export function requestProductionReview(
 /**
  * Approves the pending review, or, when none is pending, records the operator's direct approval of the
  * sandbox scopes. With `reviewId` only that review is approved, and only while it is pending: an
- * operator who read a review approves exactly it, never one filed or withdrawn since. Production then serves exactly the reviewed settings. The first approval creates the
- * production environment: a `cid_live_` client ID, a `cs_live_` secret for confidential clients
- * (returned once, and kept sealed for its developer's one reveal in the portal), the reviewed scopes,
- * and the sandbox's callback and post-logout URIs, document policy and https web origins as a
- * starting point.
+ * operator who read a review approves exactly it, never one filed or withdrawn since. Production then
+ * serves exactly the reviewed settings. The first approval creates the production environment: a
+ * `cid_live_` client ID, a `cs_live_` secret for confidential clients (returned once, and kept sealed
+ * for its developer's one reveal in the portal), the reviewed scopes, and the callback and post-logout
+ * URIs, document policy and https web origins the review holds (the sandbox's, for a direct approval)
+ * as a starting point.
  */
 export async function approveReview(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'log' | 'metrics'>,
