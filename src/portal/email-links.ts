@@ -2,6 +2,7 @@ import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword } from '../crypto/password.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
+import { listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import {
   type Developer,
   findDeveloper,
@@ -83,8 +84,10 @@ export async function resetLinkOwner(ctx: AppContext, token: string): Promise<De
 
 /**
  * Sets the password chosen through a reset link, once: ends every session of the developer, and
- * verifies the address (the link reached it). A link used, expired or unknown meanwhile is refused with
- * a ValidationError without fields.
+ * verifies the address (the link reached it). An account whose address was not yet verified may have
+ * been made by someone else in the owner's name: its API keys are revoked too, so only the owner, now
+ * proven, holds access. A link used, expired or unknown meanwhile is refused with a ValidationError
+ * without fields.
  */
 export async function resetPassword(
   ctx: AppContext,
@@ -96,11 +99,15 @@ export async function resetPassword(
   const tokenHash = await sha256Hex(token);
   return ctx.db.sql.transaction(() => {
     const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
-    if (!developerId || findDeveloper(ctx.db, developerId)?.status !== 'active')
+    const dev = developerId ? findDeveloper(ctx.db, developerId) : undefined;
+    if (!developerId || dev?.status !== 'active')
       throw new ValidationError('this link is unknown, expired or already used');
     setDeveloperPassword(ctx.db, developerId, passwordHash);
     // A reset ends every session: whoever knew the old password is signed out.
     createSessionStore(ctx.db).deleteOthers('developer', developerId, '');
+    if (!dev.emailVerified)
+      for (const key of listApiKeys(ctx.db, developerId))
+        if (!key.revokedAt) revokeApiKey(ctx.db, ctx.clock, key.keyId, { actor: `developer:${developerId}` });
     markEmailVerified(ctx.db, ctx.clock, developerId);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser as Chromium } from 'playwright-core';
+import { authenticateApiKey, createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
 import { linkIn, type Mailbox, startMailbox } from '../email/mailbox.ts';
 import { launchChromium } from '../helpers/chromium.ts';
@@ -184,6 +185,37 @@ describe('links and rules', () => {
     const v = await submit(new Browser(p.app), verify, verify, {});
     expect(v.status).toBe(404);
     expect(findDeveloperByEmail(p.ctx.db, 'dev@example.com')!.emailVerified).toBe(false);
+  });
+
+  test('a reset of an address not yet verified revokes the API keys someone made in its name', async () => {
+    const lines = await loggingPortal();
+    // Someone signs up with an address that is not theirs, and takes a sandbox key.
+    await signUp(p, 'owner@example.com', { verified: false });
+    const dev = findDeveloperByEmail(p.ctx.db, 'owner@example.com')!;
+    const squatted = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
+    // The address's owner takes the account back with "Forgot password?".
+    await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
+      email: 'owner@example.com',
+    });
+    await Bun.sleep(0);
+    const reset = path(lastLink(lines));
+    const r = await submit(new Browser(p.app), reset, reset, {
+      password: NEW_PASSWORD,
+      confirm: NEW_PASSWORD,
+    });
+    expect(r.status).toBe(303);
+    expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, squatted.key)).toBeUndefined();
+    // Once the address is verified, a reset leaves the owner's own keys alone.
+    const own = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
+    await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
+      email: 'owner@example.com',
+    });
+    await Bun.sleep(0);
+    const again = path(lastLink(lines));
+    expect(
+      (await submit(new Browser(p.app), again, again, { password: PASSWORD, confirm: PASSWORD })).status,
+    ).toBe(303);
+    expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, own.key)).toBeDefined();
   });
 
   test('a newer verification link replaces the older one', async () => {
