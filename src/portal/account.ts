@@ -95,9 +95,10 @@ export async function signUp(
     ...passwordProblems(input.password, input.confirm),
   ]);
   const email = normaliseEmail(input.email);
-  if (findDeveloperByEmail(ctx.db, email)) refuse([{ path: 'email', message: 'already registered' }]);
-  // Counted before the hash: the limit also bounds the hashing one address can ask for.
+  // Counted before the lookup, which tells whether the address has an account, and before the hash:
+  // the limit bounds both what one client address can learn and the hashing it can ask for.
   countSignupAttempt(ctx, input.ip);
+  if (findDeveloperByEmail(ctx.db, email)) refuse([{ path: 'email', message: 'already registered' }]);
   const passwordHash = await hashPassword(input.password);
   const { developerId } = ctx.db.sql.transaction(() => {
     const created = createDeveloper(ctx.db, ctx.clock, {

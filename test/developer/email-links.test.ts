@@ -276,5 +276,13 @@ describe('links and rules', () => {
       confirm: PASSWORD,
     });
     expect(elsewhere.status).toBe(303);
+    // Asking whether an address has an account counts too: the limit bounds what one client learns.
+    const probe = await submit(new Browser(p.app), `${P}/signup`, `${P}/signup`, {
+      email: 'dev0@example.com',
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
+    expect(probe.status).toBe(429);
+    expect(await probe.text()).not.toContain('already registered');
   });
 });
