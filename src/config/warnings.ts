@@ -28,5 +28,11 @@ export function configWarnings(config: Config): string[] {
     out.push(
       `[server] listen ${server.listen} is reachable from other machines and trust_proxy is empty: behind a reverse proxy every client shares the proxy's address (rate limits, sign-in throttling); name its header, e.g. trust_proxy = "x-forwarded-for"`,
     );
+  // An https issuer on a loopback listener sits behind a proxy on this machine: every request it
+  // forwards comes from loopback, which /metrics trusts without a token.
+  else if (server.trust_proxy === '' && https)
+    out.push(
+      `[server] base_url is https and listen ${server.listen} is loopback, so a proxy on this machine forwards every request, and trust_proxy is empty: every client counts as loopback, so /metrics answers anyone${server.metrics_token ? '' : ' (no metrics_token is set)'} and all clients share one address (rate limits, sign-in throttling); name the proxy's header, e.g. trust_proxy = "x-forwarded-for"`,
+    );
   return out;
 }

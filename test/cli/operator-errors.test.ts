@@ -136,6 +136,14 @@ describe('errors an operator can act on', () => {
     expect(risky.stdout).toContain('warning: [face] provider = "none"');
     expect(risky.stdout).toContain('warning: [server] listen 0.0.0.0:8080 is reachable from other machines');
     expect(risky.stdout).not.toContain('plain http');
+
+    // The usual production set-up, a proxy on the same machine, with its header not named.
+    writeFileSync(join(dir, 'proxied.toml'), '[server]\nbase_url = "https://id.example.com"\n');
+    const proxied = await verity(dir, 'config', 'check', '--config', 'proxied.toml');
+    expect(proxied.stdout).toContain(
+      'warning: [server] base_url is https and listen 127.0.0.1:8080 is loopback, so a proxy on this machine forwards every request, and trust_proxy is empty',
+    );
+    expect(proxied.stdout).toContain('/metrics answers anyone (no metrics_token is set)');
   }, 30_000);
 
   test('the version, from package.json, and help when no command is given', async () => {
