@@ -187,7 +187,7 @@ export const en = {
   requestReview: 'Request production review',
   reviewTitle: 'Request production review',
   reviewIntro:
-    'An operator reviews the request. Once approved, the production environment appears here with its own credentials.',
+    'An operator reviews the request. Once approved, the production environment appears here with its own credentials, and with the sandbox’s redirect URIs, post-logout redirect URIs, https web origins and document policy as they are when you submit.',
   justification: 'Justification',
   justificationHint: 'What the application does and why it needs the scopes you ask for.',
   reviewScopes: 'Scopes for production',
