@@ -30,21 +30,25 @@ test('an IPv4 address counts the same written plainly or IPv4-mapped, and one IP
   expect(t.attempt('c@example.com', '198.51.100.8', NOW)).toBe(true);
 });
 
-test('a person with two emails gets the per-account guesses once, not once per email', async () => {
-  ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_account = 5' });
+/** A production person with a password and these emails (the first primary). */
+async function personWithPassword(password: string, emails = ['victim@example.org']) {
   const now = unix(ctx.clock);
   ctx.db.sql
     .prepare(
       `INSERT INTO persons (id, external_id, environment, name, password_hash, assurance_level, identity_verified,
          status, created_at, updated_at)
-       VALUES ('psn_two', 'ext-two', 'production', 'Two Emails', ?, 'substantial', 1, 'active', ?, ?)`,
+       VALUES ('psn_v', 'ext-v', 'production', 'Victim', ?, 'substantial', 1, 'active', ?, ?)`,
     )
-    .run(await hashPassword('the real password, long'), now, now);
+    .run(await hashPassword(password), now, now);
   const addEmail = ctx.db.sql.prepare(
-    'INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_two\', ?, 1, ?)',
+    'INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_v\', ?, 1, ?)',
   );
-  addEmail.run('one@example.org', 1);
-  addEmail.run('two@example.org', 0);
+  emails.forEach((email, i) => addEmail.run(email, i === 0 ? 1 : 0));
+}
+
+test('a person with two emails gets the per-account guesses once, not once per email', async () => {
+  ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_account = 5' });
+  await personWithPassword('the real password, long', ['one@example.org', 'two@example.org']);
   // Each guess from a fresh address, so only the account limits apply.
   const guess = (email: string, i: number, password = 'wrong') =>
     passwordSignIn(ctx, { email, password, ip: `192.0.2.${i}` });
@@ -63,21 +67,6 @@ test('a person with two emails gets the per-account guesses once, not once per e
   ctx.clock.advance(15 * 60_000);
   expect((await guess('two@example.org', 13, 'the real password, long')).ok).toBe(true);
 });
-
-/** A production person with one email and a password; each guess below comes from a fresh address. */
-async function personWithPassword(password: string) {
-  const now = unix(ctx.clock);
-  ctx.db.sql
-    .prepare(
-      `INSERT INTO persons (id, external_id, environment, name, password_hash, assurance_level, identity_verified,
-         status, created_at, updated_at)
-       VALUES ('psn_v', 'ext-v', 'production', 'Victim', ?, 'substantial', 1, 'active', ?, ?)`,
-    )
-    .run(await hashPassword(password), now, now);
-  ctx.db.sql
-    .prepare('INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_v\', ?, 1, 1)')
-    .run('victim@example.org');
-}
 
 test('guesses sent side by side stop at the per-account limit: the right one among the later ones is refused', async () => {
   ctx = await testContext({ extra: '[identity]\nsignin_attempts_per_account = 5' });

@@ -26,23 +26,29 @@ afterEach(async () => {
 
 const granted = (o: Owner) => enqueueConsentEvent(ctx, o, 'consent.granted');
 
+/** A receiver that holds every request until `release()`, counting those it holds. */
+function heldReceiver() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const held = Object.assign(
+    rx(async () => {
+      held.most = Math.max(held.most, ++held.inFlight);
+      await gate;
+      held.inFlight--;
+      return new Response('ok');
+    }),
+    { inFlight: 0, most: 0, release },
+  );
+  return held;
+}
+
 describe('webhook dispatcher', () => {
   test('a slow receiver holds at most its own slots and never delays another endpoint', async () => {
     ctx = await testContext({ extra: LOCALHOST_OK });
     const o = await owner(ctx);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const slow = rx(async () => {
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await gate;
-      inFlight--;
-      return new Response('ok');
-    });
+    const slow = heldReceiver();
     const fast = rx();
     await sandboxEndpoint(ctx, o, slow.url, ['consent.granted']);
     await sandboxEndpoint(ctx, o, fast.url, ['consent.granted']);
@@ -51,28 +57,17 @@ describe('webhook dispatcher', () => {
     const drained = dispatchDue(ctx);
     await waitFor('six deliveries to the fast receiver', () => fast.received.length === 6);
     expect(slow.received).toHaveLength(2);
-    release();
+    slow.release();
     const outcomes = await drained;
     expect(outcomes).toHaveLength(12);
     expect(outcomes.every((x) => x.status === 'delivered')).toBe(true);
     expect(slow.received).toHaveLength(6);
-    expect(maxInFlight).toBe(2);
+    expect(slow.most).toBe(2);
   });
 
   test("one developer's slow receivers hold at most a quarter of the slots: another's event goes out", async () => {
     ctx = await testContext({ extra: LOCALHOST_OK });
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const slow = rx(async () => {
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await gate;
-      inFlight--;
-      return new Response('ok');
-    });
+    const slow = heldReceiver();
     const fast = rx();
     // One developer, two applications of 16 endpoints each, two events each: 64 deliveries, as many
     // as a process sends at once.
@@ -89,12 +84,12 @@ describe('webhook dispatcher', () => {
 
     const drained = dispatchDue(ctx);
     await waitFor("the other developer's delivery", () => fast.received.length === 1);
-    await waitFor('the slow deliveries under way', () => inFlight === MAX_IN_FLIGHT_PER_TENANT);
-    release();
+    await waitFor('the slow deliveries under way', () => slow.inFlight === MAX_IN_FLIGHT_PER_TENANT);
+    slow.release();
     const outcomes = await drained;
     expect(outcomes).toHaveLength(65);
     expect(outcomes.every((x) => x.status === 'delivered')).toBe(true);
-    expect(maxInFlight).toBe(MAX_IN_FLIGHT_PER_TENANT);
+    expect(slow.most).toBe(MAX_IN_FLIGHT_PER_TENANT);
   });
 
   test('a delivery leased by a process that died is attempted again once the lease expires', async () => {
