@@ -30,10 +30,11 @@ export const signingKeys = sqliteTable(
 /**
  * A check value for each instance secret kept outside the database (pairwise secret, webhook secret
  * key): HMAC-SHA256(secret, "verity-instance-check:<name>"), hex. It proves at start that the secret
- * in use is the one this database was written with, without revealing it.
+ * in use is the one this database was written with, without revealing it. The row `database` holds a
+ * random id of the database itself instead, which its key files carry (src/keys/rotation.ts).
  */
 export const instanceSecretChecks = sqliteTable('instance_secret_checks', {
-  name: text('name', { enum: ['pairwise', 'webhook-secrets'] }).primaryKey(),
+  name: text('name', { enum: ['pairwise', 'webhook-secrets', 'database'] }).primaryKey(),
   check: text('check').notNull(),
   recordedAt: time('recorded_at').notNull(),
 });
