@@ -43,7 +43,7 @@ async function personWithPassword(password: string, emails = ['victim@example.or
   const addEmail = ctx.db.sql.prepare(
     'INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (\'psn_v\', ?, 1, ?)',
   );
-  emails.forEach((email, i) => addEmail.run(email, i === 0 ? 1 : 0));
+  for (const [i, email] of emails.entries()) addEmail.run(email, i === 0 ? 1 : 0);
 }
 
 test('a person with two emails gets the per-account guesses once, not once per email', async () => {
