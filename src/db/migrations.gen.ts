@@ -75,6 +75,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0018_persons_cache",
     "sql": "-- Custom SQL migration file, put your code below! --\n-- A version for the cache of people's releasable data (UserInfo reads it on every request), bumped by\n-- triggers on every table it is read from, as the caches of 0003 are.\nINSERT INTO `cache_versions` (`name`, `version`) VALUES ('persons', 0);\n--> statement-breakpoint\nCREATE TRIGGER `persons_insert_bumps_persons_cache` AFTER INSERT ON `persons`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `persons_update_bumps_persons_cache` AFTER UPDATE ON `persons`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `persons_delete_bumps_persons_cache` AFTER DELETE ON `persons`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_emails_insert_bumps_persons_cache` AFTER INSERT ON `person_emails`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_emails_update_bumps_persons_cache` AFTER UPDATE ON `person_emails`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_emails_delete_bumps_persons_cache` AFTER DELETE ON `person_emails`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_phones_insert_bumps_persons_cache` AFTER INSERT ON `person_phones`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_phones_update_bumps_persons_cache` AFTER UPDATE ON `person_phones`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n--> statement-breakpoint\nCREATE TRIGGER `person_phones_delete_bumps_persons_cache` AFTER DELETE ON `person_phones`\nBEGIN\n\tUPDATE `cache_versions` SET `version` = `version` + 1 WHERE `name` = 'persons';\nEND;\n"
+  },
+  {
+    "name": "0019_key_lifetime",
+    "sql": "ALTER TABLE `signing_keys` ADD `longest_lifetime` integer;"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -105,5 +109,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0006_review_order_backfill",
     "sql": "-- Hand-written migration for PostgreSQL --\n-- Reviews written before 0005 have no insertion order on record: creation time, then id, stands in for it.\nUPDATE \"production_reviews\" SET \"seq\" = o.\"n\"\n\tFROM (SELECT \"id\", row_number() OVER (ORDER BY \"created_at\", \"id\") AS \"n\" FROM \"production_reviews\") o\n\tWHERE \"production_reviews\".\"id\" = o.\"id\";\n"
+  },
+  {
+    "name": "0007_key_lifetime",
+    "sql": "ALTER TABLE \"signing_keys\" ADD COLUMN \"longest_lifetime\" bigint;"
   }
 ];

@@ -32,9 +32,19 @@ export function createKeyStore(db: Db) {
     insert(row: KeyRow) {
       db.sql
         .prepare(
-          'INSERT INTO signing_keys (kid, alg, state, created_at, activated_at, retired_at, remove_after) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          `INSERT INTO signing_keys (kid, alg, state, created_at, activated_at, retired_at, remove_after,
+             longest_lifetime) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(row.kid, row.alg, row.state, row.created_at, row.activated_at, row.retired_at, row.remove_after);
+        .run(
+          row.kid,
+          row.alg,
+          row.state,
+          row.created_at,
+          row.activated_at,
+          row.retired_at,
+          row.remove_after,
+          row.longest_lifetime,
+        );
     },
     setState(
       kid: string,
@@ -46,6 +56,15 @@ export function createKeyStore(db: Db) {
           'UPDATE signing_keys SET state = ?, activated_at = coalesce(?, activated_at), retired_at = coalesce(?, retired_at), remove_after = coalesce(?, remove_after) WHERE kid = ?',
         )
         .run(state, fields.activated_at ?? null, fields.retired_at ?? null, fields.remove_after ?? null, kid);
+    },
+    /** Raises `longest_lifetime` to `seconds` on every key that can still sign (next or active). */
+    raiseLifetimes(seconds: number) {
+      db.sql
+        .prepare(
+          `UPDATE signing_keys SET longest_lifetime = ?
+           WHERE state <> 'retired' AND (longest_lifetime IS NULL OR longest_lifetime < ?)`,
+        )
+        .run(seconds, seconds);
     },
     delete(kid: string) {
       db.sql.prepare('DELETE FROM signing_keys WHERE kid = ?').run(kid);

@@ -4,6 +4,7 @@ import { exclusively, LOCKS } from '../db/exclusive.ts';
 import { unix } from '../platform/clock.ts';
 import type { KeyRow } from './key.store.ts';
 import { SIGNING_ALGS } from './signing-algs.ts';
+import { signingLifetime } from './signing-keys.ts';
 
 /*
  * The keys of every algorithm form one set: a rotation publishes a next key of each algorithm at once
@@ -46,8 +47,8 @@ export function timings(ctx: AppContext) {
   return {
     rotateEvery: seconds(ctx.config.keys.rotate_every),
     publishAhead: seconds(ctx.config.keys.publish_ahead),
-    /** How long a retired key stays published: every token and document proof it signed has expired by then. */
-    keepRetired: seconds(Math.max(ctx.config.oauth.token_ttl, ctx.config.assurance.proof_ttl)) + SKEW_SECONDS,
+    /** How long a retired key stays published at least (see `promote`). */
+    keepRetired: signingLifetime(ctx.config) + SKEW_SECONDS,
   };
 }
 
@@ -130,6 +131,7 @@ export async function publishNext(ctx: AppContext, now: number, actor: AuditActo
         activated_at: null,
         retired_at: null,
         remove_after: null,
+        longest_lifetime: signingLifetime(ctx.config),
       });
       recordAudit(ctx.db, ctx.clock, { actor, action: 'signing_key.publish', target: kid, details: { alg } });
       return true;
@@ -143,8 +145,9 @@ export async function publishNext(ctx: AppContext, now: number, actor: AuditActo
 
 /**
  * In one transaction: the `next` keys become active and the active key of each one's algorithm is
- * retired, kept published until every token and proof it signed has expired. Returns undefined when
- * another process changed the keys first.
+ * retired, kept published until every token and proof it signed has expired: for the longest lifetime
+ * any start recorded on it (a lifetime lowered since does not shorten it), or this configuration's.
+ * Returns undefined when another process changed the keys first.
  */
 export function promote(
   ctx: AppContext,
@@ -153,9 +156,12 @@ export function promote(
   actor: AuditActor,
   details: Record<string, unknown> = {},
 ): { promoted: string[]; retired: string[]; removeAfter: number } | undefined {
-  const removeAfter = now + timings(ctx).keepRetired;
   const done = ctx.db.sql.transaction(() => {
     if (!next.length || next.some((r) => ctx.keys.store.get(r.kid)?.state !== 'next')) return undefined;
+    const retiring = next.flatMap((key) => ctx.keys.store.active(key.alg) ?? []);
+    const removeAfter =
+      now +
+      Math.max(timings(ctx).keepRetired, ...retiring.map((r) => (r.longest_lifetime ?? 0) + SKEW_SECONDS));
     const retired: string[] = [];
     for (const key of next) {
       const active = ctx.keys.store.active(key.alg);

@@ -23,6 +23,10 @@ import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from './signing-al
  */
 export type SigningKey = PoolKey & { alg: SigningAlg };
 
+/** Seconds: the longest a token or document proof signed under `config` may live. */
+export const signingLifetime = (config: Config) =>
+  Math.ceil(Math.max(config.oauth.token_ttl, config.assurance.proof_ttl) / 1000);
+
 /**
  * The signing keys as the server uses them: the active private key of each algorithm for ID tokens,
  * and a precomputed JWKS body. Both are cached and reloaded when the signing_keys cache version moves,
@@ -52,11 +56,16 @@ export class KeyService {
   /**
    * Makes sure a key of every algorithm is active: on first start, and on the first start after an
    * upgrade that added an algorithm (no client can have chosen it yet, so it needs no publication
-   * ahead). Safe to call from several processes.
+   * ahead). Records this configuration's lifetimes on the keys that can sign, so a retired key stays
+   * published as long as the longest of them (see rotation.ts). Safe to call from several processes.
    */
   async ensureActive(): Promise<void> {
     const missing = SIGNING_ALGS.filter((alg) => !this.store.active(alg));
-    if (!missing.length) return;
+    if (missing.length) await this.activate(missing);
+    this.store.raiseLifetimes(signingLifetime(this.config));
+  }
+
+  private async activate(missing: SigningAlg[]): Promise<void> {
     const now = unix(this.clock);
     for (const alg of missing) {
       const { kid } = await this.files.generate(alg, now, this.databaseId(), this.config.keys.rsa_bits);
@@ -70,6 +79,7 @@ export class KeyService {
           activated_at: now,
           retired_at: null,
           remove_after: null,
+          longest_lifetime: signingLifetime(this.config),
         });
         return true;
       });

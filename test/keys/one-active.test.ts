@@ -48,6 +48,7 @@ describe('the database holds at most one active signing key per algorithm', () =
         activated_at: unix(ctx.clock),
         retired_at: null,
         remove_after: null,
+        longest_lifetime: null,
       }),
     ).toThrow(UNIQUE);
     // By activating a next key while the active one is still active.

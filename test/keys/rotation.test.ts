@@ -246,6 +246,31 @@ describe('scheduled job', () => {
   });
 });
 
+test('a lifetime lowered after a key signed does not shorten how long the key stays published', async () => {
+  ctx = await testContext();
+  const first = kidsIn(ctx, 'active');
+  // The operator lowers proof_ttl from 30 days to one and restarts, on the same database and keys.
+  const lowered = await createContext(
+    { ...ctx.config, assurance: { ...ctx.config.assurance, proof_ttl: DAY } },
+    { clock: ctx.clock, log: silentLogger },
+  );
+  try {
+    await publishNext(lowered, unix(ctx.clock), 'system');
+    const done = promote(lowered, lowered.keys.store.nextSet(), unix(ctx.clock), 'system')!;
+    expect(sorted(done.retired)).toEqual(sorted(first));
+    // Proofs the old keys signed before the restart live 30 days: the keys stay published as long.
+    expect(done.removeAfter - unix(ctx.clock)).toBe(30 * 86_400 + 60);
+    // A key that only ever signed under the lowered lifetime is kept for that.
+    await publishNext(lowered, unix(ctx.clock), 'system');
+    expect(promote(lowered, lowered.keys.store.nextSet(), unix(ctx.clock), 'system')!.removeAfter).toBe(
+      unix(ctx.clock) + 86_400 + 60,
+    );
+  } finally {
+    lowered.keys.close();
+    lowered.db.close();
+  }
+});
+
 describe('crash safety: the JWKS always holds the active key', () => {
   test('key file written but row never inserted: ignored by the JWKS, swept after the grace period', async () => {
     ctx = await testContext();

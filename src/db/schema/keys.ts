@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { time } from './columns.ts';
 
 /**
@@ -21,6 +21,11 @@ export const signingKeys = sqliteTable(
     retiredAt: time('retired_at'),
     /** A retired key stays published until every token it signed has expired. */
     removeAfter: time('remove_after'),
+    /**
+     * Seconds: the longest that a token or proof it signed may live, the largest `token_ttl` or
+     * `proof_ttl` of any start while it could sign. Null for a key from before it was kept.
+     */
+    longestLifetime: integer('longest_lifetime'),
   },
   // The database itself refuses a second active key of an algorithm, whatever code path (or hand-run
   // SQL) tries it: promotion must retire the old key before activating the new one.

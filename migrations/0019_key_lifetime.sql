@@ -1,0 +1,1 @@
+ALTER TABLE `signing_keys` ADD `longest_lifetime` integer;
