@@ -50,6 +50,21 @@ export async function verifyPassword(password: string, encoded: string): Promise
   }
 }
 
+/**
+ * Whether `encoded` was made with other parameters than `hashPassword` uses (an imported hash, or one
+ * from before a change of them): such a hash takes another time to check than the decoy, which tells
+ * that its account exists, so it is replaced at its next successful check.
+ */
+export function needsRehash(encoded: string): boolean {
+  const [, alg, version, params, , hash] = encoded.split('$');
+  return (
+    alg !== 'argon2id' ||
+    version !== 'v=19' ||
+    params !== `m=${PARAMS.memorySize},t=${PARAMS.iterations},p=${PARAMS.parallelism}` ||
+    hash?.length !== Math.ceil((PARAMS.hashLength * 4) / 3)
+  );
+}
+
 /** A throwaway hash to verify against when the account is unknown, so timing does not reveal it. */
 let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {

@@ -1,6 +1,6 @@
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { decoyHash, verifyPassword } from '../crypto/password.ts';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { createSigninThrottle } from './signin-throttle.ts';
@@ -48,6 +48,11 @@ export async function passwordSignIn(
     return { ok: false, reason: 'invalid' };
   }
   throttle.succeeded(input.email, input.ip, usable.id);
+  const stored = usable.passwordHash;
+  if (stored && needsRehash(stored))
+    await rehashed(ctx, input.password, (hash) =>
+      createPersonStore(ctx.db).replacePasswordHash(usable.id, stored, hash),
+    );
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: usable.id });
   return { ok: true, person: usable };
 }
@@ -62,6 +67,22 @@ export async function checked(check: () => Promise<boolean>, takeBack: () => voi
   } catch (e) {
     takeBack();
     throw e;
+  }
+}
+
+/**
+ * Stores the password hashed with the current parameters (see `needsRehash`). A busy hashing pool
+ * leaves the old hash for the next sign-in: the person is signed in either way.
+ */
+export async function rehashed(
+  ctx: AppContext,
+  password: string,
+  store: (hash: string) => void,
+): Promise<void> {
+  try {
+    store(await hashPassword(password));
+  } catch (e) {
+    ctx.log.warn('password not re-hashed', { error: e instanceof Error ? e.message : String(e) });
   }
 }
 

@@ -236,6 +236,13 @@ export function createPersonStore(db: Db) {
     update: (id: string, fields: Partial<PersonInsert>) =>
       orm.update(persons).set(fields).where(eq(persons.id, id)).run(),
 
+    /** Replaces the password hash, unless it changed since `was` was read. */
+    replacePasswordHash: (id: string, was: string, hash: string): void => {
+      db.sql
+        .prepare('UPDATE persons SET password_hash = ? WHERE id = ? AND password_hash = ?')
+        .run(hash, id, was);
+    },
+
     /** Returns whether the status changed. */
     setStatus: (id: string, status: PersonRow['status'], now: number): boolean =>
       db.sql

@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from 'bun:test';
-import { hashPassword } from '../../src/crypto/password.ts';
+import { argon2id } from 'hash-wasm';
+import { hashPassword, needsRehash } from '../../src/crypto/password.ts';
 import { checked, passwordSignIn } from '../../src/identity/password-signin.ts';
 import { createSigninThrottle } from '../../src/identity/signin-throttle.ts';
 import { unix } from '../../src/platform/clock.ts';
@@ -111,4 +112,30 @@ test('an attempt whose password was never checked (a busy hashing pool) counts f
   expect(ctx.db.sql.prepare('SELECT key FROM signin_attempts').all()).toEqual([]);
   expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(true);
   expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(false);
+});
+
+test('a hash made with other parameters (an import) is replaced at the next sign-in, not at a failed one', async () => {
+  ctx = await testContext();
+  await personWithPassword('correct horse battery');
+  const imported = await argon2id({
+    password: 'correct horse battery',
+    salt: crypto.getRandomValues(new Uint8Array(16)),
+    parallelism: 1,
+    iterations: 3,
+    memorySize: 8192,
+    hashLength: 32,
+    outputType: 'encoded',
+  });
+  const stored = () =>
+    ctx.db.sql.prepare<{ h: string }>("SELECT password_hash AS h FROM persons WHERE id = 'psn_v'").get()!.h;
+  ctx.db.sql.prepare("UPDATE persons SET password_hash = ? WHERE id = 'psn_v'").run(imported);
+  expect(needsRehash(imported)).toBe(true);
+  const signIn = (password: string) =>
+    passwordSignIn(ctx, { email: 'victim@example.org', password, ip: '198.51.100.9' });
+  expect((await signIn('wrong')).ok).toBe(false);
+  expect(stored()).toBe(imported);
+  expect((await signIn('correct horse battery')).ok).toBe(true);
+  expect(stored()).not.toBe(imported);
+  expect(needsRehash(stored())).toBe(false);
+  expect((await signIn('correct horse battery')).ok).toBe(true);
 });
