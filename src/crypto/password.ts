@@ -51,6 +51,27 @@ export async function verifyPassword(password: string, encoded: string): Promise
 }
 
 /**
+ * Checks `password` against its account's stored hash, or against the decoy when there is none, so
+ * neither the answer nor the time tells whether the account exists. A matching hash made with other
+ * parameters (see `needsRehash`) is replaced through `replace`; a busy pool leaves it for next time.
+ */
+export async function checkPassword(
+  password: string,
+  stored: string | null | undefined,
+  replace: (hash: string) => void,
+): Promise<boolean> {
+  const valid = (await verifyPassword(password, stored ?? (await decoyHash()))) && !!stored;
+  if (valid && needsRehash(stored)) {
+    try {
+      replace(await hashPassword(password));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
+  return valid;
+}
+
+/**
  * Whether `encoded` was made with other parameters than `hashPassword` uses (an imported hash, or one
  * from before a change of them): such a hash takes another time to check than the decoy, which tells
  * that its account exists, so it is replaced at its next successful check.

@@ -1,6 +1,6 @@
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
+import { checkPassword } from '../crypto/password.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { createSigninThrottle } from './signin-throttle.ts';
@@ -29,17 +29,17 @@ export async function passwordSignIn(
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
-  const person = createPersonStore(ctx.db).flowPersonByEmail(input.email);
+  const persons = createPersonStore(ctx.db);
+  const person = persons.flowPersonByEmail(input.email);
   if (!throttle.attempt(input.email, input.ip, unix(ctx.clock), person?.id)) {
     securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
     return { ok: false, reason: 'throttled' };
   }
-  const usable = person && person.status === 'active' && person.passwordHash ? person : undefined;
-  const valid = await checked(
-    async () => verifyPassword(input.password, usable?.passwordHash ?? (await decoyHash())),
-    () => throttle.unchecked(input.email, input.ip, person?.id),
+  const stored = person?.status === 'active' ? person.passwordHash : null;
+  const valid = await throttle.check(input.email, input.ip, person?.id, () =>
+    checkPassword(input.password, stored, (hash) => persons.replacePasswordHash(person!.id, stored!, hash)),
   );
-  if (!usable || !valid) {
+  if (!valid || !person) {
     securityEvent(ctx, 'signin.failed', {
       ...log,
       personId: person?.id,
@@ -47,43 +47,9 @@ export async function passwordSignIn(
     });
     return { ok: false, reason: 'invalid' };
   }
-  throttle.succeeded(input.email, input.ip, usable.id);
-  const stored = usable.passwordHash;
-  if (stored && needsRehash(stored))
-    await rehashed(ctx, input.password, (hash) =>
-      createPersonStore(ctx.db).replacePasswordHash(usable.id, stored, hash),
-    );
-  securityEvent(ctx, 'signin.succeeded', { ...log, personId: usable.id });
-  return { ok: true, person: usable };
-}
-
-/**
- * The password check's answer. When it has none (the hashing pool was busy), `takeBack` runs before the
- * error goes on: an attempt whose password was never checked counts for nothing.
- */
-export async function checked(check: () => Promise<boolean>, takeBack: () => void): Promise<boolean> {
-  try {
-    return await check();
-  } catch (e) {
-    takeBack();
-    throw e;
-  }
-}
-
-/**
- * Stores the password hashed with the current parameters (see `needsRehash`). A busy hashing pool
- * leaves the old hash for the next sign-in: the person is signed in either way.
- */
-export async function rehashed(
-  ctx: AppContext,
-  password: string,
-  store: (hash: string) => void,
-): Promise<void> {
-  try {
-    store(await hashPassword(password));
-  } catch (e) {
-    ctx.log.warn('password not re-hashed', { error: e instanceof Error ? e.message : String(e) });
-  }
+  throttle.succeeded(input.email, input.ip, person.id);
+  securityEvent(ctx, 'signin.succeeded', { ...log, personId: person.id });
+  return { ok: true, person };
 }
 
 /**

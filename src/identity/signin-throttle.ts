@@ -48,9 +48,22 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
       attempts.giveBack([addressKey(ip)]);
     },
 
-    /** The password was never checked (the hashing pool was busy): the attempt is taken back whole. */
-    unchecked(email: string, ip: string, personId?: string): void {
-      attempts.giveBack([...accountKeys(email, personId), addressKey(ip)]);
+    /**
+     * The password check of a counted attempt. One that gives no answer (the hashing pool was busy) is
+     * taken back whole before its error goes on: a password never checked counts for nothing.
+     */
+    async check(
+      email: string,
+      ip: string,
+      personId: string | undefined,
+      run: () => Promise<boolean>,
+    ): Promise<boolean> {
+      try {
+        return await run();
+      } catch (e) {
+        attempts.giveBack([...accountKeys(email, personId), addressKey(ip)]);
+        throw e;
+      }
     },
 
     purgeExpired: attempts.purgeExpired,

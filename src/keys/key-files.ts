@@ -116,7 +116,7 @@ export function keyFiles(dir: string): KeyFiles {
         } catch {
           // Unreadable content counts as old: such a file can never become a published key.
         }
-        out.push({ kid, createdAt, ...(database === undefined ? {} : { database }) });
+        out.push({ kid, createdAt, database });
       }
       return out;
     },

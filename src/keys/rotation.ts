@@ -158,13 +158,11 @@ export function promote(
 ): { promoted: string[]; retired: string[]; removeAfter: number } | undefined {
   const done = ctx.db.sql.transaction(() => {
     if (!next.length || next.some((r) => ctx.keys.store.get(r.kid)?.state !== 'next')) return undefined;
-    const retiring = next.flatMap((key) => ctx.keys.store.active(key.alg) ?? []);
-    const removeAfter =
-      now +
-      Math.max(timings(ctx).keepRetired, ...retiring.map((r) => (r.longest_lifetime ?? 0) + SKEW_SECONDS));
+    const pairs = next.map((key) => ({ key, active: ctx.keys.store.active(key.alg) }));
+    const lifetimes = pairs.map(({ active }) => (active?.longest_lifetime ?? 0) + SKEW_SECONDS);
+    const removeAfter = now + Math.max(timings(ctx).keepRetired, ...lifetimes);
     const retired: string[] = [];
-    for (const key of next) {
-      const active = ctx.keys.store.active(key.alg);
+    for (const { key, active } of pairs) {
       // Retire first: the unique index refuses a second active row of an algorithm even mid-transaction.
       if (active) {
         ctx.keys.store.setState(active.kid, 'retired', { retired_at: now, remove_after: removeAfter });

@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../crypto/password.ts';
+import { checkPassword, hashPassword, verifyPassword } from '../crypto/password.ts';
 import {
   acceptInvitation,
   createDeveloper,
@@ -15,7 +15,7 @@ import {
 import { ApiError, ValidationError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
 import { countHits } from '../http/rate-limit.store.ts';
-import { checked, rehashed, signinFailure, signinThrottle } from '../identity/password-signin.ts';
+import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
@@ -48,11 +48,10 @@ export async function developerSignIn(
   }
   const dev = findDeveloperByEmail(ctx.db, input.email);
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
-  const valid = await checked(
-    async () => verifyPassword(input.password, hash ?? (await decoyHash())),
-    () => t.unchecked(account, input.ip),
+  const valid = await t.check(account, input.ip, undefined, () =>
+    checkPassword(input.password, hash, (h) => setDeveloperPassword(ctx.db, dev!.developerId, h)),
   );
-  if (!dev || !hash || !valid) {
+  if (!valid || !dev) {
     securityEvent(ctx, 'signin.failed', {
       ...log,
       developerId: dev?.developerId,
@@ -61,8 +60,6 @@ export async function developerSignIn(
     return { ok: false, reason: 'invalid' };
   }
   t.succeeded(account, input.ip);
-  if (needsRehash(hash))
-    await rehashed(ctx, input.password, (h) => setDeveloperPassword(ctx.db, dev.developerId, h));
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }

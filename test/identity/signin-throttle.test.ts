@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { argon2id } from 'hash-wasm';
 import { hashPassword, needsRehash } from '../../src/crypto/password.ts';
-import { checked, passwordSignIn } from '../../src/identity/password-signin.ts';
+import { passwordSignIn } from '../../src/identity/password-signin.ts';
 import { createSigninThrottle } from '../../src/identity/signin-throttle.ts';
 import { unix } from '../../src/platform/clock.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -101,12 +101,9 @@ test('an attempt whose password was never checked (a busy hashing pool) counts f
   ctx = await testContext();
   const t = createSigninThrottle(ctx.db, { perAccount: 1, perIp: 1, window: 600 });
   const busy = () =>
-    checked(
-      async () => {
-        throw new Error('busy');
-      },
-      () => t.unchecked('a@example.com', '192.0.2.1'),
-    );
+    t.check('a@example.com', '192.0.2.1', undefined, async () => {
+      throw new Error('busy');
+    });
   expect(t.attempt('a@example.com', '192.0.2.1', NOW)).toBe(true);
   await expect(busy()).rejects.toThrow('busy');
   expect(ctx.db.sql.prepare('SELECT key FROM signin_attempts').all()).toEqual([]);
