@@ -44,6 +44,7 @@ const OWNER = 'SELECT token_hash, environment_id, consent_id, person_id FROM acc
 export interface AccessTokenGrantRow {
   token_hash: string;
   consent_id: string;
+  session_id_hash: string | null;
   person_id: string;
   scopes: string;
   acr: string;
@@ -64,7 +65,7 @@ export interface AccessTokenGrantRow {
 
 // One indexed read per use. The rules are computed, not filtered on, so a caller can say which one
 // failed, and only after it checked the hash. CAST(? AS TEXT), not a bare ?: see client.store.ts.
-const GRANT = `SELECT t.token_hash, t.consent_id, t.person_id, t.scopes, t.acr, t.liveness_verified,
+const GRANT = `SELECT t.token_hash, t.consent_id, c.session_id_hash, t.person_id, t.scopes, t.acr, t.liveness_verified,
     t.face_match_verified, t.claims, c.application_id, e.id AS environment_id, e.environment, e.document_types,
     e.document_countries, a.full_number_approved,
     t.revoked_at IS NULL AND t.expires_at > ? AND p.status = 'active' AS usable,

@@ -16,6 +16,8 @@ import { type AccessTokenGrantRow, accessTokenGrant } from './access-token.store
 export interface AccessGrant {
   consentId: string;
   personId: string;
+  /** A sandbox persona's identity session, which holds its consents and sharing switches. */
+  sessionIdHash: string | null;
   applicationId: string;
   environmentId: string;
   environment: Environment;
@@ -115,6 +117,7 @@ export function grantOf(row: AccessTokenGrantRow): AccessGrant {
   return {
     consentId: row.consent_id,
     personId: row.person_id,
+    sessionIdHash: row.session_id_hash,
     applicationId: row.application_id,
     environmentId: row.environment_id,
     environment: row.environment,

@@ -79,6 +79,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0019_key_lifetime",
     "sql": "ALTER TABLE `signing_keys` ADD `longest_lifetime` integer;"
+  },
+  {
+    "name": "0020_persona_sharing",
+    "sql": "CREATE TABLE `persona_document_sharing` (\n\t`session_id_hash` text NOT NULL,\n\t`document_id` text NOT NULL,\n\t`share_enabled` integer NOT NULL,\n\t`updated_at` integer NOT NULL,\n\tPRIMARY KEY(`session_id_hash`, `document_id`),\n\tFOREIGN KEY (`document_id`) REFERENCES `identity_documents`(`id`) ON UPDATE no action ON DELETE cascade\n) STRICT;\n"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -113,5 +117,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0007_key_lifetime",
     "sql": "ALTER TABLE \"signing_keys\" ADD COLUMN \"longest_lifetime\" bigint;"
+  },
+  {
+    "name": "0008_persona_sharing",
+    "sql": "CREATE TABLE \"persona_document_sharing\" (\n\t\"session_id_hash\" text NOT NULL,\n\t\"document_id\" text NOT NULL,\n\t\"share_enabled\" integer NOT NULL,\n\t\"updated_at\" bigint NOT NULL,\n\tCONSTRAINT \"persona_document_sharing_session_id_hash_document_id_pk\" PRIMARY KEY(\"session_id_hash\",\"document_id\")\n);\n\n--> statement-breakpoint\nALTER TABLE \"persona_document_sharing\" ADD CONSTRAINT \"persona_document_sharing_document_id_identity_documents_id_fk\" FOREIGN KEY (\"document_id\") REFERENCES \"public\".\"identity_documents\"(\"id\") ON DELETE cascade ON UPDATE no action;"
   }
 ];

@@ -26,7 +26,7 @@ export async function listSharedDocuments(
 ): Promise<IdentityDocumentSummary[]> {
   requireDocumentsScope(grant);
   const docs = createDocumentStore(ctx.db)
-    .forPerson(grant.personId)
+    .forHolder(grant)
     .filter((d) => isShareable(d, grant));
   const refs = await referencesFor(ctx, grant.applicationId, docs);
   return docs.map((d) => summaryView(d, refs.get(d.id)!, grant.scopes));
@@ -45,7 +45,7 @@ export async function resolveSharedDocument(
 ): Promise<SharedDocument> {
   requireDocumentsScope(grant);
   if (!/^[A-Za-z0-9_-]{43}$/.test(reference)) throw notFound();
-  const docs = createDocumentStore(ctx.db).forPerson(grant.personId);
+  const docs = createDocumentStore(ctx.db).forHolder(grant);
   const doc = await resolveReference(ctx, grant.applicationId, docs, reference);
   if (!doc || !isShareable(doc, grant)) throw notFound();
   return doc;

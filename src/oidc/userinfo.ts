@@ -28,7 +28,7 @@ async function releasedClaims(
   const wantsDocument = wantsVerified || [...grant.scopes].some((s) => s.startsWith('document_'));
   const documents = wantsDocument
     ? createDocumentStore(ctx.db)
-        .forPerson(grant.personId)
+        .forHolder(grant)
         .filter((d) => isShareable(d, grant))
     : [];
   const refs = await referencesFor(ctx, grant.applicationId, documents);

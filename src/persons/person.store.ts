@@ -129,7 +129,7 @@ const UPSERT_PERSONA_DOCUMENT = `INSERT INTO identity_documents (id, person_id, 
     issuing_country = excluded.issuing_country, document_number = excluded.document_number,
     display_name = excluded.display_name, issue_date = excluded.issue_date, expiry_date = excluded.expiry_date,
     validity_status = excluded.validity_status, verified = 1, verified_at = excluded.verified_at,
-    check_method = excluded.check_method,
+    check_method = excluded.check_method, share_enabled = 1,
     status = 'active', "primary" = excluded."primary", attestation_id = excluded.attestation_id,
     proof_status = 'active', updated_at = excluded.updated_at`;
 

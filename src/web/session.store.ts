@@ -170,9 +170,12 @@ export function createSessionStore(db: Db) {
         db.sql
           .prepare('UPDATE authorization_requests SET session_id_hash = ? WHERE session_id_hash = ?')
           .run(idHash, old.idHash);
-        // A persona's consents stay with the browser session that granted them (consent/holder.ts).
+        // A persona's consents and sharing switches stay with the browser session (consent/holder.ts).
         db.sql
           .prepare('UPDATE consents SET session_id_hash = ? WHERE session_id_hash = ?')
+          .run(idHash, old.idHash);
+        db.sql
+          .prepare('UPDATE persona_document_sharing SET session_id_hash = ? WHERE session_id_hash = ?')
           .run(idHash, old.idHash);
         db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(old.idHash);
       });

@@ -14,6 +14,8 @@ let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
 
 const BEN = 'psn_sandbox_ben';
+/** Ben's documents as a consent without a session holds them (the test tokens' own). */
+const BENS = { personId: BEN, sessionIdHash: null };
 const ID_CARD = 'doc_sandbox_ben_id_card_fr';
 const PASSPORT = 'doc_sandbox_ben_passport_fr';
 const ALL_DOC_SCOPES = [
@@ -113,9 +115,9 @@ describe('list', () => {
     await fresh();
     const app = await setup();
     const tok = await token(app);
-    setDocumentSharing(ctx, BEN, PASSPORT, false);
+    setDocumentSharing(ctx, BENS, PASSPORT, false);
     expect(await names(tok)).toEqual(['French identity card']);
-    setDocumentSharing(ctx, BEN, PASSPORT, true);
+    setDocumentSharing(ctx, BENS, PASSPORT, true);
     expect(await names(tok)).toEqual(['French identity card', 'French passport']);
     ctx.db.sql.prepare("UPDATE identity_documents SET status = 'disabled' WHERE id = ?").run(ID_CARD);
     expect(await names(tok)).toEqual(['French passport']);
@@ -125,7 +127,9 @@ describe('list', () => {
 
   test("a person cannot switch someone else's document", async () => {
     await fresh();
-    expect(() => setDocumentSharing(ctx, 'psn_sandbox_ada', PASSPORT, false)).toThrow();
+    expect(() =>
+      setDocumentSharing(ctx, { personId: 'psn_sandbox_ada', sessionIdHash: null }, PASSPORT, false),
+    ).toThrow();
   });
 });
 
@@ -225,9 +229,9 @@ describe('references', () => {
     setDocumentPolicy(ctx, app, ['passport', 'id_card'], ['FR']);
     expect((await detail(ben, cardRef)).status).toBe(200);
 
-    setDocumentSharing(ctx, BEN, ID_CARD, false);
+    setDocumentSharing(ctx, BENS, ID_CARD, false);
     await expectNotFound(ben, cardRef);
-    setDocumentSharing(ctx, BEN, ID_CARD, true);
+    setDocumentSharing(ctx, BENS, ID_CARD, true);
     expect((await detail(ben, cardRef)).status).toBe(200);
 
     ctx.db.sql.prepare("UPDATE identity_documents SET status = 'disabled' WHERE id = ?").run(ID_CARD);

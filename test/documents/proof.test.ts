@@ -15,6 +15,8 @@ let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
 
 const BEN = 'psn_sandbox_ben';
+/** Ben's documents as a consent without a session holds them (the test tokens' own). */
+const BENS = { personId: BEN, sessionIdHash: null };
 const ID_CARD = 'doc_sandbox_ben_id_card_fr';
 const DAY = 86_400;
 const SCOPES = ['identity_documents', 'document_type', 'document_expiry_date', 'document_number_masked'];
@@ -180,9 +182,9 @@ describe('GET …/identity-documents/:documentReference/proof', () => {
       expect(r.status).toBe(404);
       expect(((await r.json()) as any).error.code).toBe('IDENTITY_DOCUMENT_NOT_FOUND');
     }
-    setDocumentSharing(ctx, BEN, ID_CARD, false);
+    setDocumentSharing(ctx, BENS, ID_CARD, false);
     expect((await get(`${docPath(ref)}/proof`, accessToken)).status).toBe(404);
-    setDocumentSharing(ctx, BEN, ID_CARD, true);
+    setDocumentSharing(ctx, BENS, ID_CARD, true);
 
     const anonymous = await inProcess(ctx)(`${docPath(ref)}/proof`);
     expect(anonymous.status).toBe(401);

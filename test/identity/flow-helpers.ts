@@ -175,8 +175,8 @@ export async function connectPersona(
   b: Browser,
   clientId: string,
   opts: { purpose: string; persona?: string; scope?: string },
-): Promise<{ res: Response; askedConsent: boolean }> {
-  const { challenge } = pkcePair();
+): Promise<{ res: Response; askedConsent: boolean; verifier: string }> {
+  const { challenge, verifier } = pkcePair();
   const q = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
@@ -199,7 +199,7 @@ export async function connectPersona(
   let res = await passFace(b, path);
   const askedConsent = location(res).endsWith('/consent');
   if (askedConsent) res = await decide(b, path, 'allow');
-  return { res, askedConsent };
+  return { res, askedConsent, verifier };
 }
 
 /** A stored (signed-in) session created at `now`, as a sign-in makes one; returns its cookie value. */

@@ -19,7 +19,7 @@ test('cleanup removes idle and expired sessions and old sign-in counters, keeps 
   signinThrottle(ctx).attempt('old@example.org', '192.0.2.1', now - 16 * 60);
   signinThrottle(ctx).attempt('new@example.org', '192.0.2.2', now - 60);
 
-  expect(purgeIdentityState(ctx, now)).toEqual({ sessions: 1, attempts: 2 });
+  expect(purgeIdentityState(ctx, now)).toEqual({ sessions: 1, attempts: 2, sharing: 0 });
   expect(await store.resume('identity', idle.token, now, t)).toBeUndefined();
   expect(await store.resume('identity', live.token, now, t)).toBeDefined();
   expect(ctx.db.sql.prepare('SELECT key FROM signin_attempts ORDER BY key').all()).toEqual([

@@ -116,7 +116,10 @@ describe('claimsFor, every scope × every persona', () => {
     for (const scope of SCOPES)
       test(`${persona.key} · ${scope}`, async () => {
         const person = releasablePerson(ctx, persona.personId)!;
-        const docs = createDocumentStore(ctx.db).forPerson(persona.personId);
+        const docs = createDocumentStore(ctx.db).forHolder({
+          personId: persona.personId,
+          sessionIdHash: null,
+        });
         const sub = await subjectFor(ctx, app.applicationId, persona.personId);
         const d = primaryDoc(persona);
         const ref = d ? await documentReference(ctx, app.applicationId, d.id) : '';
@@ -225,7 +228,7 @@ describe('claimsFor details', () => {
 
   test("the document claim follows policy and sharing: Ben's primary ID card, or nothing", () => {
     const ben = releasablePerson(ctx, 'psn_sandbox_ben')!;
-    const docs = createDocumentStore(ctx.db).forPerson('psn_sandbox_ben');
+    const docs = createDocumentStore(ctx.db).forHolder({ personId: 'psn_sandbox_ben', sessionIdHash: null });
     const scopes = ['document_type', 'document_validity'];
     expect(claimsFor(ben, docs, scopes, opts()).document).toEqual({
       documentType: 'id_card',
@@ -245,7 +248,7 @@ describe('claimsFor details', () => {
 
   test('the full number needs production, the scope and the approval flag', () => {
     const ben = releasablePerson(ctx, 'psn_sandbox_ben')!;
-    const docs = createDocumentStore(ctx.db).forPerson('psn_sandbox_ben');
+    const docs = createDocumentStore(ctx.db).forHolder({ personId: 'psn_sandbox_ben', sessionIdHash: null });
     const full = (o: Parameters<typeof opts>[0]) =>
       claimsFor(ben, docs, ['document_number_full'], opts(o)).document as Record<string, unknown>;
     expect(full({ environment: 'production', fullNumberApproved: true }).documentNumber).toBe('X4RTBPFW4');

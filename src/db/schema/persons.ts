@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { flag, time } from './columns.ts';
 
 export const persons = sqliteTable(
@@ -113,4 +113,22 @@ export const identityDocuments = sqliteTable(
       t.documentNumber,
     ),
   ],
+);
+
+/**
+ * A sandbox persona's sharing switches, per identity session: personas are shared by every developer on
+ * the server, so one browser's switch must not change what another's applications see. Keyed like the
+ * persona's consents (consent/holder.ts), which outlive the session; removed once neither remains.
+ */
+export const personaDocumentSharing = sqliteTable(
+  'persona_document_sharing',
+  {
+    sessionIdHash: text('session_id_hash').notNull(),
+    documentId: text('document_id')
+      .notNull()
+      .references(() => identityDocuments.id, { onDelete: 'cascade' }),
+    shareEnabled: flag('share_enabled').notNull(),
+    updatedAt: time('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionIdHash, t.documentId] })],
 );

@@ -167,7 +167,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
   app.post('/documents/:id/sharing', async (c) => {
     const person = requirePerson(c);
     const f = await readForm(c, sharingForm);
-    setDocumentSharing(ctx, person.id, c.req.param('id'), f.share === 'on');
+    setDocumentSharing(ctx, holderOf(c, person), c.req.param('id'), f.share === 'on');
     return back(c, 'sharing');
   });
 

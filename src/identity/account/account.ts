@@ -43,7 +43,7 @@ export function accountOverview(ctx: AppContext, holder: ConsentHolder): Account
     a.consents.push(c);
   }
   const documents = createDocumentStore(ctx.db)
-    .forPerson(holder.personId)
+    .forHolder(holder)
     .filter((d) => d.status === 'active');
   return {
     applications: [...apps.values()].sort((x, y) => x.name.localeCompare(y.name)),
@@ -51,18 +51,21 @@ export function accountOverview(ctx: AppContext, holder: ConsentHolder): Account
   };
 }
 
-/** The person's sharing switch for one of their documents; takes effect on the applications' next read. */
+/**
+ * The holder's sharing switch for one of their documents; takes effect on the applications' next read.
+ * A sandbox persona's switch is the session's own, as its consents are.
+ */
 export function setDocumentSharing(
   ctx: AppContext,
-  personId: string,
+  holder: ConsentHolder,
   documentId: string,
   enabled: boolean,
 ): void {
   ctx.db.sql.transaction(() => {
-    if (!createDocumentStore(ctx.db).setSharing(personId, documentId, enabled, unix(ctx.clock)))
+    if (!createDocumentStore(ctx.db).setSharing(holder, documentId, enabled, unix(ctx.clock)))
       throw new NotFoundError(`no document ${documentId}`);
     recordAudit(ctx.db, ctx.clock, {
-      actor: `person:${personId}`,
+      actor: `person:${holder.personId}`,
       action: enabled ? 'document.share' : 'document.unshare',
       target: documentId,
     });
