@@ -38,7 +38,6 @@ function rejectReason(
   body: Record<string, string>,
   now: number,
 ): string | undefined {
-  if (code.client_id !== client.clientId) return 'The code was issued to another client.';
   if (code.expires_at <= now) return 'The code has expired.';
   if (code.redirect_uri !== body.redirect_uri)
     return 'redirect_uri does not match the authorization request.';
@@ -55,8 +54,9 @@ function rejectReason(
 }
 
 /**
- * Exchanges an authorization code (RFC 6749 §4.1.3). Every presentation that is not accepted burns
- * the code and revokes every token already issued from it (§4.1.2: a replayed code means it leaked).
+ * Exchanges an authorization code (RFC 6749 §4.1.3). Every presentation by its own client that is
+ * not accepted burns the code and revokes every token already issued from it (§4.1.2: a replayed code
+ * means it leaked).
  * Redemption is one conditional UPDATE, so of N concurrent exchanges exactly one wins.
  */
 export async function exchangeCode(
@@ -74,6 +74,9 @@ export async function exchangeCode(
   // A value naming a real code but not matching it is a guess, not a presentation: it burns nothing.
   if (!code || !matchesStoredHash(body.code, code.code_hash))
     throw invalidGrant('The code is invalid, expired or already used.');
+  // Nor does another client's: any public client authenticates without a secret, so burning here
+  // would let whoever saw a confidential client's code revoke what it was issued.
+  if (code.client_id !== client.clientId) throw invalidGrant('The code was issued to another client.');
   event.personId = code.person_id;
   event.consentId = code.consent_id;
   const now = unix(ctx.clock);

@@ -248,7 +248,10 @@ describe('a failed presentation burns the code', () => {
     await expectBurned(m);
   });
 
-  test("another client's code, even correctly authenticated", async () => {
+});
+
+describe("another client's presentation is refused and burns nothing", () => {
+  test('a confidential client, correctly authenticated', async () => {
     const other = await createTestApp(ctx, {
       type: 'confidential',
       redirectUris: [REDIRECT],
@@ -256,7 +259,22 @@ describe('a failed presentation burns the code', () => {
     });
     const m = await mintCode(ctx, app);
     await expectError(await exchange(m, {}, other), 400, 'invalid_grant');
-    await expectBurned(m);
+    expect((await exchange(m)).status).toBe(200);
+  });
+
+  test("a public client, which needs no secret, cannot revoke a confidential client's token", async () => {
+    const other = await createTestApp(ctx, { type: 'public', redirectUris: [REDIRECT], scopes: ['openid'] });
+    const m = await mintCode(ctx, app);
+    const ok = await exchange(m);
+    expect(ok.status).toBe(200);
+    const { access_token } = (await ok.json()) as { access_token: string };
+    await expectError(await exchange(m, { client_id: other.clientId }, other), 400, 'invalid_grant');
+    const userinfo = await request('/v1/userinfo', { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(userinfo.status).toBe(200);
+    // Its own client's replay still burns the code and revokes the token.
+    await expectError(await exchange(m), 400, 'invalid_grant');
+    const after = await request('/v1/userinfo', { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(after.status).toBe(401);
   });
 });
 
