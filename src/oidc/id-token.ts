@@ -37,6 +37,9 @@ export function atHash(
     .then((digest) => base64url(new Uint8Array(digest, 0, 32)));
 }
 
+/** The ID token's header `typ`, which a document proof (its own typ) never carries. */
+export const ID_TOKEN_TYP = 'JWT';
+
 /**
  * An ID token signed with the active key of the client's algorithm (DESIGN.md §5). Identity data goes
  * to UserInfo unless the request's `claims` parameter places some of it here (`extra`). It lives as
@@ -59,5 +62,5 @@ export async function signIdToken(ctx: AppContext, input: IdTokenInput): Promise
     acr: input.acr,
     amr: input.amr,
   };
-  return signJwt(ctx.keys, 'JWT', claims, input.alg);
+  return signJwt(ctx.keys, ID_TOKEN_TYP, claims, input.alg);
 }

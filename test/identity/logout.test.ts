@@ -3,6 +3,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { replacePostLogoutRedirectUris } from '../../src/apps/application.store.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { jsonLogger } from '../../src/log.ts';
+import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import {
@@ -98,10 +99,10 @@ const logout = (params: Record<string, string>, b: Browser = f.browser) =>
 
 const claimsOf = (jwt: string) => JSON.parse(atob(jwt.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
 
-/** A JWT signed with Verity's own active key, with whatever claims a test needs. */
-async function signedByVerity(claims: Record<string, unknown>): Promise<string> {
+/** A JWT signed with Verity's own active key, with whatever claims (and typ) a test needs. */
+async function signedByVerity(claims: Record<string, unknown>, typ = 'JWT'): Promise<string> {
   const { kid, key } = await f.ctx.keys.signingKey();
-  const input = `${base64url(JSON.stringify({ alg: 'RS256', kid, typ: 'JWT' }))}.${base64url(JSON.stringify(claims))}`;
+  const input = `${base64url(JSON.stringify({ alg: 'RS256', kid, typ }))}.${base64url(JSON.stringify(claims))}`;
   return `${input}.${runtime.signRs256(key, input)}`;
 }
 
@@ -256,6 +257,12 @@ describe('RP-initiated logout never redirects where it should not', () => {
     );
     const unsigned = `${base64url(JSON.stringify({ alg: 'none' }))}.${idToken.split('.')[1]}.`;
     await refused(await logout({ id_token_hint: unsigned }), 'not an ID token issued by this server');
+    // The same keys sign document proofs, which carry the same iss, aud and sub: not an ID token.
+    const proof = await signedByVerity(claims, DOCUMENT_PROOF_TYP);
+    await refused(
+      await logout({ id_token_hint: proof, post_logout_redirect_uri: SIGNED_OUT }),
+      'not an ID token issued by this server',
+    );
   });
 
   test('client_id must be the audience of the hint, and be known', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { SIGNING_ALGS } from '../../keys/signing-algs.ts';
+import { ID_TOKEN_TYP } from '../../oidc/id-token.ts';
 import { clientRegistry, type OAuthClient } from '../../oauth/client.store.ts';
 
 /**
@@ -96,8 +97,11 @@ async function verifiedHint(ctx: Pick<AppContext, 'config' | 'keys'>, token: str
   const jwks = createLocalJWKSet(JSON.parse(await ctx.keys.jwksBody()) as JSONWebKeySet);
   let payload: Uint8Array;
   try {
-    // Signature only: `exp` is deliberately not checked (§4 lets an expired hint through).
-    ({ payload } = await compactVerify(token, jwks, { algorithms: [...SIGNING_ALGS] }));
+    // Signature only: `exp` is deliberately not checked (§4 lets an expired hint through). The typ
+    // keeps out whatever else the same keys sign, a document proof above all (RFC 8725 §3.11).
+    let protectedHeader: { typ?: string };
+    ({ payload, protectedHeader } = await compactVerify(token, jwks, { algorithms: [...SIGNING_ALGS] }));
+    if (protectedHeader.typ !== ID_TOKEN_TYP) throw new Error('not an ID token');
   } catch {
     throw invalid('id_token_hint is not an ID token issued by this server.');
   }
