@@ -47,6 +47,10 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'the host must be written in canonical form (lower case, dotted decimal IPv4)';
   if (scheme === 'http' && !LOOPBACK_HOSTS.includes(host))
     return 'must use https (http is allowed only for localhost, 127.0.0.1 and [::1])';
+  // Likewise the rest: a callback URL is built by the parser, which would resolve "..", drop a default
+  // port or escape characters, and send the code somewhere else than the spelling a reviewer approved.
+  if (url.href !== uri && url.href !== uri.replace(/^(https?:\/\/[^/?]*)(?=\?|$)/, '$1/'))
+    return `must be written in canonical form (no "." or ".." segments, no default port, special characters percent-encoded): ${url.href}`;
   return undefined;
 }
 
