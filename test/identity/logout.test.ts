@@ -3,8 +3,8 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { replacePostLogoutRedirectUris } from '../../src/apps/application.store.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
 import { jsonLogger } from '../../src/log.ts';
-import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
 import { runtime } from '../../src/platform/runtime.ts';
+import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import {
   Browser,

@@ -247,7 +247,6 @@ describe('a failed presentation burns the code', () => {
     await expectError(await exchange(m, { redirect_uri: `${REDIRECT}/` }), 400, 'invalid_grant');
     await expectBurned(m);
   });
-
 });
 
 describe("another client's presentation is refused and burns nothing", () => {

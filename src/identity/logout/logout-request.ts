@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { SIGNING_ALGS } from '../../keys/signing-algs.ts';
-import { ID_TOKEN_TYP } from '../../oidc/id-token.ts';
 import { clientRegistry, type OAuthClient } from '../../oauth/client.store.ts';
+import { ID_TOKEN_TYP } from '../../oidc/id-token.ts';
 
 /**
  * The parameters of OpenID Connect RP-Initiated Logout 1.0 §2, from the query (GET) or the form (POST).
