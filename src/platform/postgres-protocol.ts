@@ -5,8 +5,12 @@ export type PgRequest =
   | { op: 'open'; url: string; control: SharedArrayBuffer; data: SharedArrayBuffer }
   | { op: 'grow'; data: SharedArrayBuffer }
   | { op: 'close' }
-  | { op: 'exec'; sql: string }
-  | { op: 'query' | 'values'; sql: string; params: unknown[] };
+  /**
+   * `begins`: the statement opens a transaction, bound to the connection it runs on. `tx`: the
+   * statement belongs to the open transaction, and is refused if that connection has since closed.
+   */
+  | { op: 'exec'; sql: string; begins?: boolean; tx?: boolean }
+  | { op: 'query' | 'values'; sql: string; params: unknown[]; tx?: boolean };
 
 /** A request as posted: numbered, so that its answer is known for its own. */
 export type PgMessage = PgRequest & { seq: number };

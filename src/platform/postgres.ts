@@ -119,12 +119,12 @@ export async function openPostgres(
     const sql = numberPlaceholders(text);
     const op = arrays ? 'values' : 'query';
     return {
-      get: (...p) => call({ op, sql, params: bindable(p) }).rows[0],
-      all: (...p) => call({ op, sql, params: bindable(p) }).rows,
-      run: (...p) => ({ changes: call({ op, sql, params: bindable(p) }).count }),
+      get: (...p) => call({ op, sql, params: bindable(p), tx: depth > 0 }).rows[0],
+      all: (...p) => call({ op, sql, params: bindable(p), tx: depth > 0 }).rows,
+      run: (...p) => ({ changes: call({ op, sql, params: bindable(p), tx: depth > 0 }).count }),
     };
   };
-  const exec = (sql: string) => void call({ op: 'exec', sql });
+  const exec = (sql: string) => void call({ op: 'exec', sql, tx: depth > 0 });
 
   let depth = 0;
   /**
@@ -149,7 +149,7 @@ export async function openPostgres(
       }
     }
     for (let attempt = 1; ; attempt++) {
-      exec(begin);
+      call({ op: 'exec', sql: begin, begins: true });
       depth++;
       try {
         const result = fn();

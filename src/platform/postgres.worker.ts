@@ -10,6 +10,13 @@ let control: Int32Array;
 let data: Uint8Array;
 let pending: Uint8Array | undefined;
 const encoder = new TextEncoder();
+/**
+ * Bumped whenever the driver's connection closes. The driver opens a new one for the next statement
+ * without a word, which inside a transaction would run the rest of it, and its COMMIT, outside any:
+ * half a transaction committed. So a transaction is bound to the connection it began on.
+ */
+let generation = 0;
+let began = -1;
 
 /** Says that request `seq` is answered, once the buffer and the length hold its answer. */
 function answered(seq: number): void {
@@ -42,6 +49,9 @@ port.onMessage(async (message) => {
       // caller is blocked meanwhile, so an unbounded wait (a lock held by this same process) would hang it.
       connection: { lock_timeout: 5000 },
       onnotice: () => {},
+      onclose: () => {
+        generation++;
+      },
       // As SQLite answers: 64-bit integers (counts, times) and numerics as numbers, booleans as 1/0.
       types: {
         int8: { to: 20, from: [20], serialize: String, parse: Number },
@@ -76,12 +86,18 @@ port.onMessage(async (message) => {
     answer(m.seq, { ok: true, rows: [], count: 0 });
     return;
   }
+  if (m.tx && began !== generation) {
+    const message = 'the connection to PostgreSQL was lost inside a transaction';
+    answer(m.seq, { ok: false, message, code: '08006' });
+    return;
+  }
   try {
     const q =
       m.op === 'exec'
         ? sql!.unsafe(m.sql)
         : sql!.unsafe(m.sql, m.params as postgres.ParameterOrJSON<never>[], { prepare: true });
     const result = m.op === 'values' ? await q.values() : await q;
+    if (m.op === 'exec' && m.begins) began = generation;
     answer(m.seq, {
       ok: true,
       rows: m.op === 'exec' ? [] : (result as unknown as unknown[]),
