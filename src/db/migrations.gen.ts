@@ -121,5 +121,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0008_persona_sharing",
     "sql": "CREATE TABLE \"persona_document_sharing\" (\n\t\"session_id_hash\" text NOT NULL,\n\t\"document_id\" text NOT NULL,\n\t\"share_enabled\" integer NOT NULL,\n\t\"updated_at\" bigint NOT NULL,\n\tCONSTRAINT \"persona_document_sharing_session_id_hash_document_id_pk\" PRIMARY KEY(\"session_id_hash\",\"document_id\")\n);\n\n--> statement-breakpoint\nALTER TABLE \"persona_document_sharing\" ADD CONSTRAINT \"persona_document_sharing_document_id_identity_documents_id_fk\" FOREIGN KEY (\"document_id\") REFERENCES \"public\".\"identity_documents\"(\"id\") ON DELETE cascade ON UPDATE no action;"
+  },
+  {
+    "name": "0009_byte_order_keys",
+    "sql": "-- Hand-written migration for PostgreSQL --\n-- Rate-limit cleanup selects a bucket's keys as a range (`key >= 'oauth:' AND key < 'oauth;'`), which\n-- holds exactly the keys with the prefix in byte order, SQLite's. A database created with a linguistic\n-- collation (the server's default locale, often) orders ':' and ';' otherwise, and ended buckets were\n-- never deleted; the key is compared byte by byte on every database now.\nALTER TABLE \"rate_limit_buckets\" ALTER COLUMN \"key\" TYPE text COLLATE \"C\";\n"
   }
 ];
