@@ -1,4 +1,6 @@
+import { getApplication } from '../apps/application.store.ts';
 import { revokePersonConsents } from '../consent/lifecycle.ts';
+import { applicationIds } from '../documents/reference.ts';
 import { importPersons } from '../persons/import.ts';
 import { disablePerson, getPerson, listPersons, type PersonDetail } from '../persons/persons.ts';
 import { proc } from '../platform/process.ts';
@@ -62,18 +64,32 @@ export const personsCommands: Command[] = [
   {
     name: 'persons show',
     summary: 'Show one person with their emails, phones and documents (no password, masked numbers).',
-    usage: 'PERSON_ID | --external-id ID',
+    usage: 'PERSON_ID | --external-id ID [--application APP_ID]',
     options: {
       'external-id': { type: 'string', description: "find the person by the upstream system's id" },
+      application: {
+        type: 'string',
+        description: "add each document's reference and attestation id as this application sees them",
+      },
     },
     async run(cli, args) {
       const externalId = str(args, 'external-id');
+      const applicationId = str(args, 'application');
       const personId = args.positionals[0];
       if ((externalId === undefined) === (personId === undefined))
         throw new UsageError('give either PERSON_ID or --external-id');
-      const person = await withContext(cli, (ctx) =>
-        getPerson(ctx.db, personId !== undefined ? { personId } : { externalId: externalId! }),
-      );
+      const person = await withContext(cli, async (ctx) => {
+        const p = getPerson(ctx.db, personId !== undefined ? { personId } : { externalId: externalId! });
+        if (applicationId === undefined) return p;
+        getApplication(ctx.db, applicationId);
+        const documents = [];
+        for (const d of p.documents)
+          documents.push({
+            ...d,
+            application: { applicationId, ...(await applicationIds(ctx, applicationId, d)) },
+          });
+        return { ...p, documents };
+      });
       cli.print(describe(person), person);
       return 0;
     },
@@ -99,7 +115,13 @@ export const personsCommands: Command[] = [
   },
 ];
 
-function describe(p: PersonDetail): string {
+type ShownPerson = Omit<PersonDetail, 'documents'> & {
+  documents: (PersonDetail['documents'][number] & {
+    application?: { applicationId: string; documentReference: string; attestationId: string };
+  })[];
+};
+
+function describe(p: ShownPerson): string {
   const lines = [
     `${p.personId} (${p.environment}, ${p.status})`,
     `  external id     ${p.externalId}`,
@@ -125,6 +147,10 @@ function describe(p: PersonDetail): string {
     lines.push(
       `  document        ${d.documentId} ${d.type} ${d.issuingCountry} ${d.maskedNumber} ${issued}expires ${d.expiryDate}, ${d.validityStatus}${d.verified ? `, verified${method}` : ''}${d.primary ? ' [primary]' : ''}${d.status === 'disabled' ? ' (disabled)' : ''}`,
     );
+    if (d.application)
+      lines.push(
+        `    to ${d.application.applicationId}: reference ${d.application.documentReference}, attestation ${d.application.attestationId}`,
+      );
   }
   return lines.join('\n');
 }

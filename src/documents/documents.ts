@@ -5,7 +5,13 @@ import { ApiError } from '../errors.ts';
 import type { IdentityDocument, IdentityDocumentSummary } from '../sdk/types.ts';
 import { createDocumentStore, type SharedDocument } from './document.store.ts';
 import { isShareable } from './eligibility.ts';
-import { PROOF_SCHEMA_VERSION, proofHash, referencesFor, resolveReference } from './reference.ts';
+import {
+  attestationReference,
+  PROOF_SCHEMA_VERSION,
+  proofHash,
+  referencesFor,
+  resolveReference,
+} from './reference.ts';
 import { detailView, summaryView } from './views.ts';
 
 const notFound = () =>
@@ -58,14 +64,11 @@ export async function documentDetail(
   doc: SharedDocument,
   reference: string,
 ): Promise<IdentityDocument> {
-  return detailView(
-    doc,
-    reference,
-    grant.scopes,
-    grant,
-    await proofHash(ctx, grant.applicationId, doc),
-    PROOF_SCHEMA_VERSION,
-  );
+  return detailView(doc, reference, grant.scopes, grant, {
+    attestationId: await attestationReference(ctx, grant.applicationId, doc.attestationId),
+    schemaVersion: PROOF_SCHEMA_VERSION,
+    proofHash: await proofHash(ctx, grant.applicationId, doc),
+  });
 }
 
 /** `GET /v1/userinfo/identity-documents/:documentReference`. */

@@ -11,7 +11,10 @@ import type { SharedDocument } from './document.store.ts';
  * signing-key rotations.
  */
 // Keyed by the context's own Config and derived from the unchanging instance secret: a memo, not state.
-const derived = new WeakMap<object, Promise<{ reference: Uint8Array; proof: Uint8Array }>>();
+const derived = new WeakMap<
+  object,
+  Promise<{ reference: Uint8Array; proof: Uint8Array; attestation: Uint8Array }>
+>();
 
 function keys(ctx: Pick<AppContext, 'config'>) {
   let k = derived.get(ctx.config);
@@ -19,6 +22,7 @@ function keys(ctx: Pick<AppContext, 'config'>) {
     k = pairwiseSecret(ctx).then(async (secret) => ({
       reference: await hmacSha256(secret, 'verity/document-reference/v1'),
       proof: await hmacSha256(secret, 'verity/document-proof/v1'),
+      attestation: await hmacSha256(secret, 'verity/attestation-reference/v1'),
     }));
     derived.set(ctx.config, k);
   }
@@ -65,6 +69,33 @@ export async function resolveReference(
   for (const d of documents)
     if (await timingSafeEqual(await documentReference(ctx, applicationId, d.id), reference)) found = d;
   return found;
+}
+
+/**
+ * The proof's `attestationId` as one application sees it: the stored attestation id made per
+ * application, as the reference is, so that two applications cannot link a document (and its person)
+ * through it. `verity persons show --application` prints it for an operator's audit.
+ */
+export async function attestationReference(
+  ctx: Pick<AppContext, 'config'>,
+  applicationId: string,
+  attestationId: string,
+): Promise<string> {
+  const { attestation } = await keys(ctx);
+  const mac = await hmacSha256(attestation as Uint8Array<ArrayBuffer>, `${applicationId}:${attestationId}`);
+  return `att_${base64url(mac)}`;
+}
+
+/** What one application sees of a document's ids: for an operator matching what it reports. */
+export async function applicationIds(
+  ctx: Pick<AppContext, 'config'>,
+  applicationId: string,
+  doc: { documentId: string; attestationId: string },
+): Promise<{ documentReference: string; attestationId: string }> {
+  return {
+    documentReference: await documentReference(ctx, applicationId, doc.documentId),
+    attestationId: await attestationReference(ctx, applicationId, doc.attestationId),
+  };
 }
 
 /** Bumped when the fields covered by `proofHash` change. */

@@ -82,23 +82,25 @@ export function summaryView(
 const detailFields = (doc: SharedDocument, scopes: ReadonlySet<string>, access: DocumentAccess) =>
   releasedFields(DETAIL_FIELDS, { doc, scopes, access }) as Partial<IdentityDocument>;
 
+/** The application's own values of a document's proof (reference.ts). */
+export type ProofValues = Pick<IdentityDocument['proof'], 'attestationId' | 'schemaVersion' | 'proofHash'>;
+
 export function detailView(
   doc: SharedDocument,
   reference: string,
   scopes: ReadonlySet<string>,
   access: DocumentAccess,
-  proofHash: string,
-  schemaVersion: string,
+  proof: ProofValues,
 ): IdentityDocument {
   return {
     ...summaryView(doc, reference, scopes),
     ...detailFields(doc, scopes, access),
     proof: {
       type: PROOF_TYPE,
-      attestationId: doc.attestationId,
-      schemaVersion,
+      attestationId: proof.attestationId,
+      schemaVersion: proof.schemaVersion,
       status: doc.proofStatus,
-      proofHash,
+      proofHash: proof.proofHash,
     },
   };
 }

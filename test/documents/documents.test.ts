@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { attestationReference } from '../../src/documents/reference.ts';
 import { setDocumentSharing } from '../../src/identity/account/account.ts';
 import { importPersons } from '../../src/persons/import.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
@@ -154,7 +155,7 @@ describe('detail', () => {
       maskedDocumentNumber: '******FW4',
       proof: {
         type: 'verity_attestation_ref',
-        attestationId: 'att_sandbox_ben_id_card_fr',
+        attestationId: await attestationReference(ctx, app.applicationId, 'att_sandbox_ben_id_card_fr'),
         schemaVersion: '1',
         status: 'active',
         proofHash: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -175,7 +176,7 @@ describe('detail', () => {
     ]);
   });
 
-  test('the proof hash is keyed: not a plain hash of the number, and different per application', async () => {
+  test('the proof hash and attestation id are keyed: not plain, and different per application', async () => {
     await fresh();
     const a = await setup();
     const b = await setup();
@@ -183,7 +184,10 @@ describe('detail', () => {
     const tb = await token(b);
     const ha = (await detail(ta, (await list(ta)).body.data.documents[0].documentReference)).body.data.proof;
     const hb = (await detail(tb, (await list(tb)).body.data.documents[0].documentReference)).body.data.proof;
-    expect(ha.attestationId).toBe(hb.attestationId);
+    // One random id per document, the same to every application, would link the person across them.
+    expect(ha.attestationId).not.toBe(hb.attestationId);
+    expect(ha.attestationId).toMatch(/^att_[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify([ha, hb])).not.toContain('att_sandbox_ben');
     expect(ha.proofHash).not.toBe(hb.proofHash);
     const plain = new Bun.CryptoHasher('sha256').update('X4RTBPFW4').digest('hex');
     expect(ha.proofHash).not.toBe(plain);

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { listAudit } from '../../src/audit/audit.store.ts';
+import { attestationReference, documentReference } from '../../src/documents/reference.ts';
 import { importPersons } from '../../src/persons/import.ts';
+import { createTestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { jsonl, record, writeConfig } from './fixtures.ts';
@@ -108,6 +110,48 @@ describe('persons list, show and disable', () => {
       '******T47 issued 2021-09-01, expires 2031-08-31, valid, verified by vcrypt',
     );
     expect(human.stdout).not.toContain('C01X00T47');
+  });
+
+  test("show --application adds each document's reference and attestation id as that application sees them", async () => {
+    const app = await createTestApp(ctx, {
+      type: 'confidential',
+      redirectUris: ['https://rp.example/cb'],
+      scopes: 'openid',
+      environment: 'production',
+    });
+    const stored = ctx.db.sql
+      .prepare<{ id: string; attestation_id: string }>(
+        'SELECT id, attestation_id FROM identity_documents WHERE person_id = ?',
+      )
+      .get(mariaId)!;
+    const r = await cli(
+      'persons',
+      'show',
+      mariaId,
+      '--application',
+      app.applicationId,
+      '--json',
+      '--config',
+      config,
+    );
+    expect(r.code).toBe(0);
+    expect(r.json.documents[0].application).toEqual({
+      applicationId: app.applicationId,
+      documentReference: await documentReference(ctx, app.applicationId, stored.id),
+      attestationId: await attestationReference(ctx, app.applicationId, stored.attestation_id),
+    });
+    const human = await cli(
+      'persons',
+      'show',
+      mariaId,
+      '--application',
+      app.applicationId,
+      '--config',
+      config,
+    );
+    expect(human.stdout).toContain(`to ${app.applicationId}: reference `);
+    const unknown = await cli('persons', 'show', mariaId, '--application', 'app_nope', '--config', config);
+    expect(unknown.code).toBe(1);
   });
 
   test('show refuses unknown persons (exit 1) and ambiguous or missing arguments (exit 2)', async () => {
