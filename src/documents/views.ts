@@ -1,3 +1,4 @@
+import { DOCUMENT_TYPE_LABELS } from '../capabilities/data/document-types.ts';
 import { type DocumentField, scopedDocumentFields } from '../capabilities/scope-catalogue.ts';
 import { maskNumber } from '../persons/persons.ts';
 import { isoTime } from '../platform/clock.ts';
@@ -66,6 +67,17 @@ function releasedFields(
   return out;
 }
 
+/**
+ * The display name as far as the approved scopes tell: a stored name says the type and the issuing
+ * country ("German passport"), which have scopes of their own, so without both it is the type's label,
+ * or without `document_type` only "Identity document".
+ */
+function displayName(doc: SharedDocument, scopes: ReadonlySet<string>): string {
+  if (!scopes.has('document_type')) return 'Identity document';
+  if (!scopes.has('document_issuing_country')) return DOCUMENT_TYPE_LABELS[doc.documentType];
+  return doc.displayName;
+}
+
 /** The summary fields (DESIGN.md §5 "Document fields per scope"): reference and name always, the rest per scope. */
 export function summaryView(
   doc: SharedDocument,
@@ -74,7 +86,7 @@ export function summaryView(
 ): IdentityDocumentSummary {
   return {
     documentReference: reference,
-    displayName: doc.displayName,
+    displayName: displayName(doc, scopes),
     ...(releasedFields(SUMMARY_FIELDS, { doc, scopes }) as Partial<IdentityDocumentSummary>),
   };
 }

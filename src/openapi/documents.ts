@@ -9,7 +9,10 @@ import { type ApiRoute, route } from './route.ts';
  */
 export const DocumentSummaryFields = {
   documentReference: z.string().meta({ description: 'Opaque and specific to the application.' }),
-  displayName: z.string(),
+  displayName: z.string().meta({
+    description:
+      'A label for the person to recognise the document by, within the approved scopes: the stored name (such as "German passport") with `document_type` and `document_issuing_country`, the type\'s label (such as "Passport") with `document_type` alone, otherwise "Identity document".',
+  }),
   documentType: z.enum(DOCUMENT_TYPES).optional().meta({ description: 'With `document_type`.' }),
   issuingCountry: z
     .string()

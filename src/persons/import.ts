@@ -2,6 +2,7 @@ import countries from 'i18n-iso-countries/index.js';
 import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import type { AuditActor } from '../audit/audit.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
+import { DOCUMENT_TYPE_LABELS } from '../capabilities/data/document-types.ts';
 import { hashPassword } from '../crypto/password.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
@@ -290,13 +291,6 @@ function upsertDocuments(store: PersonStore, personId: string, docs: ImportDocum
   }
 }
 
-const TYPE_LABELS: Record<ImportDocument['type'], string> = {
-  passport: 'Passport',
-  id_card: 'Identity card',
-  driving_licence: 'Driving licence',
-  residence_permit: 'Residence permit',
-};
-
 function defaultDisplayName(d: ImportDocument): string {
-  return `${TYPE_LABELS[d.type]} (${countries.getName(d.issuingCountry, 'en') ?? d.issuingCountry})`;
+  return `${DOCUMENT_TYPE_LABELS[d.type]} (${countries.getName(d.issuingCountry, 'en') ?? d.issuingCountry})`;
 }

@@ -80,6 +80,7 @@ export interface UserInfo {
 export interface IdentityDocumentSummary {
   /** Opaque and specific to this application. */
   documentReference: string;
+  /** Within the approved scopes: "German passport" with the type and country, "Passport" with the type alone, else "Identity document". */
   displayName: string;
   documentType?: string;
   /** ISO 3166-1 alpha-2. */

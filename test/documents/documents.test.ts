@@ -176,6 +176,24 @@ describe('detail', () => {
     ]);
   });
 
+  test('the display name tells no more than the approved type and country scopes', async () => {
+    await fresh();
+    const shown = async (scopes: string[]) => {
+      const tok = await token(await setup(scopes), scopes);
+      return (await list(tok)).body.data.documents.map((d: { displayName: string }) => d.displayName).sort();
+    };
+    expect(await shown(['identity_documents'])).toEqual(['Identity document', 'Identity document']);
+    expect(await shown(['identity_documents', 'document_issuing_country'])).toEqual([
+      'Identity document',
+      'Identity document',
+    ]);
+    expect(await shown(['identity_documents', 'document_type'])).toEqual(['Identity card', 'Passport']);
+    expect(await shown(['identity_documents', 'document_type', 'document_issuing_country'])).toEqual([
+      'French identity card',
+      'French passport',
+    ]);
+  });
+
   test('the proof hash and attestation id are keyed: not plain, and different per application', async () => {
     await fresh();
     const a = await setup();

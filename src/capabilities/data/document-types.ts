@@ -9,6 +9,14 @@ export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 export const isDocumentType = (s: string): s is DocumentType =>
   (DOCUMENT_TYPES as readonly string[]).includes(s);
 
+/** What each type is called in English, in a document's default display name and where it stands in for one. */
+export const DOCUMENT_TYPE_LABELS: Record<DocumentType, string> = {
+  passport: 'Passport',
+  id_card: 'Identity card',
+  driving_licence: 'Driving licence',
+  residence_permit: 'Residence permit',
+};
+
 /** `nfc`: the chip is read (ICAO 9303 eMRTD or EU eID); `mrz`: the machine-readable zone is read; `photo`: the printed face is read. */
 export const CAPTURE_METHODS = ['nfc', 'mrz', 'photo'] as const;
 export type CaptureMethod = (typeof CAPTURE_METHODS)[number];
