@@ -54,6 +54,8 @@ export interface AccessTokenGrantRow {
   application_id: string;
   environment_id: string;
   environment: Environment;
+  /** The scopes the application environment has now (JSON). */
+  environment_scopes: string;
   document_types: string;
   document_countries: string;
   full_number_approved: number;
@@ -66,7 +68,8 @@ export interface AccessTokenGrantRow {
 // One indexed read per use. The rules are computed, not filtered on, so a caller can say which one
 // failed, and only after it checked the hash. CAST(? AS TEXT), not a bare ?: see client.store.ts.
 const GRANT = `SELECT t.token_hash, t.consent_id, c.session_id_hash, t.person_id, t.scopes, t.acr, t.liveness_verified,
-    t.face_match_verified, t.claims, c.application_id, e.id AS environment_id, e.environment, e.document_types,
+    t.face_match_verified, t.claims, c.application_id, e.id AS environment_id, e.environment,
+    e.scopes AS environment_scopes, e.document_types,
     e.document_countries, a.full_number_approved,
     t.revoked_at IS NULL AND t.expires_at > ? AND p.status = 'active' AS usable,
     ${consentInForce('c')} AS consent_in_force

@@ -112,6 +112,15 @@ function usableGrant(row: AccessTokenGrantRow | undefined): AccessGrant {
   return grantOf(row);
 }
 
+/**
+ * The token's scopes the application still has: one taken from it (by its developer or in a review)
+ * stops being released at once, as a narrowed document policy does, not when the token expires.
+ */
+function scopesInForce(row: AccessTokenGrantRow): ReadonlySet<string> {
+  const kept = new Set(JSON.parse(row.environment_scopes) as string[]);
+  return new Set((JSON.parse(row.scopes) as string[]).filter((s) => kept.has(s)));
+}
+
 /** What a token's row lets its holder read. */
 export function grantOf(row: AccessTokenGrantRow): AccessGrant {
   return {
@@ -121,7 +130,7 @@ export function grantOf(row: AccessTokenGrantRow): AccessGrant {
     applicationId: row.application_id,
     environmentId: row.environment_id,
     environment: row.environment,
-    scopes: new Set(JSON.parse(row.scopes) as string[]),
+    scopes: scopesInForce(row),
     acr: row.acr,
     livenessVerified: row.liveness_verified === 1,
     faceMatchVerified: row.face_match_verified === 1,
