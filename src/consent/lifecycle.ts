@@ -39,8 +39,10 @@ async function endConsents(
       const key = `${c.applicationId}:${c.personId}`;
       if (!subs.has(key)) subs.set(key, await subjectFor(ctx, c.applicationId, c.personId));
     }
-    const incomplete = ctx.db.sql.transaction(() => {
+    // Collected per attempt: a transaction that loses to a concurrent one runs again from the start.
+    const { missing: incomplete, endedNow } = ctx.db.sql.transaction(() => {
       let missing = false;
+      const endedNow: ConsentRecord[] = [];
       for (const c of pick(store, now)) {
         const sub = subs.get(`${c.applicationId}:${c.personId}`);
         if (sub === undefined) {
@@ -71,10 +73,11 @@ async function endConsents(
             target: c.id,
             details: { applicationId: c.applicationId, personId: c.personId, reason },
           });
-        ended.push({ ...c, status, endReason: reason, endedAt: now });
+        endedNow.push({ ...c, status, endReason: reason, endedAt: now });
       }
-      return missing;
+      return { missing, endedNow };
     });
+    ended.push(...endedNow);
     if (!incomplete) break;
   }
   for (const c of ended)
