@@ -33,6 +33,12 @@ export class PostgresError extends Error {
 /** Serialization failures and deadlocks: the transaction lost to a concurrent one and may run again. */
 export const isConflict = (e: unknown) =>
   e instanceof PostgresError && (e.code === '40001' || e.code === '40P01');
+/**
+ * A unique violation can be a conflict too: SERIALIZABLE reports a check-then-insert that lost to a
+ * concurrent commit this way at times (PostgreSQL's manual, "Serializable Isolation Level"). A run
+ * again settles which: a real duplicate is refused the same way the second time.
+ */
+const isUniqueViolation = (e: unknown) => e instanceof PostgresError && e.code === '23505';
 const CONFLICT_ATTEMPTS = 10;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** A short, growing, jittered pause before running a lost transaction again. */
@@ -161,7 +167,8 @@ export async function openPostgres(
         } catch {
           // The connection itself failed; the first error is the one to report.
         }
-        if (!isConflict(e) || attempt >= CONFLICT_ATTEMPTS) throw e;
+        const lost = isConflict(e) || (isUniqueViolation(e) && attempt === 1);
+        if (!lost || attempt >= CONFLICT_ATTEMPTS) throw e;
         pause(attempt);
       } finally {
         depth--;

@@ -54,6 +54,35 @@ describe('the PostgreSQL bridge', () => {
     }
   });
 
+  // Two instances starting together on a new database each check that no signing key is active and
+  // insert one: the one that loses may be told so by a unique violation rather than a conflict.
+  test('a check-then-insert that lost to a concurrent commit runs again and sees it', async () => {
+    const url = freshDatabaseUrl();
+    const a = await openPostgres(url);
+    const b = await openPostgres(url);
+    try {
+      a.exec('CREATE TABLE active_key (alg text PRIMARY KEY, kid text NOT NULL)');
+      let attempts = 0;
+      const won = b.transaction(() => {
+        attempts++;
+        if (b.prepare("SELECT 1 FROM active_key WHERE alg = 'RS256'").get()) return false;
+        if (attempts === 1)
+          a.transaction(() => a.prepare("INSERT INTO active_key VALUES ('RS256', 'kid-a')").run());
+        b.prepare("INSERT INTO active_key VALUES ('RS256', 'kid-b')").run();
+        return true;
+      });
+      expect(won).toBe(false);
+      expect(attempts).toBe(2);
+      // A real duplicate is still refused.
+      expect(() =>
+        b.transaction(() => b.prepare("INSERT INTO active_key VALUES ('RS256', 'kid-c')").run()),
+      ).toThrow('duplicate key');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   // A restart, a failover or pg_terminate_backend between two statements: the driver reconnects for
   // the next one, which must not run (nor the COMMIT) outside the transaction the first one was in.
   test('a transaction whose connection is lost between statements fails and commits nothing', async () => {
