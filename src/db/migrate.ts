@@ -26,7 +26,7 @@ const RECOVER = 'restore a backup made by this release, or run the release that 
 export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(db)): string[] {
   if (db.engine === 'postgres') {
     // Instances starting together take turns: the first migrates, the others find nothing pending.
-    db.sql.exec(`SELECT pg_advisory_lock(${LOCKS.migrations})`);
+    waitForLock(db, LOCKS.migrations);
     try {
       db.sql.exec(
         'CREATE TABLE IF NOT EXISTS _migrations (name text PRIMARY KEY NOT NULL, applied_at bigint NOT NULL, checksum text)',
@@ -40,6 +40,17 @@ export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(
     'CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL, checksum TEXT) STRICT',
   );
   return apply(db, clock, migrations);
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Takes a session advisory lock however long another instance's migration holds it. Polled: a waiting
+ * `pg_advisory_lock` would meet the connection's lock and answer timeouts, which are for statements.
+ */
+function waitForLock(db: Db, lock: number): void {
+  const tryLock = db.sql.prepare<{ ok: number }>(`SELECT pg_try_advisory_lock(${lock}) AS ok`);
+  while (!tryLock.get()!.ok) Atomics.wait(pause, 0, 0, 100);
 }
 
 /** The migrations this build ships for the database's engine. */
