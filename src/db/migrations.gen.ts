@@ -83,6 +83,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0020_persona_sharing",
     "sql": "CREATE TABLE `persona_document_sharing` (\n\t`session_id_hash` text NOT NULL,\n\t`document_id` text NOT NULL,\n\t`share_enabled` integer NOT NULL,\n\t`updated_at` integer NOT NULL,\n\tPRIMARY KEY(`session_id_hash`, `document_id`),\n\tFOREIGN KEY (`document_id`) REFERENCES `identity_documents`(`id`) ON UPDATE no action ON DELETE cascade\n) STRICT;\n"
+  },
+  {
+    "name": "0021_id_token_hint",
+    "sql": "ALTER TABLE `authorization_requests` ADD `id_token_hint_sub` text;"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -125,5 +129,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0009_byte_order_keys",
     "sql": "-- Hand-written migration for PostgreSQL --\n-- Rate-limit cleanup selects a bucket's keys as a range (`key >= 'oauth:' AND key < 'oauth;'`), which\n-- holds exactly the keys with the prefix in byte order, SQLite's. A database created with a linguistic\n-- collation (the server's default locale, often) orders ':' and ';' otherwise, and ended buckets were\n-- never deleted; the key is compared byte by byte on every database now.\nALTER TABLE \"rate_limit_buckets\" ALTER COLUMN \"key\" TYPE text COLLATE \"C\";\n"
+  },
+  {
+    "name": "0010_id_token_hint",
+    "sql": "ALTER TABLE \"authorization_requests\" ADD COLUMN \"id_token_hint_sub\" text;"
   }
 ];

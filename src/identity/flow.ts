@@ -2,6 +2,7 @@ import { securityEvent } from '../audit/security-events.ts';
 import { findActiveConsent, grantConsent, markConsentUsed } from '../consent/grant.ts';
 import { consentHolder } from '../consent/holder.ts';
 import type { AppContext } from '../context.ts';
+import { subjectFor } from '../keys/pairwise.ts';
 import type { FaceFailure } from '../oauth/authorization-request.store.ts';
 import {
   type AuthorizationRequest,
@@ -68,18 +69,27 @@ export function checkSandboxAllowed(ctx: AppContext, req: AuthorizationRequest):
 }
 
 /** The signed-in person of the session, if they may be reused for this request without signing in again. */
-function reusableSignIn(
+async function reusableSignIn(
   ctx: AppContext,
   req: AuthorizationRequest,
   session: Session,
-): FlowPerson | undefined {
+): Promise<FlowPerson | undefined> {
   if (!session.subjectId || session.authTime === null) return undefined;
   const person = createPersonStore(ctx.db).flowPerson(session.subjectId);
   if (person?.status !== 'active' || person.environment !== req.environment) return undefined;
   // max_age=0 asks for a sign-in now (OIDC Core §3.1.2.1): a session from this very second is no answer.
   if (prompts(req).has('login') || req.maxAge === 0) return undefined;
   if (req.maxAge !== undefined && unix(ctx.clock) - session.authTime > req.maxAge) return undefined;
+  if (!(await isHinted(ctx, req, person))) return undefined;
   return person;
+}
+
+/** Whether the person is the one the request's `id_token_hint` names, if it has one. */
+async function isHinted(ctx: AppContext, req: AuthorizationRequest, person: FlowPerson): Promise<boolean> {
+  return (
+    req.idTokenHintSub === undefined ||
+    (await subjectFor(ctx, req.applicationId, person.id)) === req.idTokenHintSub
+  );
 }
 
 /** The consent this request asks for; a persona's is held by the request's browser session. */
@@ -163,7 +173,7 @@ export async function resume(ctx: AppContext, req: AuthorizationRequest, session
   const m = messagesFor(req.uiLocales);
   if (req.status === 'face_passed') return { kind: 'consent' };
   if (req.status === 'authenticated') return { kind: 'face' };
-  const person = reusableSignIn(ctx, req, session);
+  const person = await reusableSignIn(ctx, req, session);
   if (prompts(req).has('none')) {
     // Unless a recent face check covers it, face assurance needs the person, so prompt=none fails; the
     // answer says what is missing first.
@@ -196,6 +206,16 @@ async function authenticated(
   person: FlowPerson,
   session: Session,
 ): Promise<Next> {
+  // Someone else signed in where the client asked for the person of its hint (OIDC Core §3.1.2.1).
+  if (!(await isHinted(ctx, req, person)))
+    return reject(
+      ctx,
+      req,
+      'login_required',
+      messagesFor(req.uiLocales).descHintMismatch,
+      'failed',
+      'login_required',
+    );
   if (assuranceUnmet(req, person)) return assuranceFailed(ctx, req);
   const signIn = { personId: person.id, authTime: session.authTime!, amr: session.amr };
   updateAuthorizationRequest(ctx, req.id, {

@@ -39,14 +39,15 @@ export type NewRequest = Pick<
   | 'ui_locales'
   | 'required_acr'
   | 'claims'
+  | 'id_token_hint_sub'
   | 'created_at'
   | 'expires_at'
 >;
 
 const INSERT = `INSERT INTO authorization_requests (id, environment_id, redirect_uri, scopes, state, nonce,
-    code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, required_acr, claims, amr, status,
-    created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
+    code_challenge, purpose, display, prompt, max_age, login_hint, ui_locales, required_acr, claims,
+    id_token_hint_sub, amr, status, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', 'pending', ?, ?)`;
 
 // Three primary-key lookups rather than a join: cheaper in SQLite without table statistics.
 const REQUEST = 'SELECT * FROM authorization_requests WHERE id = ?';
@@ -78,6 +79,7 @@ export function createAuthorizationRequestStore(db: Db) {
           r.ui_locales,
           r.required_acr,
           r.claims,
+          r.id_token_hint_sub,
           r.created_at,
           r.expires_at,
         );

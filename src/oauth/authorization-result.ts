@@ -97,6 +97,7 @@ function toRequest(r: JoinedRequestRow): AuthorizationRequest {
     uiLocales: orUndefined(r.ui_locales),
     requiredAcr: orUndefined(r.required_acr),
     claims: storedClaimsRequest(r.claims),
+    idTokenHintSub: orUndefined(r.id_token_hint_sub),
     sessionIdHash: orUndefined(r.session_id_hash),
     personId: orUndefined(r.person_id),
     authTime: orUndefined(r.auth_time),

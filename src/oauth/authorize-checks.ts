@@ -27,6 +27,8 @@ export interface ValidAuthorizeRequest {
   requiredAcr?: AssuranceLevel;
   /** The `claims` parameter (OIDC Core §5.5), checked and normalised. */
   claims?: ClaimsRequest;
+  /** The pairwise `sub` of a verified `id_token_hint` (authorize-request.ts `checkIdTokenHint`). */
+  idTokenHintSub?: string;
 }
 
 export interface CheckInput {

@@ -2,6 +2,7 @@ import { redirectUriMatches } from '../apps/redirect-uri-rules.ts';
 import type { AppContext } from '../context.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
+import { verifiedIdTokenHint } from '../oidc/id-token-hint.ts';
 import { unix } from '../platform/clock.ts';
 import { createAuthorizationRequestStore } from './authorization-request.store.ts';
 import {
@@ -74,6 +75,32 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
   return draft as ValidAuthorizeRequest;
 }
 
+/** Longer than any ID token Verity signs. */
+const MAX_HINT_BYTES = 8192;
+
+/**
+ * An `id_token_hint` (OIDC Core §3.1.2.1) must be an ID token Verity issued to this client; its `sub`
+ * is kept with the request, and only that person may answer it (identity/flow.ts). One that is not
+ * such a token is refused, as every other bad parameter is, rather than ignored.
+ */
+export async function checkIdTokenHint(
+  ctx: AppContext,
+  req: ValidAuthorizeRequest,
+  params: URLSearchParams,
+): Promise<ValidAuthorizeRequest> {
+  const token = single(params, 'id_token_hint');
+  if (token === undefined) return req;
+  const hint = bytes(token) <= MAX_HINT_BYTES ? await verifiedIdTokenHint(ctx, token) : undefined;
+  if (!hint?.audiences.includes(req.client.clientId))
+    throw new AuthorizeError(
+      'invalid_request',
+      'id_token_hint is not an ID token this server issued to this client.',
+      req.redirectUri,
+      req.state,
+    );
+  return { ...req, idTokenHintSub: hint.sub };
+}
+
 /**
  * Stores a validated request for the identity experience and returns its id. The id is a 256-bit
  * random value: it is the only handle the browser carries between the pages.
@@ -97,6 +124,7 @@ export function createAuthorizationRequest(ctx: AppContext, req: ValidAuthorizeR
     ui_locales: req.uiLocales ?? null,
     required_acr: req.requiredAcr ?? null,
     claims: req.claims ? JSON.stringify(req.claims) : null,
+    id_token_hint_sub: req.idTokenHintSub ?? null,
     created_at: now,
     expires_at: now + Math.floor(ctx.config.identity.interaction_ttl / 1000),
   });

@@ -4,7 +4,12 @@ import type { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
-import { AuthorizeError, createAuthorizationRequest, validateAuthorizeRequest } from './authorize-request.ts';
+import {
+  AuthorizeError,
+  checkIdTokenHint,
+  createAuthorizationRequest,
+  validateAuthorizeRequest,
+} from './authorize-request.ts';
 import { callbackUrl } from './callback-url.ts';
 import { clientRequest } from './client-request.ts';
 import { authorizeErrorPage, rateLimitedPage } from './error-page.tsx';
@@ -25,7 +30,7 @@ export function oauthRouter(ctx: AppContext) {
 
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
-      const valid = validateAuthorizeRequest(ctx, params);
+      const valid = await checkIdTokenHint(ctx, validateAuthorizeRequest(ctx, params), params);
       const id = createAuthorizationRequest(ctx, valid);
       return c.redirect(`${identityUrl}/authorize/${id}`, 303);
     } catch (e) {

@@ -31,6 +31,8 @@ export const authorizationRequests = sqliteTable(
     requiredAcr: text('required_acr', { enum: ['none', 'low', 'substantial', 'high'] }),
     /** The checked `claims` parameter (OIDC Core §5.5), as normalised JSON; null when none was sent. */
     claims: text('claims'),
+    /** The pairwise `sub` of the request's verified `id_token_hint`: only that person may answer it. */
+    idTokenHintSub: text('id_token_hint_sub'),
     personId: text('person_id').references(() => persons.id, { onDelete: 'cascade' }),
     authTime: time('auth_time'),
     amr: text('amr').notNull().default('[]'),

@@ -1,10 +1,8 @@
-import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { SIGNING_ALGS } from '../../keys/signing-algs.ts';
 import { clientRegistry, type OAuthClient } from '../../oauth/client.store.ts';
-import { ID_TOKEN_TYP } from '../../oidc/id-token.ts';
+import { verifiedIdTokenHint } from '../../oidc/id-token-hint.ts';
 
 /**
  * The parameters of OpenID Connect RP-Initiated Logout 1.0 §2, from the query (GET) or the form (POST).
@@ -50,12 +48,12 @@ export async function checkLogoutRequest(
   let clientId = params.client_id;
   let hintSubject: string | undefined;
   if (params.id_token_hint) {
-    const claims = await verifiedHint(ctx, params.id_token_hint);
-    const audiences = typeof claims.aud === 'string' ? [claims.aud] : claims.aud;
-    clientId ??= audiences.length === 1 ? audiences[0] : undefined;
-    if (!clientId || !audiences.includes(clientId))
+    const hint = await verifiedIdTokenHint(ctx, params.id_token_hint);
+    if (!hint) throw invalid('id_token_hint is not an ID token issued by this server.');
+    clientId ??= hint.audiences.length === 1 ? hint.audiences[0] : undefined;
+    if (!clientId || !hint.audiences.includes(clientId))
       throw invalid('client_id does not match the audience of id_token_hint.');
-    hintSubject = claims.sub;
+    hintSubject = hint.sub;
   }
   const client = clientId === undefined ? undefined : clients.client(clientId);
   if (clientId !== undefined && !client) throw invalid('Unknown client_id.');
@@ -81,37 +79,4 @@ export async function checkLogoutRequest(
       ui_locales: params.ui_locales,
     },
   };
-}
-
-const hintClaims = z.object({
-  iss: z.string(),
-  sub: z.string().min(1),
-  aud: z.union([z.string(), z.array(z.string()).min(1)]),
-});
-
-/**
- * The claims of an ID token whose signature one of Verity's keys made (of any of its algorithms: a
- * client may have chosen ES256 or EdDSA), for this issuer.
- */
-async function verifiedHint(ctx: Pick<AppContext, 'config' | 'keys'>, token: string) {
-  const jwks = createLocalJWKSet(JSON.parse(await ctx.keys.jwksBody()) as JSONWebKeySet);
-  let payload: Uint8Array;
-  try {
-    // Signature only: `exp` is deliberately not checked (§4 lets an expired hint through). The typ
-    // keeps out whatever else the same keys sign, a document proof above all (RFC 8725 §3.11).
-    let protectedHeader: { typ?: string };
-    ({ payload, protectedHeader } = await compactVerify(token, jwks, { algorithms: [...SIGNING_ALGS] }));
-    if (protectedHeader.typ !== ID_TOKEN_TYP) throw new Error('not an ID token');
-  } catch {
-    throw invalid('id_token_hint is not an ID token issued by this server.');
-  }
-  let claims: z.infer<typeof hintClaims> | undefined;
-  try {
-    claims = hintClaims.safeParse(JSON.parse(new TextDecoder().decode(payload))).data;
-  } catch {
-    claims = undefined;
-  }
-  if (claims?.iss !== ctx.config.server.base_url)
-    throw invalid('id_token_hint is not an ID token issued by this server.');
-  return claims;
 }

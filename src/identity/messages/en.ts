@@ -89,7 +89,9 @@ export const en = {
   descNoTemplate: 'Face assurance failed: the account has no enrolled face template.',
   descFaceProvider: (detail: string) => `Face assurance could not be completed: ${detail}`,
   descFaceNoFrames: 'Face assurance failed: no camera images were received.',
-  descLoginRequired: 'The person is not signed in and prompt=none was requested.',
+  descLoginRequired:
+    'prompt=none was requested, and no sign-in of this browser answers the request (none, too old, or not the person id_token_hint names).',
+  descHintMismatch: 'The person who signed in is not the one id_token_hint names.',
   descConsentRequired: 'Consent for this purpose and these scopes has not been given.',
   descInteractionRequired: 'Face assurance requires the person to take part in every authorization.',
   descAssuranceUnmet: "The person's identity assurance level does not meet the level this request requires.",

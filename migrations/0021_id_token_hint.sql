@@ -1,0 +1,1 @@
+ALTER TABLE `authorization_requests` ADD `id_token_hint_sub` text;
