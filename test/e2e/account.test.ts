@@ -112,7 +112,8 @@ test('the account page lists the connection; sharing switches change what the ap
   context = await browser.newContext();
   const page = await context.newPage();
   const token = await connect(page, 'Verify your age at checkout');
-  expect(await documentsOf(token)).toEqual(['German passport']);
+  // document_type without document_issuing_country: the type's label, not "German passport".
+  expect(await documentsOf(token)).toEqual(['Passport']);
   const problems = watchConsole(page);
 
   await page.goto(`${base}/identity/account`);
@@ -142,7 +143,7 @@ test('the account page lists the connection; sharing switches change what the ap
   expect(await page.getByRole('switch', { name: 'Share German passport' }).getAttribute('aria-checked')).toBe(
     'true',
   );
-  expect(await documentsOf(token)).toEqual(['German passport']);
+  expect(await documentsOf(token)).toEqual(['Passport']);
   expect(problems).toEqual([]);
 });
 
