@@ -1,3 +1,4 @@
+import { expect } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.ts';
 import { randomToken } from '../../src/crypto/tokens.ts';
@@ -158,6 +159,30 @@ export async function passFace(b: Browser, path: string, outcome = 'pass'): Prom
 export async function decide(b: Browser, path: string, decision: 'allow' | 'deny'): Promise<Response> {
   const { csrf } = await open(b, `${path}/consent`);
   return b.post(`${path}/consent`, { csrf_token: csrf, decision });
+}
+
+/** The client's code exchange, as a confidential client makes it; fails the test unless it succeeds. */
+export async function exchangeCode(
+  app: ReturnType<typeof createApp>,
+  client: TestApp,
+  code: string,
+  verifier: string,
+): Promise<{ access_token: string; id_token: string }> {
+  const res = await app.request('/v1/oauth/token', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      code_verifier: verifier,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { access_token: string; id_token: string };
 }
 
 export const callbackParams = (res: Response) => {

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { createTestApp } from '../helpers/apps.ts';
+import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import {
   Browser,
   CALLBACK,
   callbackParams,
   connectPersona,
+  exchangeCode,
   type Flow,
   flow,
   location,
@@ -26,29 +27,14 @@ afterEach(() => f?.cleanup());
 const SCOPES = 'openid email';
 const REUSE = '[face]\nreuse_within = "10m"';
 
-/** Signs `persona` in through the flow in browser `b` and returns the ID token the client gets. */
-async function idTokenOf(
-  b: Browser,
-  persona: string,
-  clientId = f.client.clientId,
-  secret = f.client.clientSecret,
-) {
-  const { res, verifier } = await connectPersona(b, clientId, { purpose: 'Sign in', persona, scope: SCOPES });
-  const token = await f.app.request('/v1/oauth/token', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
-    },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: callbackParams(res).code!,
-      redirect_uri: CALLBACK,
-      code_verifier: verifier,
-    }),
+/** Signs `persona` in through the flow in browser `b` and returns the ID token `client` gets. */
+async function idTokenOf(b: Browser, persona: string, client: TestApp = f.client) {
+  const { res, verifier } = await connectPersona(b, client.clientId, {
+    purpose: 'Sign in',
+    persona,
+    scope: SCOPES,
   });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { id_token: string }).id_token;
+  return (await exchangeCode(f.app, client, callbackParams(res).code!, verifier)).id_token;
 }
 
 describe('id_token_hint at authorize', () => {
@@ -98,7 +84,7 @@ describe('id_token_hint at authorize', () => {
       redirectUris: [CALLBACK],
       scopes: SCOPES,
     });
-    const foreign = await idTokenOf(f.browser, 'ada', other.clientId, other.clientSecret);
+    const foreign = await idTokenOf(f.browser, 'ada', other);
     for (const hint of ['not-a-jwt', foreign, `${foreign.slice(0, -4)}AAAA`]) {
       const q = new URLSearchParams({
         response_type: 'code',

@@ -11,6 +11,7 @@ import {
   CALLBACK,
   callbackParams,
   decide,
+  exchangeCode,
   type Flow,
   flow,
   location,
@@ -54,22 +55,7 @@ async function signIn(client: TestApp = f.client, b: Browser = f.browser, person
     await b.post(`${path}/signin`, { csrf_token: start.csrf, persona, outcome: 'none' });
   let res = await passFace(b, path);
   if (location(res).endsWith('/consent')) res = await decide(b, path, 'allow');
-  const { code } = callbackParams(res);
-  const token = await f.app.request('/v1/oauth/token', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${btoa(`${client.clientId}:${client.clientSecret}`)}`,
-    },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: code!,
-      redirect_uri: CALLBACK,
-      code_verifier: verifier,
-    }),
-  });
-  expect(token.status).toBe(200);
-  return ((await token.json()) as { id_token: string }).id_token;
+  return (await exchangeCode(f.app, client, callbackParams(res).code!, verifier)).id_token;
 }
 
 /** Whether browser `b` is still signed in: a new authorization request skips the persona picker. */

@@ -6,6 +6,7 @@ import {
   CALLBACK,
   callbackParams,
   decide,
+  exchangeCode,
   type Flow,
   flow,
   location,
@@ -350,21 +351,7 @@ describe('prompt, max_age and display', () => {
     const again = await f.authorize({ max_age: '0', code_challenge: challenge });
     const face = await throughFace(again);
     const { code } = callbackParams(face);
-    const res = await f.app.request('/v1/oauth/token', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${btoa(`${f.client.clientId}:${f.client.clientSecret}`)}`,
-      },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: code!,
-        redirect_uri: CALLBACK,
-        code_verifier: verifier,
-      }),
-    });
-    expect(res.status).toBe(200);
-    const idToken = (await res.json()).id_token as string;
+    const idToken = (await exchangeCode(f.app, f.client, code!, verifier)).id_token;
     const claims = JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString());
     expect(claims.auth_time).toBe(firstSignIn + 30);
   });
