@@ -1,13 +1,14 @@
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { SIGNING_ALGS } from '../keys/signing-algs.ts';
+import { z } from '../zod.ts';
 import { ID_TOKEN_TYP } from './id-token.ts';
 
+// zod's mini API: the OAuth router loads this at start (src/zod.ts).
 const hintClaims = z.object({
   iss: z.string(),
-  sub: z.string().min(1),
-  aud: z.union([z.string(), z.array(z.string()).min(1)]),
+  sub: z.string().check(z.minLength(1)),
+  aud: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
 });
 
 /** Whom an `id_token_hint` names: the pairwise `sub`, for the clients of its audience. */
