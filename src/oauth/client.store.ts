@@ -83,8 +83,8 @@ interface Cache {
   secrets: Map<string, SecretRow[]>;
   redirectUris: Map<string, readonly string[]>;
   webOrigins: Map<string, readonly string[]>;
-  /** Origin → whether any environment registered it (CORS preflights). */
-  knownOrigins: Map<string, boolean>;
+  /** The origins some environment registered (CORS preflights). */
+  knownOrigins: Map<string, true>;
   postLogoutUris: Map<string, readonly string[]>;
 }
 
@@ -170,7 +170,9 @@ export function clientRegistry(ctx: RegistryContext): ClientRegistry {
       cachedEntry(
         cache?.knownOrigins,
         origin,
-        () => db.sql.prepare<{ known: number }>(ORIGIN_REGISTERED).get(origin)?.known === 1,
+        // Only a registered origin is kept: a preflight needs no credentials and counts against no
+        // limit, so any other origin would be an unauthenticated write into this cache.
+        () => db.sql.prepare<{ known: number }>(ORIGIN_REGISTERED).get(origin)?.known === 1 || undefined,
       ) ?? false,
     secretMatches(client, secret, now) {
       const hash = sha256HexSync(secret);

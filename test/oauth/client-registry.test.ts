@@ -226,6 +226,23 @@ describe('the clients cache version', () => {
     expect(redirectUrisOf(ctx, app.environmentId)).toEqual(original);
   });
 
+  // A preflight needs no credentials and counts against no limit: the origins it names must not fill
+  // the cache, which starts over once full and would drop every client it held.
+  test('origins no application registered are not kept, so they cannot evict the clients', () => {
+    expect(findClient(ctx, app.clientId)?.pkce).toBe('required');
+    // Changed behind the cache's back: the version is put back, so only a reload would see it.
+    const version = other.sql.prepare<{ version: number }>(
+      "SELECT version FROM cache_versions WHERE name = 'clients'",
+    );
+    const before = version.get()!.version;
+    other.sql.prepare("UPDATE applications SET pkce = 'public-only' WHERE id = ?").run(app.applicationId);
+    other.sql.prepare("UPDATE cache_versions SET version = ? WHERE name = 'clients'").run(before);
+    const registry = clientRegistry(ctx);
+    for (let i = 0; i < 10_001; i++)
+      expect(registry.originRegistered(`https://${i}.attacker.example`)).toBe(false);
+    expect(findClient(ctx, app.clientId)?.pkce).toBe('required');
+  });
+
   test('the secret check still compares against current secrets only', () => {
     const now = unix(ctx.clock);
     const client = findClient(ctx, app.clientId)!;
