@@ -91,6 +91,8 @@ export class Histogram {
   }
 }
 
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 export class Metrics {
   private all = new Map<string, Counter | Gauge | Histogram>();
   readonly requests = this.counter(
@@ -101,8 +103,13 @@ export class Metrics {
   /** The rendered labels of `requests` and `latency` per route, method and status (a bounded set). */
   private finishedLabels = new Map<string, [string, string]>();
 
-  /** A finished request, counted and timed; its labels are rendered once, not on every request. */
-  finished(route: string, method: string, status: number, seconds: number): void {
+  /**
+   * A finished request, counted and timed; its labels are rendered once, not on every request. A method
+   * outside HTTP's own is `OTHER`: some listeners (Deno's) pass any token through, and each would be
+   * a series of its own, kept for good.
+   */
+  finished(route: string, requestMethod: string, status: number, seconds: number): void {
+    const method = HTTP_METHODS.has(requestMethod) ? requestMethod : 'OTHER';
     const id = `${status} ${method} ${route}`;
     let labels = this.finishedLabels.get(id);
     if (!labels) {
