@@ -1,5 +1,10 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { configurePasswordHashing, hashPassword, verifyPassword } from '../../src/crypto/password.ts';
+import {
+  configurePasswordHashing,
+  hashPassword,
+  hashProblem,
+  verifyPassword,
+} from '../../src/crypto/password.ts';
 import { ApiError } from '../../src/errors.ts';
 
 setDefaultTimeout(30_000);
@@ -13,6 +18,48 @@ describe('password hashing', () => {
     expect(await verifyPassword('correct horse battery stapler', hash)).toBe(false);
     expect(await verifyPassword('x', '$2b$10$notargon')).toBe(false);
     expect(await verifyPassword('x', '$argon2id$garbage')).toBe(false);
+  });
+
+  test('a hash outside the accepted cost is never checked: too heavy to hold the pool, too light to trust', async () => {
+    const { argon2id } = await import('hash-wasm');
+    const made = (memorySize: number, iterations: number) =>
+      argon2id({
+        password: 'pw',
+        salt: new Uint8Array(16),
+        parallelism: 1,
+        iterations,
+        memorySize,
+        hashLength: 32,
+        outputType: 'encoded',
+      });
+    const weak = await made(8, 1);
+    expect(hashProblem(weak)).toContain('m must be from 7168');
+    expect(await verifyPassword('pw', weak)).toBe(false);
+    // Within the bounds, another baseline of the same work verifies (and is re-hashed at sign-in).
+    expect(await verifyPassword('pw', await made(12288, 3))).toBe(true);
+    // Never run, so the test does not take minutes: a check of this one would.
+    const heavy =
+      '$argon2id$v=19$m=65536,t=100000,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA';
+    expect(hashProblem(heavy)).toContain('t must be from 1 to 10');
+    expect(await verifyPassword('pw', heavy)).toBe(false);
+    for (const [encoded, problem] of [
+      [
+        '$argon2id$v=19$m=65536,t=5,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        'm × t',
+      ],
+      [
+        '$argon2id$v=19$m=19456,t=2,p=16$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        'p must',
+      ],
+      ['$argon2id$v=19$m=19456,t=2,p=1$AAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA', 'the salt'],
+      ['$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWk', 'the hash'],
+      [
+        '$argon2i$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        'encoded',
+      ],
+    ])
+      expect(hashProblem(encoded!)).toContain(problem!);
+    expect(hashProblem(await hashPassword('pw'))).toBeUndefined();
   });
 
   test('hashes stored before hashing moved off the event loop still verify', async () => {

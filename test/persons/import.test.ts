@@ -160,11 +160,17 @@ describe('persons import', () => {
       [
         {
           password: 'secret-one-two',
-          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
         },
         'password',
       ],
       [{ passwordHash: '$2b$10$abcdefghijklmnopqrstuv' }, 'passwordHash'],
+      // Too costly to check (each failed sign-in would pay it), or too cheap to resist cracking.
+      [
+        { passwordHash: '$argon2id$v=19$m=4194304,t=1000,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA' },
+        'passwordHash',
+      ],
+      [{ passwordHash: '$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA' }, 'passwordHash'],
       [{ password: 'short' }, 'password'],
       [{ assuranceLevel: 'medium' }, 'assuranceLevel'],
       [{ documents: [{ ...doc, type: 'visa' }] }, 'documents.0.type'],
@@ -290,7 +296,7 @@ describe('persons import', () => {
         record({
           externalId: 'ext-2',
           emails: [],
-          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
         }),
       ),
     );
@@ -307,7 +313,7 @@ describe('persons import', () => {
     expect(
       ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-2'").get(),
     ).toEqual({
-      h: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+      h: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
     });
     const dump = JSON.stringify(ctx.db.sql.prepare('SELECT * FROM audit_log').all());
     expect(dump).not.toContain(password);
