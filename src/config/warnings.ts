@@ -3,7 +3,7 @@ import type { Config } from './schema.ts';
 
 /** Settings that are fine for trying Verity and risky in production: reported, never refused. */
 export function configWarnings(config: Config): string[] {
-  const { server, identity, face, demo } = config;
+  const { server, identity, face, demo, email } = config;
   const https = server.base_url.startsWith('https:');
   const out: string[] = [];
   if (!https)
@@ -23,6 +23,14 @@ export function configWarnings(config: Config): string[] {
   if (face.provider === 'none')
     out.push(
       '[face] provider = "none": production sign-ins stop at the face check; configure "http" in production',
+    );
+  if (email.transport === 'log' && https)
+    out.push(
+      `[email] transport = "log" on an https issuer (${server.base_url}): every mail, developer password-reset and address-verification links among them, is written to the log, so whoever reads the log can take over a developer account; configure transport = "smtp"`,
+    );
+  if (email.transport === 'smtp' && !email.starttls && email.password !== '')
+    out.push(
+      '[email] starttls = false with a password: the SMTP login, and the links in every mail, cross the network in clear; use STARTTLS',
     );
   if (server.trust_proxy === '' && !isLoopbackHost(listenHost(server.listen)))
     out.push(

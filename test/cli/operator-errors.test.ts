@@ -93,7 +93,8 @@ describe('errors an operator can act on', () => {
     writeFileSync(
       join(dir, 'prod.toml'),
       `[server]\nbase_url = "https://id.example.com"\nlisten = "0.0.0.0:8080"\ntrust_proxy = "x-forwarded-for"\n` +
-        '[identity]\nsandbox = false\n[demo]\nenabled = false\n[face]\nprovider = "http"\nhttp_url = "https://face.internal"\n',
+        '[identity]\nsandbox = false\n[demo]\nenabled = false\n[face]\nprovider = "http"\nhttp_url = "https://face.internal"\n' +
+        '[email]\ntransport = "smtp"\nhost = "smtp.example.com"\n',
     );
     const prod = await verity(dir, 'config', 'check', '--config', 'prod.toml', '--json');
     expect(prod.code).toBe(0);
@@ -136,6 +137,16 @@ describe('errors an operator can act on', () => {
     expect(risky.stdout).toContain('warning: [face] provider = "none"');
     expect(risky.stdout).toContain('warning: [server] listen 0.0.0.0:8080 is reachable from other machines');
     expect(risky.stdout).not.toContain('plain http');
+    // Reset links in the log are a developer account for whoever reads it.
+    expect(risky.stdout).toContain('warning: [email] transport = "log" on an https issuer');
+
+    writeFileSync(
+      join(dir, 'mail.toml'),
+      '[server]\nbase_url = "https://id.example.com"\n[email]\ntransport = "smtp"\nhost = "mail.example.com"\nstarttls = false\nuser = "verity"\npassword = "mail-secret"\n',
+    );
+    const mail = await verity(dir, 'config', 'check', '--config', 'mail.toml');
+    expect(mail.stdout).toContain('warning: [email] starttls = false with a password');
+    expect(mail.stdout).not.toContain('transport = "log"');
 
     // The usual production set-up, a proxy on the same machine, with its header not named.
     writeFileSync(join(dir, 'proxied.toml'), '[server]\nbase_url = "https://id.example.com"\n');
