@@ -118,9 +118,10 @@ const UPSERT_PERSONA = `INSERT INTO persons (id, external_id, environment, given
     photo_verified = excluded.photo_verified, password_hash = NULL,
     assurance_level = excluded.assurance_level, identity_verified = excluded.identity_verified,
     face_template_ref = excluded.face_template_ref, status = 'active', updated_at = excluded.updated_at`;
+// An address another person holds stays theirs: an import may have run before the first seed.
 const UPSERT_PERSONA_EMAIL = `INSERT INTO person_emails (person_id, email, verified, "primary") VALUES (?, ?, ?, ?)
-  ON CONFLICT(email) DO UPDATE SET person_id = excluded.person_id, verified = excluded.verified,
-    "primary" = excluded."primary"`;
+  ON CONFLICT(email) DO UPDATE SET verified = excluded.verified, "primary" = excluded."primary"
+  WHERE person_emails.person_id = excluded.person_id`;
 const UPSERT_PERSONA_DOCUMENT = `INSERT INTO identity_documents (id, person_id, document_type, issuing_country,
     document_number, display_name, issue_date, expiry_date, validity_status, verified, verified_at,
     check_method, share_enabled, status, "primary", attestation_id, proof_status, created_at, updated_at, seq)

@@ -1,8 +1,10 @@
 import { afterEach, expect, test } from 'bun:test';
 import { PERSONAS, seedPersonas } from '../../src/identity/personas.ts';
 import { CHECK_METHODS } from '../../src/persons/check-methods.ts';
+import { importPersons } from '../../src/persons/import.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { jsonl, record } from '../persons/fixtures.ts';
 
 let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
@@ -126,4 +128,18 @@ test('persona documents carry a date of issue and a registered check method, res
     .run();
   seedPersonas(ctx.db);
   expect(ctx.db.sql.prepare(ada).get()).toEqual({ issue_date: '2021-03-15', check_method: 'vcrypt' });
+});
+
+// `verity migrate` seeds no personas, so an import can run before the first start seeds them.
+test('seeding never takes an address from a production person who holds it', async () => {
+  ctx = await testContext();
+  const ada = PERSONAS.find((p) => p.key === 'ada')!;
+  const address = ada.emails[0]!.email;
+  ctx.db.sql.prepare('DELETE FROM person_emails WHERE email = ?').run(address);
+  await importPersons(ctx, jsonl(record({ emails: [{ email: address, verified: true }] })));
+  seedPersonas(ctx.db);
+  const store = createPersonStore(ctx.db);
+  const production = store.byExternalId('production', 'ext-1')!;
+  expect(store.emails(production.id).map((e) => e.email)).toEqual([address]);
+  expect(store.emails(ada.personId).map((e) => e.email)).not.toContain(address);
 });
