@@ -148,6 +148,17 @@ export async function runCli(argv: string[]): Promise<number> {
 /** A system error said in terms of the setting to change: no stack trace. */
 class OperatorError extends Error {}
 
+/**
+ * Text for the terminal with its control characters escaped (newlines kept when asked): no input quoted
+ * in an error can forge a line or send the terminal an escape sequence.
+ */
+function printable(text: string, keepNewlines = false): string {
+  return text.replace(
+    keepNewlines ? /[^\P{Cc}\n]/gu : /\p{Cc}/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 function fail(e: unknown, json: boolean): number {
   const code = e instanceof UsageError ? 2 : 1;
   const kind =
@@ -167,8 +178,10 @@ function fail(e: unknown, json: boolean): number {
         : {};
   if (json) proc.stdout(`${JSON.stringify({ error: { code: kind, message, ...extra } })}\n`);
   else {
-    proc.stderr(`verity: ${message}\n`);
-    if (e instanceof ValidationError) for (const f of e.fields) proc.stderr(`  - ${f.path}: ${f.message}\n`);
+    proc.stderr(`verity: ${printable(message, true)}\n`);
+    // A field's path or message may quote input (an unknown key): its control characters are escaped.
+    if (e instanceof ValidationError)
+      for (const f of e.fields) proc.stderr(`  - ${printable(f.path)}: ${printable(f.message)}\n`);
     if (code === 2) proc.stderr('Run with --help for usage.\n');
   }
   if (

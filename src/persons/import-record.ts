@@ -37,8 +37,17 @@ const country = z.string().check(
   z.refine((c) => countries.isValid(c), 'Unknown ISO 3166-1 alpha-2 country code'),
 );
 
+// No control characters: these fields are printed to an operator's terminal (`verity persons list`),
+// where a newline would forge a row and an escape sequence would drive the terminal.
 const nonEmpty = (max: number) =>
-  z.string().check(z.trim(), z.minLength(1, 'Must not be empty'), z.maxLength(max));
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'Must not be empty'),
+      z.maxLength(max),
+      z.regex(/^\P{Cc}*$/u, 'Must not contain control characters'),
+    );
 
 const primary = z.optional(z.boolean());
 

@@ -187,6 +187,10 @@ describe('persons import', () => {
       [{ documents: [{ ...doc, checkMethod: 'pipp' }] }, 'documents.0.checkMethod'],
       [{ documents: [{ ...doc, checkMethod: 'VCRYPT' }] }, 'documents.0.checkMethod'],
       [{ documents: [{ ...doc, verifiedAt: '2999-01-01T00:00:00Z' }] }, 'documents.0.verifiedAt'],
+      // Printed to the operator's terminal: a newline would forge a row, an escape drive the terminal.
+      [{ externalId: 'ext-1\npsn_FAKE  active  high  ceo' }, 'externalId'],
+      [{ name: 'Maria\u001b]0;owned\u0007' }, 'name'],
+      [{ documents: [{ ...doc, displayName: 'Passport\u001b[2J' }] }, 'documents.0.displayName'],
       [{ documents: [{ ...doc, number: '' }] }, 'documents.0.number'],
       [{ documents: [{ ...doc, shelf: 3 }] }, 'documents.0.shelf'],
       [{ documents: [doc, { ...doc, number: 'c01x 00t47' }] }, 'documents.1'],
@@ -208,6 +212,14 @@ describe('persons import', () => {
       });
     }
     expect(count('persons')).toBe(0);
+  });
+
+  test("an unknown field's name is quoted in the error with its control characters escaped", async () => {
+    const file = writeFile(ctx.dir, 'bad.jsonl', jsonl(record({ 'x\u001b[2J\u001b[H': 1 })));
+    const r = await cli('persons', 'import', file, '--config', config);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr).toContain('x\\u001b[2J\\u001b[H');
   });
 
   test('a duplicate external id or a shared email within one file is an error on the later line', async () => {
