@@ -31,6 +31,16 @@ export const listenAddress = (fallback: string) =>
     }),
   );
 
+/** An address, or a CIDR range of them ("10.0.0.0/24", "2001:db8::/64"), for `trusted_proxies`. */
+export const addressRange = z
+  .string()
+  .check(
+    z.refine(
+      (v) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v),
+      'must be an IP address or a CIDR range, e.g. "10.0.0.0/24"',
+    ),
+  );
+
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: addresses that never leave the machine. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();

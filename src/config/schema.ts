@@ -1,5 +1,5 @@
 import { z } from '../zod.ts';
-import { isLoopbackHost, listenAddress, publicUrlProblem } from './address.ts';
+import { addressRange, isLoopbackHost, listenAddress, publicUrlProblem } from './address.ts';
 import { duration, optionalDuration } from './duration.ts';
 
 // One strict object per TOML section, a default on every key: an empty file is a working sandbox,
@@ -53,6 +53,8 @@ export const serverSchema = section({
   identity_url: url(''),
   developer_url: url(''),
   trust_proxy: text('').check(z.toLowerCase()),
+  /** The peers whose `trust_proxy` header is believed, besides loopback ones: addresses or CIDR ranges. */
+  trusted_proxies: z._default(z.array(addressRange), []),
   /** Plain-HTTP public URLs on a host other than loopback (a TLS-terminating proxy may hide it). */
   allow_http: flag(false),
   /** Bearer token for `/metrics` from other hosts; empty = loopback clients only. */

@@ -32,6 +32,14 @@ export function configWarnings(config: Config): string[] {
     out.push(
       '[email] starttls = false with a password: the SMTP login, and the links in every mail, cross the network in clear; use STARTTLS',
     );
+  if (
+    server.trust_proxy !== '' &&
+    server.trusted_proxies.length === 0 &&
+    !isLoopbackHost(listenHost(server.listen))
+  )
+    out.push(
+      `[server] listen ${server.listen} is reachable from other machines and trusted_proxies is empty: the ${server.trust_proxy} header is believed only from loopback peers, so a load balancer on another machine counts as every client; list its addresses, e.g. trusted_proxies = ["10.0.0.5"]`,
+    );
   if (server.trust_proxy === '' && !isLoopbackHost(listenHost(server.listen)))
     out.push(
       `[server] listen ${server.listen} is reachable from other machines and trust_proxy is empty: behind a reverse proxy every client shares the proxy's address (rate limits, sign-in throttling); name its header, e.g. trust_proxy = "x-forwarded-for"`,

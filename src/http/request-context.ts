@@ -1,25 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
+import { clientAddress } from './client-address.ts';
 import type { AppEnv } from './env.ts';
-
-/**
- * The client's address: the socket's, or with `trust_proxy` the last hop of that header (the one our
- * proxy appended; anything before it is client-supplied).
- */
-export function clientAddress(
-  ctx: AppContext,
-  socketIp: string | undefined,
-  header: (name: string) => string | null | undefined,
-): string {
-  const ip = socketIp ?? 'unknown';
-  const proxyHeader = ctx.config.server.trust_proxy;
-  if (!proxyHeader) return ip;
-  const hops = (header(proxyHeader) ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return hops.at(-1) ?? ip;
-}
 
 /**
  * Puts the request's context (the AppContext with the request id, for the security events emitted while
@@ -31,7 +13,7 @@ export function requestContext(ctx: AppContext): MiddlewareHandler<AppEnv> {
     c.set('log', ctx.log);
     c.set(
       'clientIp',
-      clientAddress(ctx, c.env?.ip, (name) => c.req.header(name)),
+      clientAddress(ctx.config, c.env?.ip, (name) => c.req.header(name)),
     );
     await next();
   };

@@ -2,8 +2,9 @@ import { type SecurityEventFields, securityEvent } from '../audit/security-event
 import type { AppContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { BODY_LIMITS, readTextWithin } from '../http/body-limit.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { tokenError } from '../http/errors.ts';
-import { clientAddress, recordFinished } from '../http/request-context.ts';
+import { recordFinished } from '../http/request-context.ts';
 import type { PlainHandler } from '../platform/listen.ts';
 import { clientRequest } from './client-request.ts';
 import { exchangeCode } from './token.ts';
@@ -22,7 +23,7 @@ export function tokenEndpoint(ctx: AppContext): PlainHandler {
   return async function token(req, conn) {
     const start = performance.now();
     const requestId = crypto.randomUUID();
-    const ip = clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
+    const ip = clientAddress(ctx.config, conn?.ip, (name) => req.headers.get(name));
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'X-Request-Id': requestId,

@@ -1,9 +1,10 @@
 import { createBearerGuard } from '../auth/bearer.ts';
 import type { AppContext } from '../context.ts';
 import { BODY_LIMITS, payloadTooLarge, readTextWithin } from '../http/body-limit.ts';
+import { clientAddress } from '../http/client-address.ts';
 import type { WebOriginsOf } from '../http/cors.ts';
 import { plainApiErrorResponse } from '../http/errors.ts';
-import { clientAddress, recordFinished } from '../http/request-context.ts';
+import { recordFinished } from '../http/request-context.ts';
 import type { PlainHandler, Routes } from '../platform/listen.ts';
 import { userinfoFor } from './userinfo.ts';
 
@@ -25,7 +26,7 @@ export function userinfoRoutes(ctx: AppContext, webOriginsOf: WebOriginsOf): Rou
     let res: Response;
     try {
       // Looked up only for a request without a valid token (its rate-limit key).
-      const ip = () => clientAddress(ctx, conn?.ip, (name) => req.headers.get(name));
+      const ip = () => clientAddress(ctx.config, conn?.ip, (name) => req.headers.get(name));
       const body = async () => {
         const text = await readTextWithin(req, BODY_LIMITS.other);
         if (text === undefined) throw payloadTooLarge();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
@@ -92,13 +92,22 @@ describe('errors an operator can act on', () => {
 
     writeFileSync(
       join(dir, 'prod.toml'),
-      `[server]\nbase_url = "https://id.example.com"\nlisten = "0.0.0.0:8080"\ntrust_proxy = "x-forwarded-for"\n` +
+      `[server]\nbase_url = "https://id.example.com"\nlisten = "0.0.0.0:8080"\ntrust_proxy = "x-forwarded-for"\ntrusted_proxies = ["10.0.0.5"]\n` +
         '[identity]\nsandbox = false\n[demo]\nenabled = false\n[face]\nprovider = "http"\nhttp_url = "https://face.internal"\n' +
         '[email]\ntransport = "smtp"\nhost = "smtp.example.com"\n',
     );
     const prod = await verity(dir, 'config', 'check', '--config', 'prod.toml', '--json');
     expect(prod.code).toBe(0);
     expect(JSON.parse(prod.stdout)).toMatchObject({ valid: true, file: 'prod.toml', warnings: [] });
+    // The load balancer on another machine, not listed: its header would not be believed.
+    writeFileSync(
+      join(dir, 'unlisted.toml'),
+      readFileSync(join(dir, 'prod.toml'), 'utf8').replace(/trusted_proxies.*\n/, ''),
+    );
+    const unlisted = await verity(dir, 'config', 'check', '--config', 'unlisted.toml');
+    expect(unlisted.stdout).toContain(
+      'warning: [server] listen 0.0.0.0:8080 is reachable from other machines and trusted_proxies is empty',
+    );
 
     // Every secret-bearing key is shown as set, never its value.
     const secrets: Record<string, [key: string, value: string, more?: string]> = {

@@ -63,3 +63,11 @@ test('behind a trusted proxy the forwarded address decides, not the proxy on loo
   expect((await get('/metrics', '127.0.0.1', { 'x-forwarded-for': '203.0.113.9' })).status).toBe(401);
   expect((await get('/metrics', '127.0.0.1', { 'x-forwarded-for': '127.0.0.1' })).status).toBe(200);
 });
+
+// The multi-instance set-up listens on a private address behind a load balancer: a machine reaching the
+// listener past it must not pass for loopback by saying so in the header.
+test('a peer that is not a trusted proxy cannot claim loopback in the header', async () => {
+  const get = await appWith('[server]\ntrust_proxy = "x-forwarded-for"\ntrusted_proxies = ["10.0.0.2"]');
+  expect((await get('/metrics', '10.0.0.99', { 'x-forwarded-for': '127.0.0.1' })).status).toBe(401);
+  expect((await get('/metrics', '10.0.0.2', { 'x-forwarded-for': '127.0.0.1' })).status).toBe(200);
+});

@@ -44,6 +44,10 @@ const limits = (res: Response) => ({
   reset: res.headers.get('x-ratelimit-reset'),
 });
 
+/** A proxy at 10.0.0.1 names the client in X-Forwarded-For. */
+const PROXIED =
+  '[rate_limits.oauth]\nrequests = 1\n[server]\ntrust_proxy = "X-Forwarded-For"\ntrusted_proxies = ["10.0.0.0/24"]';
+
 describe('OAuth endpoints', () => {
   test('30 requests per IP per 10 minutes by default, with headers on every response', async () => {
     const { ctx, app, request } = await setup('');
@@ -154,9 +158,7 @@ describe('OAuth endpoints', () => {
   });
 
   test('with trust_proxy the address comes from the named header (its last hop)', async () => {
-    const { app, request } = await setup(
-      '[rate_limits.oauth]\nrequests = 1\n[server]\ntrust_proxy = "X-Forwarded-For"',
-    );
+    const { app, request } = await setup(PROXIED);
     const via = (xff: string) =>
       request(authorizePath(app), { headers: { 'X-Forwarded-For': xff } }, '10.0.0.1');
     expect((await via('192.0.2.1')).status).toBe(303);
@@ -164,6 +166,25 @@ describe('OAuth endpoints', () => {
     expect((await via('192.0.2.1')).status).toBe(429);
     // A client cannot escape its bucket by prepending addresses: the proxy's own hop is last.
     expect((await via('198.51.100.1, 192.0.2.1')).status).toBe(429);
+  });
+
+  test('the header is believed only from a trusted proxy, and only when its hop is an address', async () => {
+    const { app, request } = await setup(PROXIED);
+    // A machine reaching the listener past the proxy claims a fresh address per request: ignored.
+    const direct = (xff: string) =>
+      request(authorizePath(app), { headers: { 'X-Forwarded-For': xff } }, '203.0.113.50');
+    expect((await direct('192.0.2.1')).status).toBe(303);
+    expect((await direct('192.0.2.2')).status).toBe(429);
+    // A proxy that writes the port, or brackets: the address is the bucket, not address and port.
+    const via = (xff: string) =>
+      request(authorizePath(app), { headers: { 'X-Forwarded-For': xff } }, '10.0.0.1');
+    expect((await via('198.51.100.7:40000')).status).toBe(303);
+    expect((await via('198.51.100.7:40001')).status).toBe(429);
+    expect((await via('[2001:db8::1]:443')).status).toBe(303);
+    expect((await via('2001:db8::2')).status).toBe(429);
+    // A hop that is no address at all counts as the proxy's own.
+    expect((await via('unknown')).status).toBe(303);
+    expect((await via('obfuscated-x')).status).toBe(429);
   });
 
   test('the token endpoint reads the client address the same way, spoofed or proxied', async () => {
@@ -177,9 +198,7 @@ describe('OAuth endpoints', () => {
     expect((await token(direct.request, '192.0.2.1', '203.0.113.1')).status).toBe(400);
     expect((await token(direct.request, '192.0.2.2', '203.0.113.1')).status).toBe(429);
     direct.ctx.cleanup();
-    const proxied = await setup(
-      '[rate_limits.oauth]\nrequests = 1\n[server]\ntrust_proxy = "X-Forwarded-For"',
-    );
+    const proxied = await setup(PROXIED);
     expect((await token(proxied.request, '192.0.2.1', '10.0.0.1')).status).toBe(400);
     expect((await token(proxied.request, '192.0.2.2', '10.0.0.1')).status).toBe(400);
     expect((await token(proxied.request, '198.51.100.1, 192.0.2.1', '10.0.0.1')).status).toBe(429);
