@@ -32,10 +32,16 @@ const toDeveloper = (r: DeveloperRow): Developer => ({
 /** How long an invitation link stays usable. */
 export const INVITATION_TTL_SECONDS = 7 * 86_400;
 
+// A plain address (RFC 5321's dot-atom local part, a DNS name): a mail library reads anything more,
+// such as `ceo.example.com<x@evil.example>`, as a display name and an address of its own, and would
+// verify and mail another mailbox than the one stored.
+const ADDRESS =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
+
 /** Lower-cased and trimmed, so one mailbox is one developer. */
 export function normaliseEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@.]+$/.test(e))
+  if (e.length > 254 || !ADDRESS.test(e))
     throw new ValidationError(`"${email}" is not an email address`, [
       { path: 'email', message: 'must be an email address' },
     ]);

@@ -8,6 +8,7 @@ import {
   findDeveloperByEmail,
   findInvitation,
   listDevelopers,
+  normaliseEmail,
 } from '../../src/developer/developer.store.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
@@ -75,5 +76,32 @@ describe('developers', () => {
     const inv = await createInvitation(ctx.db, ctx.clock, { email: 'b@example.com' });
     expect(listAudit(ctx.db).map((r) => r.action)).toEqual(['developer.invite', 'developer.create']);
     expect(JSON.stringify(listAudit(ctx.db))).not.toContain(inv.token);
+  });
+});
+
+describe('developer addresses', () => {
+  test.each([
+    'a.b+tag@sub.example.co.uk',
+    "o'brien@example.ie",
+    'x_y-z@xn--bcher-kva.example',
+    'Ada@Example.COM ',
+  ])('accepts %s', (address) => {
+    expect(normaliseEmail(address)).toBe(address.trim().toLowerCase());
+  });
+
+  // A mail library reads a display name and an address of its own out of these, and would verify and
+  // mail another mailbox than the one stored.
+  test.each([
+    'ceo.example.com<attacker@evil.example>',
+    '"ceo@example.com" <attacker@evil.example>',
+    'a@example.com,b@evil.example',
+    'a@example.com;b@evil.example',
+    'ceo(comment)@example.com',
+    'a..b@example.com',
+    'a@example',
+    'a@-example.com',
+    'a b@example.com',
+  ])('refuses %s', (address) => {
+    expect(() => normaliseEmail(address)).toThrow(ValidationError);
   });
 });
