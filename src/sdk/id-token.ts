@@ -88,13 +88,17 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
     throw new IdTokenError('id_token_auth_time', 'ID token auth_time is missing or in the future');
   if (typeof payload.sub !== 'string' || payload.sub === '')
     throw new IdTokenError('id_token_claims', 'ID token has no sub');
-  // OIDC Core §3.1.3.7: several audiences need azp, and an azp present must name this client.
-  const severalAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
-  if ((severalAudiences || payload.azp !== undefined) && payload.azp !== opts.clientId)
+  // The interface: aud must equal the client ID, so no other audience rides along (Verity names one).
+  const aud = payload.aud;
+  if (!(aud === opts.clientId || (Array.isArray(aud) && aud.length === 1 && aud[0] === opts.clientId)))
+    throw new IdTokenError('id_token_aud', 'ID token aud is not exactly this client');
+  // OIDC Core §3.1.3.7: an azp present must name this client.
+  if (payload.azp !== undefined && payload.azp !== opts.clientId)
     throw new IdTokenError('id_token_azp', 'ID token azp is not this client');
   if (typeof payload.nonce !== 'string' || !(await timingSafeEqual(payload.nonce, opts.nonce)))
     throw new IdTokenError('id_token_nonce', 'ID token nonce does not match the transaction');
-  if (payload.at_hash !== undefined && opts.accessToken !== undefined) {
+  // Verity always sends at_hash (DESIGN.md §5): an ID token without one is not bound to this token.
+  if (opts.accessToken !== undefined) {
     if (
       typeof payload.at_hash !== 'string' ||
       !(await timingSafeEqual(payload.at_hash, await atHash(opts.accessToken, alg)))

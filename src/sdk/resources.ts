@@ -40,14 +40,20 @@ export async function listDocuments(p: ResourceParams): Promise<IdentityDocument
   return body.data.documents;
 }
 
+/**
+ * A document's path. References are base64url; anything else (`..` above all, which the URL would
+ * resolve) could send the access token to another path, so it is refused before any request.
+ */
+function documentPath(reference: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(reference)) throw new TypeError('documentReference must be base64url');
+  return `/v1/userinfo/identity-documents/${reference}`;
+}
+
 /** `GET /v1/userinfo/identity-documents/:documentReference`; 404 `IDENTITY_DOCUMENT_NOT_FOUND` when it no longer resolves. */
 export async function getDocument(
   p: ResourceParams & { documentReference: string },
 ): Promise<IdentityDocument> {
-  const body = await get<{ data?: IdentityDocument }>(
-    p,
-    `/v1/userinfo/identity-documents/${encodeURIComponent(p.documentReference)}`,
-  );
+  const body = await get<{ data?: IdentityDocument }>(p, documentPath(p.documentReference));
   if (!body.data || typeof body.data.documentReference !== 'string')
     throw new UnexpectedResponseError('identity-document response has no data');
   return body.data;
@@ -58,7 +64,7 @@ export async function getDocument(
  * or pass on and check later with `verifyDocumentProof`. The same errors as `getDocument`.
  */
 export async function getDocumentProof(p: ResourceParams & { documentReference: string }): Promise<string> {
-  const url = `${p.baseUrl.replace(/\/+$/, '')}/v1/userinfo/identity-documents/${encodeURIComponent(p.documentReference)}/proof`;
+  const url = `${p.baseUrl.replace(/\/+$/, '')}${documentPath(p.documentReference)}/proof`;
   const res = await send(p.fetch ?? fetch, url, {
     headers: { accept: 'application/jwt', authorization: `Bearer ${p.accessToken}` },
   });

@@ -57,7 +57,14 @@ async function start(sessionId = 'session-a') {
       token_type: 'Bearer',
       expires_in: 900,
       scope: 'openid email',
-      id_token: await signIdToken({ key, iss: fake.url, aud: CLIENT, nonce, now: clock.now() }),
+      id_token: await signIdToken({
+        key,
+        iss: fake.url,
+        aud: CLIENT,
+        nonce,
+        now: clock.now(),
+        accessToken: 'at_x',
+      }),
     });
   return {
     ...started,
@@ -217,7 +224,7 @@ describe('handleCallback', () => {
     ).toBeDefined();
   });
 
-  test('at_hash, when present, must be that of the access token', async () => {
+  test('at_hash must be there, and be that of the access token', async () => {
     const answer = (nonce: string, atHash: string) => async () =>
       Response.json({
         access_token: 'at_x',
@@ -244,6 +251,13 @@ describe('handleCallback', () => {
     fake.token = answer(s.url.searchParams.get('nonce')!, wrong);
     const err = await client.handleCallback(s.callback, 'session-a').catch((e) => e);
     expect(err.code).toBe('id_token_at_hash');
+
+    // Verity always sends it: without one the ID token is bound to no access token.
+    s = await start();
+    fake.token = answer(s.url.searchParams.get('nonce')!, undefined as unknown as string);
+    expect((await client.handleCallback(s.callback, 'session-a').catch((e) => e)).code).toBe(
+      'id_token_at_hash',
+    );
   });
 
   test('an ID token for another nonce fails the sign-in', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /**
@@ -106,6 +107,8 @@ export interface IdTokenInput {
   authTimeOffset?: number;
   extra?: Record<string, unknown>;
   header?: Record<string, unknown>;
+  /** The access token issued with it: its at_hash (RS256's), as Verity always sends one. */
+  accessToken?: string;
 }
 
 export async function signIdToken(t: IdTokenInput): Promise<string> {
@@ -116,6 +119,11 @@ export async function signIdToken(t: IdTokenInput): Promise<string> {
     auth_time: now + (t.authTimeOffset ?? 0),
     azp: t.aud,
     acr: 'high',
+    ...(t.accessToken === undefined
+      ? {}
+      : {
+          at_hash: createHash('sha256').update(t.accessToken).digest().subarray(0, 16).toString('base64url'),
+        }),
     ...t.extra,
   })
     .setProtectedHeader({ alg: 'RS256', kid: t.key.kid, typ: 'JWT', ...t.header })

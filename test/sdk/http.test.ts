@@ -7,6 +7,7 @@ import {
   createTransaction,
   exchangeCode,
   getDocument,
+  getDocumentProof,
   listDocuments,
   memoryTransactionStore,
   OAuthResponseError,
@@ -144,11 +145,20 @@ describe('userinfo and documents', () => {
     expect(scope).toBeInstanceOf(OAuthResponseError);
     expect(scope.code).toBe('insufficient_scope');
     expect(scope.status).toBe(403);
-    const missing = await getDocument({ ...p(), documentReference: 'ref/1' }).catch((e) => e);
+    const missing = await getDocument({ ...p(), documentReference: 'ref_1' }).catch((e) => e);
     expect(missing).toBeInstanceOf(ApiResponseError);
     expect(missing.code).toBe('IDENTITY_DOCUMENT_NOT_FOUND');
     expect(missing.requestId).toBe('req_1');
-    expect(fake.requests.at(-1)!.path).toBe('/v1/userinfo/identity-documents/ref%2F1');
+    expect(fake.requests.at(-1)!.path).toBe('/v1/userinfo/identity-documents/ref_1');
+  });
+
+  // `..` would be resolved by the URL and send the access token to /v1/userinfo/proof.
+  test('a reference that is not base64url is refused before any request carries the token', async () => {
+    const before = fake.requests.length;
+    for (const documentReference of ['..', '.', 'ref/1', 'a?b', ''])
+      for (const call of [getDocument, getDocumentProof])
+        expect(await call({ ...p(), documentReference }).catch((e) => e)).toBeInstanceOf(TypeError);
+    expect(fake.requests.length).toBe(before);
   });
 
   test('a bare Bearer challenge without a body is an OAuthResponseError too', async () => {

@@ -68,12 +68,16 @@ describe('validateIdToken', () => {
     );
   });
 
-  test('refuses a wrong aud, and several audiences without azp = this client', async () => {
+  test('refuses a wrong aud, and any audience besides this client (the interface: aud equals the client ID)', async () => {
     expect(await refusal(validateIdToken(await token({ aud: 'cid_test_other' }), opts()))).toBe(
       'id_token_aud',
     );
-    const multi = await token({ aud: [CLIENT, 'cid_test_other'], extra: { azp: 'cid_test_other' } });
-    expect(await refusal(validateIdToken(multi, opts()))).toBe('id_token_azp');
+    for (const azp of ['cid_test_other', CLIENT]) {
+      const multi = await token({ aud: [CLIENT, 'cid_test_other'], extra: { azp } });
+      expect(await refusal(validateIdToken(multi, opts()))).toBe('id_token_aud');
+    }
+    const single = await token({ aud: [CLIENT], extra: { azp: CLIENT } });
+    expect((await validateIdToken(single, opts())).sub).toBe('pairwise-sub-1');
   });
 
   test('refuses an azp naming another client even with this client as the only audience', async () => {

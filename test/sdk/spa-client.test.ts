@@ -89,7 +89,14 @@ async function start(nonceInToken?: string) {
       token_type: 'Bearer',
       expires_in: 900,
       scope: 'openid email',
-      id_token: await signIdToken({ key, iss: fake.url, aud: CLIENT, nonce, now: clock.now() }),
+      id_token: await signIdToken({
+        key,
+        iss: fake.url,
+        aud: CLIENT,
+        nonce,
+        now: clock.now(),
+        accessToken: 'at_spa',
+      }),
     });
   const callback = `${REDIRECT}?code=code-1&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(fake.url)}`;
   return { authorize, state, callback };
