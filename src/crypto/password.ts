@@ -41,44 +41,48 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /**
- * What an argon2id hash may ask of a check, whoever made it: at least the work of OWASP's baselines
- * (memory × iterations, 7 MiB × 5 to 19 MiB × 2), at most about seven times Verity's own, so an
- * imported hash can be neither quick to crack nor a way to hold the hashing pool (every failed
- * sign-in pays its cost). Verity's own hashes are within.
+ * What an argon2id hash may ask of a check, whoever made it. The ceilings keep a hash from holding the
+ * hashing pool (every failed sign-in pays its cost; about 13 times Verity's own at most) while taking
+ * the defaults of common libraries (argon2-cffi, PHP, Spring, Keycloak). The floors, below which a hash
+ * is quick to crack, are the import's to refuse: a stored one under them still verifies, and is
+ * re-hashed at its next sign-in (`needsRehash`). Verity's own hashes are within.
  */
-const ACCEPTED = {
-  memory: [7168, 65536],
-  iterations: [1, 10],
-  parallelism: [1, 4],
-  work: [35840, 262144],
+const BOUNDS = {
+  memory: [4096, 131072],
+  iterations: [1, 16],
+  parallelism: [1, 16],
+  work: [12288, 524288],
   saltBytes: [8, 64],
   hashBytes: [16, 64],
 } as const;
 
-const within = (v: number, [min, max]: readonly [number, number]) => v >= min && v <= max;
 const ENCODED = /^\$argon2id\$v=19\$m=(\d{1,9}),t=(\d{1,9}),p=(\d{1,9})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 
-/** Why `encoded` is not an argon2id hash Verity checks, or undefined when it is one. */
-export function hashProblem(encoded: string): string | undefined {
+/**
+ * Why `encoded` is not an argon2id hash Verity checks, or undefined when it is one; with `floors`, also
+ * one too weak to accept (an import).
+ */
+export function hashProblem(encoded: string, opts: { floors?: boolean } = {}): string | undefined {
   const m = ENCODED.exec(encoded);
   if (!m) return 'must be an encoded $argon2id$v=19$m=…,t=…,p=…$salt$hash hash';
   const [memory, iterations, parallelism] = [m[1], m[2], m[3]].map(Number) as [number, number, number];
   const bytes = (b64: string) => Math.floor((b64.length * 3) / 4);
-  const a = ACCEPTED;
-  if (!within(memory, a.memory)) return `m must be from ${a.memory[0]} to ${a.memory[1]} (KiB)`;
-  if (!within(iterations, a.iterations)) return `t must be from ${a.iterations[0]} to ${a.iterations[1]}`;
-  if (!within(parallelism, a.parallelism)) return `p must be from ${a.parallelism[0]} to ${a.parallelism[1]}`;
-  if (!within(memory * iterations, a.work))
-    return `m × t must be from ${a.work[0]} to ${a.work[1]} (as much work as OWASP's baselines at least)`;
-  if (!within(bytes(m[4]!), a.saltBytes))
-    return `the salt must be ${a.saltBytes[0]} to ${a.saltBytes[1]} bytes`;
-  if (!within(bytes(m[5]!), a.hashBytes))
-    return `the hash must be ${a.hashBytes[0]} to ${a.hashBytes[1]} bytes`;
+  // The cost's floors are the import's; a salt or hash of the wrong size is no hash at all.
+  const checks: [string, number, readonly [number, number], boolean][] = [
+    ['m (KiB)', memory, BOUNDS.memory, !!opts.floors],
+    ['t', iterations, BOUNDS.iterations, !!opts.floors],
+    ['p', parallelism, BOUNDS.parallelism, !!opts.floors],
+    ['m × t', memory * iterations, BOUNDS.work, !!opts.floors],
+    ['the salt (bytes)', bytes(m[4]!), BOUNDS.saltBytes, true],
+    ['the hash (bytes)', bytes(m[5]!), BOUNDS.hashBytes, true],
+  ];
+  for (const [name, value, [min, max], floor] of checks)
+    if (value > max || (floor && value < min)) return `${name} must be from ${min} to ${max}`;
   return undefined;
 }
 
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
-  // One stored before these bounds fails closed: the person is re-imported or resets the password.
+  // Never run over the ceilings, which only a hash stored before them can be: it would hold a worker.
   if (hashProblem(encoded)) return false;
   try {
     return (await run({ op: 'verify', password, encoded })) === true;

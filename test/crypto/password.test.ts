@@ -20,35 +20,45 @@ describe('password hashing', () => {
     expect(await verifyPassword('x', '$argon2id$garbage')).toBe(false);
   });
 
-  test('a hash outside the accepted cost is never checked: too heavy to hold the pool, too light to trust', async () => {
+  test('a hash over the ceilings is never checked; one under the floors verifies but is no import', async () => {
     const { argon2id } = await import('hash-wasm');
-    const made = (memorySize: number, iterations: number) =>
+    const made = (memorySize: number, iterations: number, parallelism = 1) =>
       argon2id({
         password: 'pw',
         salt: new Uint8Array(16),
-        parallelism: 1,
+        parallelism,
         iterations,
         memorySize,
         hashLength: 32,
         outputType: 'encoded',
       });
-    const weak = await made(8, 1);
-    expect(hashProblem(weak)).toContain('m must be from 7168');
-    expect(await verifyPassword('pw', weak)).toBe(false);
-    // Within the bounds, another baseline of the same work verifies (and is re-hashed at sign-in).
-    expect(await verifyPassword('pw', await made(12288, 3))).toBe(true);
-    // Never run, so the test does not take minutes: a check of this one would.
+    // Too cheap to trust: refused at import, yet a stored one still verifies (and is re-hashed at sign-in).
+    const weak = await made(1024, 1);
+    expect(hashProblem(weak, { floors: true })).toContain('m (KiB) must be from 4096');
+    expect(hashProblem(weak)).toBeUndefined();
+    expect(await verifyPassword('pw', weak)).toBe(true);
+    // Common libraries' defaults are taken: Spring's, and PHP's (64 MiB, 4 passes).
+    for (const [m, t] of [
+      [16384, 2],
+      [65536, 4],
+    ] as const)
+      expect(hashProblem(await made(m, t), { floors: true })).toBeUndefined();
+    // Over a ceiling it is never run: a check of this one would hold a worker for minutes.
     const heavy =
       '$argon2id$v=19$m=65536,t=100000,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA';
-    expect(hashProblem(heavy)).toContain('t must be from 1 to 10');
+    expect(hashProblem(heavy)).toContain('t must be from 1 to 16');
     expect(await verifyPassword('pw', heavy)).toBe(false);
     for (const [encoded, problem] of [
       [
-        '$argon2id$v=19$m=65536,t=5,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        '$argon2id$v=19$m=131072,t=5,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
         'm × t',
       ],
       [
-        '$argon2id$v=19$m=19456,t=2,p=16$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        '$argon2id$v=19$m=262144,t=1,p=1$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
+        'm (KiB)',
+      ],
+      [
+        '$argon2id$v=19$m=19456,t=2,p=32$AAAAAAAAAAAAAAAAAAAAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA',
         'p must',
       ],
       ['$argon2id$v=19$m=19456,t=2,p=1$AAAA$3U7mfwWkgnX0mebRP8K7A+/h5hMPe5BK8zqJJfEvoaA', 'the salt'],
@@ -59,7 +69,7 @@ describe('password hashing', () => {
       ],
     ])
       expect(hashProblem(encoded!)).toContain(problem!);
-    expect(hashProblem(await hashPassword('pw'))).toBeUndefined();
+    expect(hashProblem(await hashPassword('pw'), { floors: true })).toBeUndefined();
   });
 
   test('hashes stored before hashing moved off the event loop still verify', async () => {

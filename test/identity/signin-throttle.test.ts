@@ -119,7 +119,7 @@ test('a hash made with other parameters (an import) is replaced at the next sign
     salt: crypto.getRandomValues(new Uint8Array(16)),
     parallelism: 1,
     iterations: 3,
-    memorySize: 12288,
+    memorySize: 8192,
     hashLength: 32,
     outputType: 'encoded',
   });
