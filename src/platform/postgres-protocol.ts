@@ -12,6 +12,12 @@ export type PgRequest =
   | { op: 'exec'; sql: string; begins?: boolean; tx?: boolean }
   | { op: 'query' | 'values'; sql: string; params: unknown[]; tx?: boolean };
 
+/**
+ * The code of a statement refused unsent: its transaction's connection was lost, and the server rolled
+ * back what was sent on it, so nothing of the transaction took effect and it may run again.
+ */
+export const LOST_BEFORE_SENT = 'verity-lost-before-sent';
+
 /** A request as posted: numbered, so that its answer is known for its own. */
 export type PgMessage = PgRequest & { seq: number };
 

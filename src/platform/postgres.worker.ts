@@ -1,5 +1,12 @@
 import postgres from 'postgres';
-import { ANSWERED, LENGTH, type PgMessage, type PgReply, TOO_BIG } from './postgres-protocol.ts';
+import {
+  ANSWERED,
+  LENGTH,
+  LOST_BEFORE_SENT,
+  type PgMessage,
+  type PgReply,
+  TOO_BIG,
+} from './postgres-protocol.ts';
 import { runtime } from './runtime.ts';
 
 // The thread that owns the PostgreSQL connection (postgres.ts): it runs each statement it is sent and
@@ -44,6 +51,9 @@ port.onMessage(async (message) => {
       max: 1,
       prepare: true,
       idle_timeout: 0,
+      // Kept for good: the driver otherwise replaces it every 30-60 minutes, in a transaction or not,
+      // and with it the session's advisory locks.
+      max_lifetime: null,
       connect_timeout: 10,
       // A statement waits for another's lock at most this long, as SQLite's busy_timeout: this thread's
       // caller is blocked meanwhile, so an unbounded wait (a lock held by this same process) would hang it.
@@ -88,7 +98,7 @@ port.onMessage(async (message) => {
   }
   if (m.tx && began !== generation) {
     const message = 'the connection to PostgreSQL was lost inside a transaction';
-    answer(m.seq, { ok: false, message, code: '08006' });
+    answer(m.seq, { ok: false, message, code: LOST_BEFORE_SENT });
     return;
   }
   try {
