@@ -19,6 +19,7 @@ base_url = "http://localhost:8080" # issuer and API base; use your public https 
 identity_url = ""                  # default base_url + "/identity"
 developer_url = ""                 # default base_url + "/developer"
 trust_proxy = ""                   # e.g. "x-forwarded-for" behind a reverse proxy; empty = socket address
+trusted_proxies = []               # proxies on other machines whose header is believed, e.g. ["10.0.0.5"]
 allow_http = false                 # true allows http:// public URLs on a non-loopback host
 metrics_token = ""                 # bearer token for /metrics from other hosts (32+ bytes); empty = loopback clients only
 signing_threads = "auto"           # threads that sign ID tokens: "auto" = one per core; 0 = the serving thread

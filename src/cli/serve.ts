@@ -1,3 +1,4 @@
+import { configWarnings } from '../config/warnings.ts';
 import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
 import { runtime } from '../platform/runtime.ts';
@@ -24,6 +25,9 @@ export const serveCommands: Command[] = [
         developer_url: config.server.developer_url,
       });
       for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
+      // A production-looking instance says what `config check` would; plain http is for trying Verity.
+      if (config.server.base_url.startsWith('https:'))
+        for (const warning of configWarnings(config)) server.ctx.log.warn('risky setting', { warning });
       // Start-up is over: what it alone used need not stay resident (a failure only costs memory).
       runtime.releaseStartupPages().then(
         (r) =>

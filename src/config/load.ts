@@ -14,8 +14,9 @@ export type EnvSources = Map<string, string>;
 
 /**
  * `VERITY_<SECTION>_<KEY>` overrides a top-level key of a section, so secrets need not sit in the file
- * (e.g. VERITY_OIDC_PAIRWISE_SECRET, VERITY_WEBHOOKS_SECRET_KEY). Values are parsed as TOML scalars
- * when they look like one (numbers, booleans), otherwise kept as strings.
+ * (e.g. VERITY_OIDC_PAIRWISE_SECRET, VERITY_WEBHOOKS_SECRET_KEY). Values are parsed as TOML when they
+ * look like a number, a boolean or an array (VERITY_SERVER_TRUSTED_PROXIES='["10.0.0.5"]'), otherwise
+ * kept as strings.
  */
 export function applyEnv(
   raw: Record<string, unknown>,
@@ -42,6 +43,13 @@ function coerce(value: string): unknown {
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (/^-?\d+$/.test(value)) return Number(value);
+  if (value.startsWith('[')) {
+    try {
+      return parseToml(`v = ${value}`).v;
+    } catch {
+      // Left a string: the key's schema says what is wrong with it.
+    }
+  }
   return value;
 }
 

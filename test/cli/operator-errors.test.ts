@@ -177,10 +177,14 @@ describe('errors an operator can act on', () => {
     }
   }, 30_000);
 
-  test('the startup log line carries the version', async () => {
+  test('the startup log line carries the version; an https instance logs its risky settings', async () => {
     const dir = workDir();
     const port = await freePort();
-    writeFileSync(join(dir, 'verity.toml'), `[server]\nlisten = "127.0.0.1:${port}"\n`);
+    // A load balancer's header named, on a listener other machines reach, but no trusted proxy listed.
+    writeFileSync(
+      join(dir, 'verity.toml'),
+      `[server]\nlisten = "0.0.0.0:${port}"\nbase_url = "https://id.example.com"\ntrust_proxy = "x-forwarded-for"\n`,
+    );
     const child = Bun.spawn([process.execPath, join(root, 'src/main.ts'), 'serve'], {
       cwd: dir,
       stdout: 'pipe',
@@ -188,12 +192,17 @@ describe('errors an operator can act on', () => {
     cleanups.push(() => child.kill());
     const reader = child.stdout.getReader();
     let text = '';
-    while (!text.includes('"msg":"listening"')) {
+    while (!/trusted_proxies is empty[^\n]*\n/.test(text)) {
       const { value, done } = await reader.read();
       if (done) break;
       text += new TextDecoder().decode(value);
     }
-    const line = text.split('\n').find((l) => l.includes('"msg":"listening"'))!;
-    expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'listening', version: pkg.version });
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.msg === 'listening')).toMatchObject({ level: 'info', version: pkg.version });
+    const risky = lines.filter((l) => l.msg === 'risky setting').map((l) => l.warning as string);
+    expect(risky.some((w) => w.includes('trusted_proxies is empty'))).toBe(true);
   }, 30_000);
 });

@@ -110,6 +110,19 @@ describe('problems an operator can act on', () => {
     ]);
   });
 
+  test('trusted_proxies holds addresses and CIDR ranges, from the file or the environment as a TOML array', () => {
+    expect(parseConfig('').server.trusted_proxies).toEqual([]);
+    expect(
+      parseConfig('[server]\ntrusted_proxies = ["10.0.0.5", "2001:db8::/64"]').server.trusted_proxies,
+    ).toEqual(['10.0.0.5', '2001:db8::/64']);
+    const env = { VERITY_SERVER_TRUSTED_PROXIES: '["10.0.0.0/24"]' };
+    expect(parseConfig('', env).server.trusted_proxies).toEqual(['10.0.0.0/24']);
+    expect(problems('[server]\ntrusted_proxies = ["10.0.0.0/33", "lb.internal"]')).toEqual([
+      'server.trusted_proxies.0: must be an IP address or a CIDR range, e.g. "10.0.0.0/24"',
+      'server.trusted_proxies.1: must be an IP address or a CIDR range, e.g. "10.0.0.0/24"',
+    ]);
+  });
+
   test('signing_threads is "auto" or a whole number from 0 to 256, from the file or the environment', () => {
     expect(parseConfig('').server.signing_threads).toBe('auto');
     expect(parseConfig('[server]\nsigning_threads = 0').server.signing_threads).toBe(0);
