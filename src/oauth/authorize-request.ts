@@ -2,7 +2,7 @@ import { redirectUriMatches } from '../apps/redirect-uri-rules.ts';
 import type { AppContext } from '../context.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import { OAuthError } from '../errors.ts';
-import { verifiedIdTokenHint } from '../oidc/id-token-hint.ts';
+import { MAX_ID_TOKEN_HINT_BYTES, verifiedIdTokenHint } from '../oidc/id-token-hint.ts';
 import { unix } from '../platform/clock.ts';
 import { createAuthorizationRequestStore } from './authorization-request.store.ts';
 import {
@@ -75,9 +75,6 @@ export function validateAuthorizeRequest(ctx: AppContext, params: URLSearchParam
   return draft as ValidAuthorizeRequest;
 }
 
-/** Longer than any ID token Verity signs. */
-const MAX_HINT_BYTES = 8192;
-
 /**
  * An `id_token_hint` (OIDC Core §3.1.2.1) must be an ID token Verity issued to this client; its `sub`
  * is kept with the request, and only that person may answer it (identity/flow.ts). One that is not
@@ -90,7 +87,7 @@ export async function checkIdTokenHint(
 ): Promise<ValidAuthorizeRequest> {
   const token = single(params, 'id_token_hint');
   if (token === undefined) return req;
-  const hint = bytes(token) <= MAX_HINT_BYTES ? await verifiedIdTokenHint(ctx, token) : undefined;
+  const hint = bytes(token) <= MAX_ID_TOKEN_HINT_BYTES ? await verifiedIdTokenHint(ctx, token) : undefined;
   if (!hint?.audiences.includes(req.client.clientId))
     throw new AuthorizeError(
       'invalid_request',

@@ -11,6 +11,12 @@ const hintClaims = z.object({
   aud: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
 });
 
+/**
+ * Longer than any ID token Verity signs: a claims request may place the person's photo in one (up to
+ * 64 KiB, base64 twice over in the token).
+ */
+export const MAX_ID_TOKEN_HINT_BYTES = 160 * 1024;
+
 /** Whom an `id_token_hint` names: the pairwise `sub`, for the clients of its audience. */
 export interface IdTokenHint {
   sub: string;

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { clientRegistry, type OAuthClient } from '../../oauth/client.store.ts';
-import { verifiedIdTokenHint } from '../../oidc/id-token-hint.ts';
+import { MAX_ID_TOKEN_HINT_BYTES, verifiedIdTokenHint } from '../../oidc/id-token-hint.ts';
 
 /**
  * The parameters of OpenID Connect RP-Initiated Logout 1.0 §2, from the query (GET) or the form (POST).
  * `logout_hint` is accepted and ignored, as §2 allows.
  */
 export const logoutParams = z.object({
-  id_token_hint: z.string().max(8192).optional(),
+  id_token_hint: z.string().max(MAX_ID_TOKEN_HINT_BYTES).optional(),
   client_id: z.string().max(200).optional(),
   post_logout_redirect_uri: z.string().max(2000).optional(),
   state: z.string().max(2000).optional(),
