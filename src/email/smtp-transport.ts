@@ -27,7 +27,13 @@ export function smtpTransport(config: Config['email']): EmailTransport {
   return {
     async send(message) {
       transporter ??= open();
-      await (await transporter).sendMail({ from: config.from, ...message });
+      // The address as an address: a string would be parsed, and a stored "a.example<x@evil.example>"
+      // would go to x@evil.example.
+      await (await transporter).sendMail({
+        from: config.from,
+        ...message,
+        to: { name: '', address: message.to },
+      });
     },
   };
 }

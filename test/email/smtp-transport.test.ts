@@ -31,6 +31,21 @@ describe('email transports', () => {
     expect(mail.raw).toContain('https://portal.example/x');
   });
 
+  // An address stored before the portal's address rule must not be read as a display name and another
+  // mailbox: the mail would verify, or reset, someone else's.
+  test('smtp sends to the address as given, never to one parsed out of it', async () => {
+    box = await startMailbox();
+    const t = createEmailTransport(smtp(box.port, 'starttls = false'), silentLogger);
+    await t
+      .send({ to: 'ceo.example.com<x@evil.example>', subject: 'Hello', text: 'link' })
+      .catch(() => undefined);
+    // A mail after it, so that one that went anywhere would have arrived first.
+    const arrived = box.next('dev@example.com');
+    await t.send({ to: 'dev@example.com', subject: 'Hello', text: 'link' });
+    await arrived;
+    expect(box.mails.flatMap((m) => m.to)).toEqual(['dev@example.com']);
+  });
+
   test('smtp with wrong credentials rejects and nothing arrives', async () => {
     box = await startMailbox({ user: 'verity', password: 's3cret' });
     const t = createEmailTransport(
