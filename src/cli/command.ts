@@ -86,3 +86,14 @@ export function requiredEnvironment(args: ParsedArgs, fallback?: Environment): E
   if (env === undefined) throw new UsageError('--env is required (sandbox or production)');
   return env;
 }
+
+/**
+ * Text for the terminal with its control characters escaped (newlines kept when asked): no input (quoted
+ * in an error, or imported data) can forge a line or send the terminal an escape sequence.
+ */
+export function printable(text: string, keepNewlines = false): string {
+  return text.replace(
+    keepNewlines ? /[^\P{Cc}\n]/gu : /\p{Cc}/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

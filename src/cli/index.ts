@@ -8,7 +8,7 @@ import { jsonLogger, type Logger, silentLogger } from '../log.ts';
 import { parseArgs } from '../platform/args.ts';
 import { proc } from '../platform/process.ts';
 import { VERSION } from '../version.ts';
-import { type CliContext, type Command, type OptionSpec, UsageError } from './command.ts';
+import { type CliContext, type Command, type OptionSpec, printable, UsageError } from './command.ts';
 import { commands } from './commands.ts';
 import { explainSystemError } from './system-errors.ts';
 
@@ -147,17 +147,6 @@ export async function runCli(argv: string[]): Promise<number> {
 
 /** A system error said in terms of the setting to change: no stack trace. */
 class OperatorError extends Error {}
-
-/**
- * Text for the terminal with its control characters escaped (newlines kept when asked): no input quoted
- * in an error can forge a line or send the terminal an escape sequence.
- */
-function printable(text: string, keepNewlines = false): string {
-  return text.replace(
-    keepNewlines ? /[^\P{Cc}\n]/gu : /\p{Cc}/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
 
 function fail(e: unknown, json: boolean): number {
   const code = e instanceof UsageError ? 2 : 1;

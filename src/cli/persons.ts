@@ -4,7 +4,7 @@ import { applicationIds } from '../documents/reference.ts';
 import { importPersons } from '../persons/import.ts';
 import { disablePerson, getPerson, listPersons, type PersonDetail } from '../persons/persons.ts';
 import { proc } from '../platform/process.ts';
-import { type Command, positional, str, UsageError, withContext } from './command.ts';
+import { type Command, positional, printable, str, UsageError, withContext } from './command.ts';
 
 async function readInput(file: string): Promise<string> {
   try {
@@ -53,9 +53,11 @@ export const personsCommands: Command[] = [
       const environment = oneOf(str(args, 'env') ?? 'production', ENVIRONMENTS, 'env');
       const status = oneOf(str(args, 'status'), STATUSES, 'status');
       const persons = await withContext(cli, (ctx) => listPersons(ctx.db, { environment, status }));
-      const rows = persons.map(
-        (p) =>
+      // Each row escaped: data imported before the import refused control characters keeps them.
+      const rows = persons.map((p) =>
+        printable(
           `${p.personId}  ${p.status.padEnd(8)}  ${p.assuranceLevel.padEnd(11)}  ${p.externalId}  ${p.name ?? ''}${p.email ? ` <${p.email}>` : ''}`,
+        ),
       );
       cli.print(rows.length ? rows.join('\n') : 'no persons', { persons });
       return 0;
@@ -152,5 +154,5 @@ function describe(p: ShownPerson): string {
         `    to ${d.application.applicationId}: reference ${d.application.documentReference}, attestation ${d.application.attestationId}`,
       );
   }
-  return lines.join('\n');
+  return lines.map((l) => printable(l)).join('\n');
 }

@@ -154,6 +154,20 @@ describe('persons list, show and disable', () => {
     expect(unknown.code).toBe(1);
   });
 
+  // Stored before the import refused control characters: printed escaped, never raw.
+  test("list and show escape a stored field's control characters", async () => {
+    ctx.db.sql
+      .prepare('UPDATE persons SET external_id = ?, name = ? WHERE id = ?')
+      .run('ext-1\npsn_FAKE  active  high  ceo', 'Maria\u001b]0;owned\u0007', mariaId);
+    const list = await cli('persons', 'list', '--config', config);
+    expect(list.stdout).not.toContain('\u001b');
+    expect(list.stdout).toContain('ext-1\\u000apsn_FAKE');
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
+    const show = await cli('persons', 'show', mariaId, '--config', config);
+    expect(show.stdout).not.toContain('\u001b');
+    expect(show.stdout).toContain('Maria\\u001b]0;owned\\u0007');
+  });
+
   test('show refuses unknown persons (exit 1) and ambiguous or missing arguments (exit 2)', async () => {
     const unknown = await cli('persons', 'show', 'psn_nobody', '--json', '--config', config);
     expect(unknown.code).toBe(1);
