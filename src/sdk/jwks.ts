@@ -4,7 +4,7 @@ import type { FetchLike } from './http.ts';
 
 /**
  * jose's remote key set options, in milliseconds: `cacheMaxAge` (default 10 minutes) is how long a
- * fetched set is used; `cooldownDuration` (default 30 s) is how long after a fetch an unknown `kid`
+ * fetched set is used at most (less when the response's `Cache-Control: max-age` says so); `cooldownDuration` (default 30 s) is how long after a fetch an unknown `kid`
  * does not cause another one, so tokens with made-up kids cannot make the application hammer the
  * JWKS endpoint; `timeoutDuration` (default 5 s) bounds each fetch.
  */
@@ -33,11 +33,22 @@ export interface JwksCache {
 export function createJwksCache(opts: JwksCacheOptions): JwksCache {
   const { jwksUri, fetch: fetchFn = fetch, ...durations } = opts;
   let fetchCount = 0;
+  // When the set fetched last goes stale by its own response's Cache-Control (the interface: clients
+  // cache according to the response headers), so a key the issuer withdrew is not trusted for longer.
+  let staleAt = Number.POSITIVE_INFINITY;
   const keySet = createRemoteJWKSet(new URL(jwksUri), {
     ...durations,
-    [customFetch]: (url, init) => {
+    [customFetch]: async (url, init) => {
       fetchCount++;
-      return fetchFn(url, init);
+      const res = await fetchFn(url, init);
+      const cacheControl = res.headers.get('cache-control') ?? '';
+      const maxAge = /(?:^|,)\s*max-age=(\d+)/i.exec(cacheControl)?.[1];
+      staleAt = /no-store|no-cache/i.test(cacheControl)
+        ? Date.now()
+        : maxAge === undefined
+          ? Number.POSITIVE_INFINITY
+          : Date.now() + Number(maxAge) * 1000;
+      return res;
     },
   });
   return {
@@ -46,6 +57,7 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     },
     async getKey(kid, alg = 'RS256') {
       try {
+        if (Date.now() >= staleAt) await keySet.reload();
         return await keySet({ alg, kid });
       } catch (e) {
         if (e instanceof errors.JWKSNoMatchingKey) return undefined;

@@ -29,6 +29,8 @@ export interface FakeVerity {
   requests: Recorded[];
   /** Keys published in the JWKS (edit to rotate). */
   published: FakeKey[];
+  /** The JWKS's Cache-Control, Verity's own by default. */
+  jwksCacheControl: string;
   /** Fields added to the discovery document. */
   discovery: Record<string, unknown>;
   /** Overrides the token endpoint's answer. */
@@ -44,6 +46,7 @@ export async function startFakeVerity(): Promise<FakeVerity> {
     url: '',
     requests: [],
     published: [],
+    jwksCacheControl: 'public, max-age=300',
     discovery: {},
     token: () =>
       Response.json({ error: 'invalid_grant', error_description: 'not configured' }, { status: 400 }),
@@ -77,7 +80,7 @@ export async function startFakeVerity(): Promise<FakeVerity> {
         case '/.well-known/jwks.json':
           return Response.json(
             { keys: fake.published.map((k) => k.jwk) },
-            { headers: { 'cache-control': 'public, max-age=300' } },
+            { headers: { 'cache-control': fake.jwksCacheControl } },
           );
         case '/v1/oauth/token':
           return fake.token(rec);

@@ -169,6 +169,19 @@ describe('validateIdToken', () => {
     expect(uncached.fetchCount).toBe(3);
   });
 
+  // The interface: clients cache the JWKS according to its response headers.
+  test("follows the JWKS's Cache-Control: a set it says not to keep is fetched again, and a withdrawn key refused", async () => {
+    const cache = jwks();
+    for (let i = 0; i < 3; i++) await validateIdToken(await token(), opts(cache));
+    expect(cache.fetchCount).toBe(1); // max-age=300, Verity's own
+    fake.jwksCacheControl = 'no-store, max-age=0';
+    const fresh = jwks();
+    await validateIdToken(await token(), opts(fresh));
+    fake.published = [];
+    expect(await refusal(validateIdToken(await token(), opts(fresh)))).toBe('id_token_kid');
+    expect(fresh.fetchCount).toBe(2);
+  });
+
   test('a JWKS endpoint that fails is an UnexpectedResponseError, not a refused token', async () => {
     const cache = createJwksCache({ jwksUri: `${fake.url}/no-such-jwks` });
     const err = await validateIdToken(await token(), opts(cache)).catch((e) => e);
