@@ -91,7 +91,7 @@ export function createDemoApp(o: DemoAppOptions): Hono<{ Variables: { nonce: str
     let documentsError: string | undefined;
     let documentDetail: IdentityDocument | undefined;
     try {
-      userinfo = await client.userinfo(session.accessToken);
+      userinfo = await client.userinfo(session.accessToken, session.sub);
     } catch (e) {
       // The token is all the session holds: once Verity refuses it (consent revoked, or expired), the
       // session is over, and the person is told why and offered a new sign-in instead of stale claims.

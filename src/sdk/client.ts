@@ -77,7 +77,8 @@ export interface VerityClient {
    * an unknown, expired or already revoked token too.
    */
   revokeToken(accessToken: string): Promise<void>;
-  userinfo(accessToken: string): Promise<UserInfo>;
+  /** With `expectedSub`, the ID token's `sub`: an answer about anyone else is refused. */
+  userinfo(accessToken: string, expectedSub?: string): Promise<UserInfo>;
   listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
   getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
   getDocumentProof(accessToken: string, documentReference: string): Promise<string>;
@@ -194,7 +195,14 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         clock,
       });
     },
-    userinfo: (accessToken) => userinfo({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
+    userinfo: (accessToken, expectedSub) =>
+      userinfo({
+        baseUrl: issuer,
+        accessToken,
+        fetch: fetchFn,
+        clock,
+        ...(expectedSub ? { expectedSub } : {}),
+      }),
     listDocuments: (accessToken) => listDocuments({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
     getDocument: (accessToken, documentReference) =>
       getDocument({ baseUrl: issuer, accessToken, documentReference, fetch: fetchFn, clock }),

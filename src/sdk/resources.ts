@@ -21,11 +21,14 @@ async function get<T>(p: ResourceParams, path: string): Promise<T> {
 
 /**
  * `GET /v1/userinfo`: the pairwise `sub` and the approved claims only. Absent claims stay `undefined`;
- * none is filled in with `false`. A revoked or expired authorization fails with `invalid_token`.
+ * none is filled in with `false`. A revoked or expired authorization fails with `invalid_token`. With
+ * `expectedSub` (the ID token's), an answer about anyone else is refused (OIDC Core §5.3.2).
  */
-export async function userinfo(p: ResourceParams): Promise<UserInfo> {
+export async function userinfo(p: ResourceParams & { expectedSub?: string }): Promise<UserInfo> {
   const info = await get<UserInfo>(p, '/v1/userinfo');
   if (typeof info.sub !== 'string') throw new UnexpectedResponseError('UserInfo response has no sub');
+  if (p.expectedSub !== undefined && info.sub !== p.expectedSub)
+    throw new UnexpectedResponseError('UserInfo answered for another sub than the ID token names');
   return info;
 }
 

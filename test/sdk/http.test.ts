@@ -14,6 +14,7 @@ import {
   RateLimitError,
   sqliteTransactionStore,
   type TransactionStore,
+  UnexpectedResponseError,
   userinfo,
 } from '../../src/sdk/index.ts';
 import { tempDir } from '../helpers/context.ts';
@@ -96,6 +97,17 @@ describe('exchangeCode', () => {
 
 describe('userinfo and documents', () => {
   const p = () => ({ baseUrl: fake.url, accessToken: 'at_abc', clock });
+
+  // OIDC Core §5.3.2: the UserInfo sub must be the ID token's before any of its claims are used.
+  test("an answer about another sub than the ID token's is refused when the sub is given", async () => {
+    fake.userinfo = () => Response.json({ sub: 'someone-else', email: 'eve@example.com' });
+    expect(await userinfo({ ...p(), expectedSub: 's1' }).catch((e) => e)).toBeInstanceOf(
+      UnexpectedResponseError,
+    );
+    expect((await userinfo(p())).sub).toBe('someone-else');
+    fake.userinfo = () => Response.json({ sub: 's1' });
+    expect((await userinfo({ ...p(), expectedSub: 's1' })).sub).toBe('s1');
+  });
 
   test('sends the bearer token; an absent claim stays undefined, never false', async () => {
     fake.userinfo = () => Response.json({ sub: 's1', email: 'ada@example.com', age_over_18: false });
