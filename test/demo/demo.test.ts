@@ -209,17 +209,19 @@ describe('webhooks', () => {
 });
 
 describe('consent revocation', () => {
-  /** The access token of the demo's session for `sub`, read from the demo's own database. */
-  function demoToken(sub: string): string | undefined {
+  /** The access tokens of the demo's sessions for `sub`, read from the demo's own database. */
+  function demoTokens(sub: string): string[] {
     const db = new Database(join(dirname(resolve(server.ctx.config.database.path)), 'demo.db'));
     try {
       return db
         .query<{ access_token: string }, [string]>('SELECT access_token FROM demo_sessions WHERE sub = ?')
-        .get(sub)?.access_token;
+        .all(sub)
+        .map((r) => r.access_token);
     } finally {
       db.close();
     }
   }
+  const demoToken = (sub: string): string | undefined => demoTokens(sub)[0];
 
   async function expectRefused(token: string) {
     for (const path of ['/v1/userinfo', '/v1/userinfo/identity-documents']) {
@@ -230,6 +232,25 @@ describe('consent revocation', () => {
       expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     }
   }
+
+  test("signing out revokes the session's access token at Verity, as integration.md advises", async () => {
+    await withPage(async (page) => {
+      await page.goto(demo.url);
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).click();
+      await completeSandboxFlow(page, 'Ben Sandbox');
+      await page.waitForURL(`${demo.url}/`);
+      await bodyContains(page, 'UserInfo claims');
+      // Other tests' sessions may be Ben's too: this session's token is the one its sign-out removes.
+      const sub = (await page.locator('main code').first().textContent())!;
+      const before = demoTokens(sub);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in (redirect)' }).waitFor();
+      const ended = before.filter((t) => !demoTokens(sub).includes(t));
+      expect(ended).toHaveLength(1);
+      expect(ended[0]).toStartWith('at_');
+      await expectRefused(ended[0]!);
+    });
+  });
 
   test('the revoke link: consent revoked on the account page, the demo shows the refusal and signs out, the next sign-in asks for consent', async () => {
     await withPage(async (page, context) => {
