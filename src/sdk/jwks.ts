@@ -4,9 +4,10 @@ import type { FetchLike } from './http.ts';
 
 /**
  * jose's remote key set options, in milliseconds: `cacheMaxAge` (default 10 minutes) is how long a
- * fetched set is used at most (less when the response's `Cache-Control: max-age` says so); `cooldownDuration` (default 30 s) is how long after a fetch an unknown `kid`
- * does not cause another one, so tokens with made-up kids cannot make the application hammer the
- * JWKS endpoint; `timeoutDuration` (default 5 s) bounds each fetch.
+ * fetched set is used at most (less when its response's `Cache-Control` says so); `cooldownDuration`
+ * (default 30 s) is how long after a fetch an unknown `kid` does not cause another one, so tokens with
+ * made-up kids cannot make the application hammer the JWKS endpoint; `timeoutDuration` (default 5 s)
+ * bounds each fetch.
  */
 export interface JwksCacheOptions
   extends Pick<RemoteJWKSetOptions, 'cacheMaxAge' | 'cooldownDuration' | 'timeoutDuration'> {
