@@ -9,7 +9,7 @@ import {
   type TransactionStore,
   type VerityClient,
 } from '../../src/sdk/index.ts';
-import { type FakeKey, type FakeVerity, newKey, signIdToken, startFakeVerity } from './fake-verity.ts';
+import { type FakeKey, type FakeVerity, newKey, startFakeVerity, tokenAnswer } from './fake-verity.ts';
 
 const CLIENT = 'cid_test_client';
 const REDIRECT = 'http://localhost:8081/callback';
@@ -52,20 +52,7 @@ async function start(sessionId = 'session-a') {
   const state = url.searchParams.get('state')!;
   const nonce = url.searchParams.get('nonce')!;
   fake.token = async () =>
-    Response.json({
-      access_token: 'at_x',
-      token_type: 'Bearer',
-      expires_in: 900,
-      scope: 'openid email',
-      id_token: await signIdToken({
-        key,
-        iss: fake.url,
-        aud: CLIENT,
-        nonce,
-        now: clock.now(),
-        accessToken: 'at_x',
-      }),
-    });
+    tokenAnswer({ key, iss: fake.url, aud: CLIENT, nonce, now: clock.now(), scope: 'openid email' });
   return {
     ...started,
     url,
@@ -226,20 +213,7 @@ describe('handleCallback', () => {
 
   test('at_hash must be there, and be that of the access token', async () => {
     const answer = (nonce: string, atHash: string) => async () =>
-      Response.json({
-        access_token: 'at_x',
-        token_type: 'Bearer',
-        expires_in: 900,
-        scope: 'openid',
-        id_token: await signIdToken({
-          key,
-          iss: fake.url,
-          aud: CLIENT,
-          nonce,
-          now: clock.now(),
-          extra: { at_hash: atHash },
-        }),
-      });
+      tokenAnswer({ key, iss: fake.url, aud: CLIENT, nonce, now: clock.now(), extra: { at_hash: atHash } });
     // Left-most 128 bits of SHA-256("at_x"), base64url.
     const right = createHash('sha256').update('at_x').digest().subarray(0, 16).toString('base64url');
     let s = await start();
@@ -263,19 +237,7 @@ describe('handleCallback', () => {
   test('an ID token for another nonce fails the sign-in', async () => {
     const s = await start();
     fake.token = async () =>
-      Response.json({
-        access_token: 'at_x',
-        token_type: 'Bearer',
-        expires_in: 900,
-        scope: 'openid',
-        id_token: await signIdToken({
-          key,
-          iss: fake.url,
-          aud: CLIENT,
-          nonce: 'x'.repeat(43),
-          now: clock.now(),
-        }),
-      });
+      tokenAnswer({ key, iss: fake.url, aud: CLIENT, nonce: 'x'.repeat(43), now: clock.now() });
     const err = await client.handleCallback(s.callback, 'session-a').catch((e) => e);
     expect(err.code).toBe('id_token_nonce');
   });

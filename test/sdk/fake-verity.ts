@@ -138,6 +138,21 @@ export async function signIdToken(t: IdTokenInput): Promise<string> {
     .sign(t.key.privateKey);
 }
 
+/** The token endpoint's answer: an access token, and an ID token for `t` bound to it by at_hash. */
+export async function tokenAnswer(
+  t: IdTokenInput & { scope?: string },
+  accessToken = t.accessToken ?? 'at_x',
+): Promise<Response> {
+  const { scope = 'openid', ...idToken } = t;
+  return Response.json({
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: 900,
+    scope,
+    id_token: await signIdToken({ accessToken, ...idToken }),
+  });
+}
+
 /** An unsigned `alg: none` token, or an HS256 one keyed with the public modulus (the classic confusion). */
 export function unsignedToken(claims: Record<string, unknown>, header: Record<string, unknown>): string {
   const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:te
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createSpaClient, type SpaClient } from '../../src/sdk/browser/spa.ts';
 import { s256 } from '../../src/sdk/random.ts';
-import { type FakeKey, type FakeVerity, newKey, signIdToken, startFakeVerity } from './fake-verity.ts';
+import { type FakeKey, type FakeVerity, newKey, startFakeVerity, tokenAnswer } from './fake-verity.ts';
 
 /**
  * The single-page app's flow against the loopback stand-in for Verity: the transaction rules as they
@@ -84,20 +84,10 @@ async function start(nonceInToken?: string) {
   const state = authorize.searchParams.get('state')!;
   const nonce = nonceInToken ?? authorize.searchParams.get('nonce')!;
   fake.token = async () =>
-    Response.json({
-      access_token: 'at_spa',
-      token_type: 'Bearer',
-      expires_in: 900,
-      scope: 'openid email',
-      id_token: await signIdToken({
-        key,
-        iss: fake.url,
-        aud: CLIENT,
-        nonce,
-        now: clock.now(),
-        accessToken: 'at_spa',
-      }),
-    });
+    tokenAnswer(
+      { key, iss: fake.url, aud: CLIENT, nonce, now: clock.now(), scope: 'openid email' },
+      'at_spa',
+    );
   const callback = `${REDIRECT}?code=code-1&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(fake.url)}`;
   return { authorize, state, callback };
 }
