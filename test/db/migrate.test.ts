@@ -105,7 +105,10 @@ describe('migrations', () => {
       );
       const db = await openDb(url);
       try {
-        const holding = db.sql.prepare('SELECT 1 FROM pg_locks WHERE locktype = ? AND objid = ?');
+        // Advisory locks are per database, and the other tests' servers share the cluster: this one's.
+        const holding = db.sql.prepare(
+          'SELECT 1 FROM pg_locks WHERE locktype = ? AND objid = ? AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+        );
         while (!holding.get('advisory', LOCKS.migrations)) await Bun.sleep(50);
         const started = Date.now();
         expect(migrate(db, fixedClock()).length).toBeGreaterThan(0);
