@@ -43,6 +43,8 @@ export interface StartSignInInput {
   purpose?: string;
   display?: 'page' | 'popup';
   prompt?: 'none' | 'login' | 'consent';
+  /** Seconds: the sign-in must be at most this old (`max_age`); the ID token's `auth_time` is checked. */
+  maxAge?: number;
   returnTo?: string;
   /** The `claims` parameter, e.g. from `claimsParameter` (verified claims in UserInfo or the ID token). */
   claims?: AuthorizationUrlParams['claims'];
@@ -71,7 +73,13 @@ export interface VerityClient {
   ): Promise<CallbackOutcome<SignInResult>>;
   exchangeCode(code: string, tx: Pick<Transaction, 'codeVerifier' | 'redirectUri'>): Promise<TokenResponse>;
   /** With `accessToken`, an `at_hash` in the ID token must match it. */
-  validateIdToken(idToken: string, nonce: string, accessToken?: string): Promise<IdTokenClaims>;
+  /** With `maxAge` (the transaction's), an older sign-in is refused. */
+  validateIdToken(
+    idToken: string,
+    nonce: string,
+    accessToken?: string,
+    maxAge?: number,
+  ): Promise<IdTokenClaims>;
   /**
    * Revokes an access token (RFC 7009): UserInfo and documents refuse it from then on. Resolves for
    * an unknown, expired or already revoked token too.
@@ -119,6 +127,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         redirectUri: options.redirectUri,
         display: input.display ?? 'page',
         ...(input.returnTo === undefined ? {} : { returnTo: input.returnTo }),
+        ...(input.maxAge === undefined ? {} : { maxAge: input.maxAge }),
         clock,
       });
       const url = await authorizationUrl({
@@ -128,6 +137,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         scope: input.scope,
         ...(input.purpose ? { purpose: input.purpose } : {}),
         ...(input.prompt ? { prompt: input.prompt } : {}),
+        ...(input.maxAge === undefined ? {} : { maxAge: input.maxAge }),
         ...(input.claims ? { claims: input.claims } : {}),
       });
       await options.store.save(tx);
@@ -151,7 +161,12 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
               throw new UnexpectedResponseError('openid was granted but no id_token came back');
             return { tokens, scopes };
           }
-          const claims = await client.validateIdToken(tokens.id_token, tx.nonce, tokens.access_token);
+          const claims = await client.validateIdToken(
+            tokens.id_token,
+            tx.nonce,
+            tokens.access_token,
+            tx.maxAge,
+          );
           return { tokens, claims, scopes };
         },
       });
@@ -169,13 +184,14 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         clock,
       });
     },
-    async validateIdToken(idToken, nonce, accessToken) {
+    async validateIdToken(idToken, nonce, accessToken, maxAge) {
       const doc = await discovery();
       return validateIdToken(idToken, {
         issuer: doc.issuer,
         clientId: options.clientId,
         nonce,
         ...(accessToken === undefined ? {} : { accessToken }),
+        ...(maxAge === undefined ? {} : { maxAge }),
         jwks: await keys(),
         clock,
         ...(options.idTokenAlg ? { alg: options.idTokenAlg } : {}),

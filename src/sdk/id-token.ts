@@ -38,6 +38,8 @@ export interface ValidateIdTokenOptions {
   clock?: SdkClock;
   /** The application's registered algorithm; default RS256. Tokens of any other alg are refused. */
   alg?: IdTokenAlg;
+  /** The `max_age` the authorization request sent, in seconds: an older `auth_time` is refused. */
+  maxAge?: number;
 }
 
 /** The interface's limit on clock skew for `exp`, `iat` and `auth_time`. */
@@ -86,6 +88,9 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
     throw new IdTokenError('id_token_iat', 'ID token iat is in the future');
   if (typeof payload.auth_time !== 'number' || payload.auth_time > nowSeconds + MAX_SKEW_SECONDS)
     throw new IdTokenError('id_token_auth_time', 'ID token auth_time is missing or in the future');
+  // OIDC Core §3.1.3.7: with max_age asked for, the sign-in must be that recent (the same skew).
+  if (opts.maxAge !== undefined && payload.auth_time + opts.maxAge + MAX_SKEW_SECONDS < nowSeconds)
+    throw new IdTokenError('id_token_auth_time', `ID token auth_time is older than max_age ${opts.maxAge}`);
   if (typeof payload.sub !== 'string' || payload.sub === '')
     throw new IdTokenError('id_token_claims', 'ID token has no sub');
   // The interface: aud must equal the client ID, so no other audience rides along (Verity names one).

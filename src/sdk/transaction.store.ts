@@ -63,6 +63,7 @@ interface Row {
   consumed: number;
   display: string;
   return_to: string | null;
+  max_age: number | null;
 }
 
 const toTransaction = (r: Row): Transaction => ({
@@ -76,6 +77,7 @@ const toTransaction = (r: Row): Transaction => ({
   consumed: r.consumed === 1,
   display: r.display === 'popup' ? 'popup' : 'page',
   ...(r.return_to === null ? {} : { returnTo: r.return_to }),
+  ...(r.max_age === null ? {} : { maxAge: r.max_age }),
 });
 
 /**
@@ -95,15 +97,20 @@ export function sqliteTransactionStore(db: SqliteLike, table = 'verity_transacti
       created_at TEXT NOT NULL,
       consumed INTEGER NOT NULL DEFAULT 0,
       display TEXT NOT NULL,
-      return_to TEXT
+      return_to TEXT,
+      max_age INTEGER
     )`,
   ).run();
+  // A table made by an earlier version of the SDK gains the column it lacks.
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'max_age'))
+    db.prepare(`ALTER TABLE ${table} ADD COLUMN max_age INTEGER`).run();
   db.prepare(`CREATE INDEX IF NOT EXISTS ${table}_session ON ${table} (session_id)`).run();
   return {
     save(tx) {
       db.prepare(
-        `INSERT INTO ${table} (id, session_id, state, nonce, code_verifier, redirect_uri, created_at, consumed, display, return_to)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO ${table} (id, session_id, state, nonce, code_verifier, redirect_uri, created_at, consumed, display, return_to, max_age)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         tx.id,
         tx.sessionId,
@@ -115,6 +122,7 @@ export function sqliteTransactionStore(db: SqliteLike, table = 'verity_transacti
         tx.consumed ? 1 : 0,
         tx.display,
         tx.returnTo ?? null,
+        tx.maxAge ?? null,
       );
     },
     findBySession(sessionId) {

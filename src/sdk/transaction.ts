@@ -26,6 +26,8 @@ export interface Transaction {
   display: 'page' | 'popup';
   /** Where the application wants to send the person afterwards (its own choice; never sent to Verity). */
   returnTo?: string;
+  /** The `max_age` the sign-in asked for, in seconds: the ID token's `auth_time` must be that recent. */
+  maxAge?: number;
 }
 
 export interface CreateTransactionInput {
@@ -33,6 +35,7 @@ export interface CreateTransactionInput {
   redirectUri: string;
   display?: 'page' | 'popup';
   returnTo?: string;
+  maxAge?: number;
   /** Defaults to the system clock; inject one to test expiry. */
   clock?: SdkClock;
 }
@@ -56,6 +59,7 @@ export function createTransaction(input: CreateTransactionInput): Transaction {
     consumed: false,
     display: input.display ?? 'page',
     ...(input.returnTo === undefined ? {} : { returnTo: input.returnTo }),
+    ...(input.maxAge === undefined ? {} : { maxAge: input.maxAge }),
   };
 }
 

@@ -234,6 +234,20 @@ describe('handleCallback', () => {
     );
   });
 
+  test('maxAge is sent as max_age, kept with the transaction, and an older sign-in is refused', async () => {
+    const started = await client.startSignIn({ sessionId: 'session-a', scope: 'openid', maxAge: 60 });
+    const url = new URL(started.authorizationUrl);
+    expect(url.searchParams.get('max_age')).toBe('60');
+    expect((await store.findBySession('session-a'))[0]!.maxAge).toBe(60);
+    const nonce = url.searchParams.get('nonce')!;
+    fake.token = async () =>
+      tokenAnswer({ key, iss: fake.url, aud: CLIENT, nonce, now: clock.now(), authTimeOffset: -3600 });
+    const callback = `${REDIRECT}?code=code-1&state=${encodeURIComponent(url.searchParams.get('state')!)}&iss=${encodeURIComponent(fake.url)}`;
+    expect((await client.handleCallback(callback, 'session-a').catch((e) => e)).code).toBe(
+      'id_token_auth_time',
+    );
+  });
+
   test('an ID token for another nonce fails the sign-in', async () => {
     const s = await start();
     fake.token = async () =>

@@ -222,6 +222,7 @@ describe.each([
       redirectUri: 'http://localhost/cb',
       display: 'popup',
       returnTo: '/me',
+      maxAge: 300,
       clock,
     });
     const c = createTransaction({ sessionId: 's2', redirectUri: 'http://localhost/cb', clock });
@@ -237,6 +238,20 @@ describe.each([
     expect((await store.findBySession('s1')).map((t) => t.id)).toEqual([b.id]);
     expect((await store.findBySession('s2')).length).toBe(1);
   });
+});
+
+test("the SQLite store adds max_age to a table an earlier SDK made, and keeps that table's rows", async () => {
+  const db = new Database(':memory:');
+  db.run(`CREATE TABLE verity_transactions (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, state TEXT NOT NULL,
+    nonce TEXT NOT NULL, code_verifier TEXT NOT NULL, redirect_uri TEXT NOT NULL, created_at TEXT NOT NULL,
+    consumed INTEGER NOT NULL DEFAULT 0, display TEXT NOT NULL, return_to TEXT)`);
+  db.run(`INSERT INTO verity_transactions VALUES ('old', 's1', 'st', 'n', '${'v'.repeat(43)}', 'http://localhost/cb',
+    '2026-06-01T12:00:00.000Z', 0, 'page', NULL)`);
+  const store = sqliteTransactionStore(db);
+  expect((await store.findBySession('s1')).map((t) => [t.id, t.maxAge])).toEqual([['old', undefined]]);
+  const t = createTransaction({ sessionId: 's1', redirectUri: 'http://localhost/cb', maxAge: 60, clock });
+  await store.save(t);
+  expect((await store.findBySession('s1')).find((x) => x.id === t.id)).toEqual(t);
 });
 
 test('the SQLite store works with better-sqlite3 under Node too', async () => {

@@ -92,6 +92,15 @@ describe('validateIdToken', () => {
     );
   });
 
+  // OIDC Core §3.1.3.7: the sign-in must be as recent as the max_age the request asked for.
+  test('with max_age, refuses a sign-in older than it (60 s of skew allowed)', async () => {
+    const t = await token({ authTimeOffset: -3600 });
+    expect((await validateIdToken(t, { ...opts(), maxAge: 3600 })).sub).toBe('pairwise-sub-1');
+    expect((await validateIdToken(t, { ...opts(), maxAge: 3541 })).sub).toBe('pairwise-sub-1');
+    expect(await refusal(validateIdToken(t, { ...opts(), maxAge: 3539 }))).toBe('id_token_auth_time');
+    expect((await validateIdToken(t, opts())).sub).toBe('pairwise-sub-1');
+  });
+
   test('tolerates at most 60 s of skew on exp, iat and auth_time', async () => {
     const t = await token({ expIn: 900 });
     clock.advance(900_000 + 59_000);

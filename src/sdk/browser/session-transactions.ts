@@ -14,6 +14,7 @@ const StoredTransaction = v.object({
   consumed: v.boolean(),
   display: v.picklist(['page', 'popup']),
   returnTo: v.optional(v.string()),
+  maxAge: v.optional(v.number()),
 });
 
 /**
