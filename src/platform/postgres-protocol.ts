@@ -14,7 +14,8 @@ export type PgRequest =
 
 /**
  * The code of a statement refused unsent: its transaction's connection was lost, and the server rolled
- * back what was sent on it, so nothing of the transaction took effect and it may run again.
+ * back what was sent on it, so nothing of the transaction took effect. It is not run again: the
+ * session's advisory locks, which its caller may hold, were lost with the connection.
  */
 export const LOST_BEFORE_SENT = 'verity-lost-before-sent';
 

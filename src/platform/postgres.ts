@@ -1,7 +1,6 @@
 import {
   ANSWERED,
   LENGTH,
-  LOST_BEFORE_SENT,
   type PgMessage,
   type PgReply,
   type PgRequest,
@@ -32,11 +31,11 @@ export class PostgresError extends Error {
 }
 
 /**
- * Serialization failures and deadlocks, where the transaction lost to a concurrent one, and a lost
- * connection the bridge noticed before sending (nothing of the transaction took effect): it may run again.
+ * Serialization failures and deadlocks: the transaction lost to a concurrent one and may run again. A
+ * lost connection is not one: the session's advisory locks went with it, which the caller may hold.
  */
 export const isConflict = (e: unknown) =>
-  e instanceof PostgresError && (e.code === '40001' || e.code === '40P01' || e.code === LOST_BEFORE_SENT);
+  e instanceof PostgresError && (e.code === '40001' || e.code === '40P01');
 /**
  * A unique violation can be a conflict too: SERIALIZABLE reports a check-then-insert that lost to a
  * concurrent commit this way at times (PostgreSQL's manual, "Serializable Isolation Level"). A run

@@ -44,7 +44,8 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
       const res = await fetchFn(url, init);
       const cacheControl = res.headers.get('cache-control') ?? '';
       const maxAge = /(?:^|,)\s*max-age=(\d+)/i.exec(cacheControl)?.[1];
-      staleAt = /no-store|no-cache/i.test(cacheControl)
+      // The bare directives only: `no-cache="Set-Cookie"` names a header, not the whole response.
+      staleAt = /(?:^|,)\s*(?:no-store|no-cache)\s*(?:,|$)/i.test(cacheControl)
         ? Date.now()
         : maxAge === undefined
           ? Number.POSITIVE_INFINITY

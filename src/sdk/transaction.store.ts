@@ -101,10 +101,16 @@ export function sqliteTransactionStore(db: SqliteLike, table = 'verity_transacti
       max_age INTEGER
     )`,
   ).run();
-  // A table made by an earlier version of the SDK gains the column it lacks.
-  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'max_age'))
-    db.prepare(`ALTER TABLE ${table} ADD COLUMN max_age INTEGER`).run();
+  // A table made by an earlier version of the SDK gains the column it lacks. Another process may be
+  // adding it at the same moment, or hold the write lock: only a column still missing is an error.
+  const hasMaxAge = () =>
+    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === 'max_age');
+  if (!hasMaxAge())
+    try {
+      db.prepare(`ALTER TABLE ${table} ADD COLUMN max_age INTEGER`).run();
+    } catch (e) {
+      if (!hasMaxAge()) throw e;
+    }
   db.prepare(`CREATE INDEX IF NOT EXISTS ${table}_session ON ${table} (session_id)`).run();
   return {
     save(tx) {

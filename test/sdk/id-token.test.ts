@@ -183,6 +183,11 @@ describe('validateIdToken', () => {
     const cache = jwks();
     for (let i = 0; i < 3; i++) await validateIdToken(await token(), opts(cache));
     expect(cache.fetchCount).toBe(1); // max-age=300, Verity's own
+    // A field-qualified no-cache names a header, not the response: still kept for its max-age.
+    fake.jwksCacheControl = 'private, no-cache="Set-Cookie", max-age=300';
+    const qualified = jwks();
+    for (let i = 0; i < 3; i++) await validateIdToken(await token(), opts(qualified));
+    expect(qualified.fetchCount).toBe(1);
     fake.jwksCacheControl = 'no-store, max-age=0';
     const fresh = jwks();
     await validateIdToken(await token(), opts(fresh));
