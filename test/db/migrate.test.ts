@@ -94,33 +94,30 @@ describe('migrations', () => {
 
   // Another instance of a new release migrating longer than the connection's 5-second lock timeout
   // (a backfill on a large table): this one waits for it, as operations.md says, and does not fail.
-  test.skipIf(!onPostgres)(
-    'an instance starting while another migrates waits as long as it takes',
-    async () => {
-      const { dir, cleanup } = tempDir();
-      const url = testDatabase(dir);
-      const held = Bun.spawn(
-        ['psql', url, '-c', `SELECT pg_advisory_lock(${LOCKS.migrations})`, '-c', 'SELECT pg_sleep(6)'],
-        { stdout: 'ignore', stderr: 'ignore' },
+  // Advisory locks are PostgreSQL's: named, so it runs in either suite.
+  test('an instance starting while another migrates waits as long as it takes', async () => {
+    const { dir, cleanup } = tempDir();
+    const url = testDatabase(dir, 'postgres');
+    const held = Bun.spawn(
+      ['psql', url, '-c', `SELECT pg_advisory_lock(${LOCKS.migrations})`, '-c', 'SELECT pg_sleep(6)'],
+      { stdout: 'ignore', stderr: 'ignore' },
+    );
+    const db = await openDb(url);
+    try {
+      // Advisory locks are per database, and the other tests' servers share the cluster: this one's.
+      const holding = db.sql.prepare(
+        'SELECT 1 FROM pg_locks WHERE locktype = ? AND objid = ? AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
       );
-      const db = await openDb(url);
-      try {
-        // Advisory locks are per database, and the other tests' servers share the cluster: this one's.
-        const holding = db.sql.prepare(
-          'SELECT 1 FROM pg_locks WHERE locktype = ? AND objid = ? AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
-        );
-        while (!holding.get('advisory', LOCKS.migrations)) await Bun.sleep(50);
-        const started = Date.now();
-        expect(migrate(db, fixedClock()).length).toBeGreaterThan(0);
-        expect(Date.now() - started).toBeGreaterThan(4000);
-      } finally {
-        db.close();
-        await held.exited;
-        cleanup();
-      }
-    },
-    20_000,
-  );
+      while (!holding.get('advisory', LOCKS.migrations)) await Bun.sleep(50);
+      const started = Date.now();
+      expect(migrate(db, fixedClock()).length).toBeGreaterThan(0);
+      expect(Date.now() - started).toBeGreaterThan(4000);
+    } finally {
+      db.close();
+      await held.exited;
+      cleanup();
+    }
+  }, 20_000);
 
   test('a failing migration leaves the database at the previous migration boundary', async () => {
     await withDb((db) => {
