@@ -200,13 +200,13 @@ function answerTheRest(app: Hono<AppEnv>) {
  */
 function apiBodyLimit(): MiddlewareHandler<AppEnv> {
   const oauth = (path: string) => path.startsWith('/v1/oauth/');
+  const limitOf = (path: string) => {
+    if (path === '/v1/oauth/authorize') return BODY_LIMITS.hinted;
+    if (oauth(path)) return BODY_LIMITS.oauth;
+    return path.startsWith('/v1/developer/') ? BODY_LIMITS.developerApi : BODY_LIMITS.other;
+  };
   const limit = limitBody<Context<AppEnv>>(
-    (c) =>
-      oauth(c.req.path)
-        ? BODY_LIMITS.oauth
-        : c.req.path.startsWith('/v1/developer/')
-          ? BODY_LIMITS.developerApi
-          : BODY_LIMITS.other,
+    (c) => limitOf(c.req.path),
     (c) => {
       if (!oauth(c.req.path)) throw payloadTooLarge();
       return tokenErrorResponse(new OAuthError('invalid_request', 'The request body is too large.', 413), c);

@@ -13,6 +13,8 @@ const MiB = 1024 * KiB;
 export const BODY_LIMITS = {
   oauth: 64 * KiB,
   pages: 64 * KiB,
+  /** Authorize and logout by POST: an `id_token_hint` of up to 160 KiB (src/oidc/id-token-hint.ts). */
+  hinted: 192 * KiB,
   cameraFrames: 8 * MiB,
   developerApi: 256 * KiB,
   other: 1 * MiB,

@@ -3,7 +3,8 @@ export interface EndSessionUrlParams {
   endSessionEndpoint: string;
   /**
    * The ID token the person signed in with (an expired one is fine). With it Verity signs the person
-   * out at once; without it, it asks them first.
+   * out at once; without it, it asks them first. One that carries the photo is too long for a URL:
+   * post these fields as a form instead.
    */
   idTokenHint?: string;
   /** Needed with `postLogoutRedirectUri` when no `idTokenHint` is sent. */

@@ -79,6 +79,13 @@ function fromAnotherSite(c: Context, origins: Set<string>): boolean {
 
 const originsOf = (urls: string[]) => new Set(urls.map((u) => new URL(u).origin));
 
+/** Whether an unsafe request says it comes from a page of `url`'s origin (not merely that it may). */
+export function fromOwnPage(c: Context, url: string): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin';
+  return c.req.header('origin') === new URL(url).origin;
+}
+
 /** A session that exists only for this response: never stored, no cookie, a CSRF secret nobody holds. */
 function unsavedSession(kind: SessionKind, now: number): Session {
   return {

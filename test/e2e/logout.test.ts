@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { replacePostLogoutRedirectUris } from '../../src/apps/application.store.ts';
+import { signJwt } from '../../src/keys/sign-jwt.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { endSessionUrl } from '../../src/sdk/index.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
@@ -26,7 +27,8 @@ beforeAll(async () => {
   // openid-client validates tokens against real time, so the server's clock starts now.
   server = await startTestServer({
     clock: fixedClock(Date.now()),
-    extra: '[rate_limits.oauth]\nrequests = 1000',
+    // A recent face check is reused, so that prompt=none can answer.
+    extra: '[rate_limits.oauth]\nrequests = 1000\n[face]\nreuse_within = "10m"',
   });
   rp = startRelyingParty();
   app = await createTestApp(server.ctx, {
@@ -86,6 +88,28 @@ async function accountShowsSignedIn(page: Page): Promise<boolean> {
   await page.goto(`${server.ctx.config.server.identity_url}/account`);
   const heading = await page.getByRole('heading', { level: 1 }).textContent();
   return heading === 'Your account';
+}
+
+/** A page of the relying party (another site) posting a form, as authorize and logout (§2) allow. */
+async function postFromRelyingParty(page: Page, action: string, fields: Record<string, string>) {
+  await page.goto(`${rp.origin}/start?to=about:blank`);
+  await page.evaluate(
+    ({ action, fields }) => {
+      const form = document.createElement('form');
+      form.method = 'post';
+      form.action = action;
+      for (const [name, value] of Object.entries(fields)) {
+        const input = document.createElement('input');
+        input.type = 'hidden';
+        input.name = name;
+        input.value = value;
+        form.append(input);
+      }
+      document.body.append(form);
+      form.submit();
+    },
+    { action, fields },
+  );
 }
 
 const endSessionEndpoint = () => config.serverMetadata().end_session_endpoint!;
@@ -160,31 +184,55 @@ test('without id_token_hint: a confirmation page, and the session lasts until "S
 test("the RP's form POST to end_session_endpoint signs out like a GET", async () => {
   await withContext(async (page) => {
     const idToken = await signIn(page, 'Logout by POST');
-    // A page of the relying party (another site) posting the logout form, as §2 allows.
-    await page.goto(`${rp.origin}/start?to=about:blank`);
     const back = rp.nextCallback();
-    await page.evaluate(
-      ({ action, fields }) => {
-        const form = document.createElement('form');
-        form.method = 'post';
-        form.action = action;
-        for (const [name, value] of Object.entries(fields)) {
-          const input = document.createElement('input');
-          input.type = 'hidden';
-          input.name = name;
-          input.value = value;
-          form.append(input);
-        }
-        document.body.append(form);
-        form.submit();
-      },
-      {
-        action: endSessionEndpoint(),
-        fields: { id_token_hint: idToken, post_logout_redirect_uri: rp.callbackUrl, state: 'posted' },
-      },
-    );
+    await postFromRelyingParty(page, endSessionEndpoint(), {
+      id_token_hint: idToken,
+      post_logout_redirect_uri: rp.callbackUrl,
+      state: 'posted',
+    });
     expect(await back).toEqual({ state: 'posted' });
     await page.waitForURL(`${rp.callbackUrl}?state=posted`);
+    expect(await accountShowsSignedIn(page)).toBe(false);
+  });
+});
+
+test("an ID token carrying the person's photo is a hint too, posted to authorize and to logout", async () => {
+  await withContext(async (page) => {
+    const idToken = await signIn(page, 'Hint with photo');
+    const problems = watchConsole(page);
+    // A claims request can place the photo (up to 64 KiB) in the ID token: over 100 KB.
+    const claims = JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString());
+    const photo = `data:image/jpeg;base64,/9j/${'A'.repeat(87_000)}`;
+    const hint = await signJwt(server.ctx.keys, 'JWT', { ...claims, picture: photo });
+    expect(hint.length).toBeGreaterThan(100_000);
+
+    const answered = rp.nextCallback();
+    await postFromRelyingParty(page, config.serverMetadata().authorization_endpoint!, {
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: rp.callbackUrl,
+      scope: 'openid email',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state: 'hinted',
+      nonce: oidc.randomNonce(),
+      purpose: 'Hint with photo',
+      prompt: 'none',
+      id_token_hint: hint,
+    });
+    // Answered for the person the hint names, who is signed in in this browser.
+    expect(Object.keys(await answered).sort()).toEqual(['code', 'iss', 'state']);
+    await page.waitForURL(/[?&]state=hinted/);
+
+    const back = rp.nextCallback();
+    await postFromRelyingParty(page, endSessionEndpoint(), {
+      id_token_hint: hint,
+      post_logout_redirect_uri: rp.callbackUrl,
+      state: 'photo',
+    });
+    expect(await back).toEqual({ state: 'photo' });
+    await page.waitForURL(`${rp.callbackUrl}?state=photo`);
+    expect(problems).toEqual([]);
     expect(await accountShowsSignedIn(page)).toBe(false);
   });
 });

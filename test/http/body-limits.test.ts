@@ -35,7 +35,7 @@ describe('413 shapes', () => {
   });
 
   test('authorize by POST: the OAuth shape too', async () => {
-    const answer = await post('/v1/oauth/authorize', 0, 65 * KiB);
+    const answer = await post('/v1/oauth/authorize', 0, 193 * KiB);
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body).error).toBe('invalid_request');
   });
@@ -91,6 +91,10 @@ describe('limits by surface', () => {
 
   test('OAuth 64 KiB', () => atLimit('/v1/oauth/token', 64 * KiB));
   test('pages 64 KiB', () => atLimit('/developer/signup', 64 * KiB));
+  test('authorize and logout by POST, which may carry an ID token with a photo: 192 KiB', async () => {
+    await atLimit('/v1/oauth/authorize', 192 * KiB);
+    await atLimit('/identity/logout', 192 * KiB);
+  });
   test('developer API 256 KiB', () =>
     atLimit('/v1/developer/applications/app_x/webhooks', 256 * KiB, 'application/json'));
   test('anything else 1 MiB', () => atLimit('/v1/userinfo', MiB));

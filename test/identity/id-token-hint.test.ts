@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { signJwt } from '../../src/keys/sign-jwt.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import {
   Browser,
@@ -54,19 +53,6 @@ describe('id_token_hint at authorize', () => {
       await f.authorize({ prompt: 'none', id_token_hint: ada, purpose: 'Sign in' }),
     );
     expect(callbackParams(same).code).toBeDefined();
-  });
-
-  test("an ID token carrying the person's photo (a claims request can place it there) is a hint too", async () => {
-    f = await flow({ scopes: SCOPES, extra: REUSE });
-    const ada = await idTokenOf(f.browser, 'ada');
-    const claims = JSON.parse(Buffer.from(ada.split('.')[1]!, 'base64url').toString());
-    const photo = `data:image/jpeg;base64,/9j/${'A'.repeat(87_000)}`;
-    const withPhoto = await signJwt(f.ctx.keys, 'JWT', { ...claims, picture: photo });
-    expect(withPhoto.length).toBeGreaterThan(100_000);
-    const res = await f.browser.get(
-      await f.authorize({ prompt: 'none', id_token_hint: withPhoto, purpose: 'Sign in' }),
-    );
-    expect(callbackParams(res).code).toBeDefined();
   });
 
   test('interactively, someone else signed in is asked to sign in; the wrong person ends it', async () => {

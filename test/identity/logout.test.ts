@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPair, SignJWT } from 'jose';
 import { replacePostLogoutRedirectUris } from '../../src/apps/application.store.ts';
 import { base64url } from '../../src/crypto/encoding.ts';
+import { signJwt } from '../../src/keys/sign-jwt.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
@@ -343,5 +344,69 @@ describe('RP-initiated logout by POST', () => {
     const followed = await f.browser.get(pathOf(location(res)));
     expect(location(followed)).toBe(`${SIGNED_OUT}?state=p`);
     expect(await signedIn()).toBe(false);
+  });
+
+  describe('a hint too long for a URL (an ID token carrying the photo)', () => {
+    /** The person's ID token with a photo in it, as a claims request can ask for: over 100 KB. */
+    async function withPhoto(idToken: string) {
+      const photo = `data:image/jpeg;base64,/9j/${'A'.repeat(87_000)}`;
+      const token = await signJwt(f.ctx.keys, 'JWT', { ...claimsOf(idToken), picture: photo });
+      expect(token.length).toBeGreaterThan(100_000);
+      return token;
+    }
+    const crossSite = (fields: Record<string, string>) =>
+      f.app.request(LOGOUT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://rp.example' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const hiddenFields = (html: string) =>
+      Object.fromEntries(
+        [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+      );
+
+    test("is posted again from Verity's own page, with the session, and signs out at once", async () => {
+      await setup();
+      const hint = await withPhoto(await signIn());
+      const fields = { id_token_hint: hint, post_logout_redirect_uri: SIGNED_OUT, state: 'p' };
+      const page = await crossSite(fields);
+      expect(page.status).toBe(200);
+      // Where the re-posted form's answer redirects is allowed as a form action (Chrome checks it).
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://rp.example");
+      const html = await page.text();
+      expect(html).toContain(`<form method="post" action="${LOGOUT}" id="repost">`);
+      expect(hiddenFields(html)).toEqual(fields);
+      // Nothing has ended yet: the cross-site request had no session.
+      expect(await signedIn()).toBe(true);
+
+      const done = await f.browser.post(LOGOUT, fields);
+      expect(done.status).toBe(303);
+      expect(location(done)).toBe(`${SIGNED_OUT}?state=p`);
+      expect(await signedIn()).toBe(false);
+    });
+
+    test('naming someone else, asks first; with nobody signed in, just returns', async () => {
+      await setup();
+      const ben = await withPhoto(await signIn(f.client, new Browser(f.app, '198.51.100.8'), 'ben'));
+      await signIn();
+      const asked = await f.browser.post(LOGOUT, { id_token_hint: ben });
+      expect(asked.status).toBe(200);
+      expect(await asked.text()).toContain('asks to sign you out');
+      expect(await signedIn()).toBe(true);
+
+      const stranger = new Browser(f.app, '198.51.100.9');
+      const back = await stranger.post(LOGOUT, { id_token_hint: ben, post_logout_redirect_uri: SIGNED_OUT });
+      expect(location(back)).toBe(SIGNED_OUT);
+    });
+
+    test('is checked before any page: a forged one is refused', async () => {
+      await setup();
+      const hint = await withPhoto(await signIn());
+      const forged = `${hint.slice(0, -4)}AAAA`;
+      await refused(
+        await crossSite({ id_token_hint: forged, post_logout_redirect_uri: SIGNED_OUT }),
+        'id_token_hint is not an ID token issued by this server.',
+      );
+    });
   });
 });

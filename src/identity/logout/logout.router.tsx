@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { securityEvent } from '../../audit/security-events.ts';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { pageBodyLimit } from '../../http/body-limit.ts';
+import { BODY_LIMITS, pageBodyLimit } from '../../http/body-limit.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { pageRateLimit } from '../../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../../http/security-headers.ts';
@@ -13,6 +14,7 @@ import { readForm } from '../../web/form.ts';
 import {
   csrfProtection,
   csrfToken,
+  fromOwnPage,
   type SessionEnv,
   sessionMiddleware,
   signOutSession,
@@ -20,11 +22,15 @@ import {
 import { identityErrorResponse } from '../error-response.tsx';
 import { messagesFor } from '../messages/index.ts';
 import { LogoutConfirmPage } from './logout-confirm.page.tsx';
+import { LogoutRepostPage } from './logout-repost.page.tsx';
 import { checkLogoutRequest, type LogoutParams, type LogoutRequest, logoutParams } from './logout-request.ts';
 import { SignedOutPage } from './signed-out.page.tsx';
 
 type Env = AppEnv & SessionEnv & SecurityHeadersEnv;
 type C = Context<Env>;
+
+/** Longer queries are not sent through a redirect: proxies and listeners refuse long request lines. */
+const MAX_REDIRECT_QUERY = 8 * 1024;
 
 const queryOf = (params: LogoutParams) =>
   new URLSearchParams(
@@ -41,12 +47,16 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
   const session = sessionMiddleware(ctx, { kind: 'identity', cookieName });
   app.use('*', securityHeaders());
   app.use('*', pageRateLimit(ctx));
-  app.use('*', pageBodyLimit());
+  app.use(
+    '*',
+    pageBodyLimit(() => BODY_LIMITS.hinted),
+  );
 
-  const props = (c: C, req?: LogoutRequest) => ({
+  // A page answered without a session (the cross-site re-post) has no CSRF token to give.
+  const props = (c: C, req?: LogoutRequest, csrf = csrfToken(c)) => ({
     m: messagesFor(req?.carried.ui_locales),
     nonce: c.get('cspNonce'),
-    csrf: csrfToken(c),
+    csrf,
     display: 'page' as const,
     sandbox: req?.client?.environment === 'sandbox',
   });
@@ -64,29 +74,24 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
     });
   };
 
+  // Chrome applies form-action to where a form's answer redirects.
+  const allowFormActionTo = (c: C, req: LogoutRequest) => {
+    const source = req.returnTo && formActionSource(req.returnTo);
+    if (source) c.get('cspFormAction').push(source);
+  };
+
   const finish = (c: C, req: LogoutRequest) =>
     req.returnTo ? c.redirect(req.returnTo, 303) : c.html(<SignedOutPage {...props(c, req)} />);
 
-  // §2: the RP may POST its form. Posted across sites, it arrives without the SameSite=Lax session
-  // cookie, so it is answered with the same request as a GET, which a top-level navigation sends it with.
-  app.post('/', async (c) => {
-    const params = await readForm(c, logoutParams);
-    return c.redirect(`${base}/logout?${queryOf(params)}`, 303);
-  });
-
-  app.get('/', session, async (c) => {
-    const parsed = logoutParams.safeParse(c.req.query());
-    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The logout request is malformed.', 400);
-    const req = await checkLogoutRequest(ctx, parsed.data);
+  /** The GET's answer, and the re-posted form's: at once with a hint naming them, else asked. */
+  const answer = async (c: C, req: LogoutRequest) => {
     const personId = c.get('session').subjectId;
     if (!personId) return finish(c, req);
     if (req.client && req.hintSubject === (await subjectFor(ctx, req.client.applicationId, personId))) {
       endSession(c, req, 'id_token_hint');
       return finish(c, req);
     }
-    // Chrome applies form-action to where the form's answer redirects.
-    const source = req.returnTo && formActionSource(req.returnTo);
-    if (source) c.get('cspFormAction').push(source);
+    allowFormActionTo(c, req);
     return c.html(
       <LogoutConfirmPage
         {...props(c, req)}
@@ -97,6 +102,34 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
         carried={req.carried}
       />,
     );
+  };
+
+  // §2: the RP may POST its form. Posted across sites, it arrives without the SameSite=Lax session
+  // cookie, so it is answered with the same request as a GET, which a top-level navigation sends it
+  // with; or, when that URL would be too long (a hint carrying the photo), with a page that posts the
+  // form again from Verity's own origin.
+  app.post('/', async (c, next) => {
+    const params = await readForm(c, logoutParams);
+    const query = queryOf(params);
+    if (query.length <= MAX_REDIRECT_QUERY) return c.redirect(`${base}/logout?${query}`, 303);
+    const req = await checkLogoutRequest(ctx, params);
+    if (!fromOwnPage(c, ctx.config.server.identity_url)) {
+      allowFormActionTo(c, req);
+      return c.html(<LogoutRepostPage {...props(c, req, '')} action={`${base}/logout`} params={params} />);
+    }
+    // Nobody is signed in in this browser (the session middleware would refuse a POST without a cookie).
+    if (!getCookie(c, cookieName)) return finish(c, req);
+    return next();
+  });
+  // The form's fields are parsed once: hono keeps the parsed body.
+  app.post('/', session, async (c) =>
+    answer(c, await checkLogoutRequest(ctx, await readForm(c, logoutParams))),
+  );
+
+  app.get('/', session, async (c) => {
+    const parsed = logoutParams.safeParse(c.req.query());
+    if (!parsed.success) throw new ApiError('INVALID_REQUEST', 'The logout request is malformed.', 400);
+    return answer(c, await checkLogoutRequest(ctx, parsed.data));
   });
 
   app.post('/confirm', session, csrfProtection([ctx.config.server.identity_url]), async (c) => {

@@ -25,6 +25,7 @@ export const en = {
   logoutSignedInAs: (name: string) => `You are signed in as ${name}.`,
   logoutConfirm: 'Sign out',
   logoutStay: 'Stay signed in',
+  logoutContinue: 'Continue',
   signedOutTitle: 'Signed out',
   signedOut: 'You are signed out of Verity. You can close this window.',
 
