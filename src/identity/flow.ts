@@ -11,6 +11,7 @@ import {
   failFaceCheck,
   loadAuthorizationRequest,
   rejectAuthorization,
+  startFaceCheck,
   updateAuthorizationRequest,
 } from '../oauth/authorization-result.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
@@ -297,6 +298,8 @@ export async function verifyFace(
   if (!person.faceTemplateRef) return faceFailed(ctx, req, m.descNoTemplate, 'no_face_template');
   if (provider.name !== 'sandbox' && frames.length === 0)
     return faceFailed(ctx, req, m.descFaceNoFrames, 'no_frames');
+  // Counted before the provider sees the frames: concurrent posts get no more checks than allowed.
+  if (!startFaceCheck(ctx, req.id)) return { kind: 'face' };
   let result: FaceResult;
   try {
     result = await provider.verify({ frames, templateRef: person.faceTemplateRef, personId: person.id });

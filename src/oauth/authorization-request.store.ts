@@ -133,13 +133,26 @@ export function createAuthorizationRequestStore(db: Db) {
     },
 
     /**
-     * Counts a failed face check of a request at the face step, in one conditional UPDATE, so two
-     * concurrent failures are both counted. The new count, or undefined if the request is not there.
+     * Counts a face check as it starts, in one conditional UPDATE, while fewer than `attempts` have
+     * been counted: concurrent posts cannot reach the provider more often than that. A check that
+     * passes moves the request on, so `face_failures` counts the checks that failed or are running.
      */
+    startFaceCheck(id: string, now: number, attempts: number): boolean {
+      return (
+        db.sql
+          .prepare(
+            `UPDATE authorization_requests SET face_failures = face_failures + 1
+             WHERE id = ? AND status = 'authenticated' AND expires_at > ? AND face_failures < ?`,
+          )
+          .run(id, now, attempts).changes === 1
+      );
+    },
+
+    /** Why the last face check failed; the count of failed checks, or undefined if the request is not there. */
     recordFaceFailure(id: string, now: number, reason: FaceFailure): number | undefined {
       return db.sql
         .prepare<{ face_failures: number }>(
-          `UPDATE authorization_requests SET face_failures = face_failures + 1, last_face_failure = ?
+          `UPDATE authorization_requests SET last_face_failure = ?
            WHERE id = ? AND status = 'authenticated' AND expires_at > ?
            RETURNING face_failures`,
         )

@@ -237,10 +237,19 @@ export async function approveAuthorization(
   });
 }
 
+/** Counts a face check as it starts; false once `[face] attempts` are counted (see the store). */
+export const startFaceCheck = (ctx: AppContext, requestId: string): boolean =>
+  createAuthorizationRequestStore(ctx.db).startFaceCheck(
+    requestId,
+    unix(ctx.clock),
+    ctx.config.face.attempts,
+  );
+
 /**
- * A face check that ran and did not pass. The failure is counted on the request (so neither a reload
- * nor a second tab starts the count again); within `attempts` the person may try again, and the
- * failure that reaches it ends the request with `rejection`, in the same transaction.
+ * A face check that ran and did not pass (counted on the request as it started, see
+ * `startFaceCheck`, so neither a reload nor a second tab starts the count again): within `attempts`
+ * the person may try again, and the failure that reaches it ends the request with `rejection`, in the
+ * same transaction.
  */
 export function failFaceCheck(
   ctx: AppContext,

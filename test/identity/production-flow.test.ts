@@ -267,6 +267,29 @@ describe('production face assurance', () => {
     expect(svc.seen).toHaveLength(3);
   });
 
+  test('concurrent face posts reach the provider no more than [face] attempts times', async () => {
+    // Every check waits until the attempts have all arrived; any beyond them would pass.
+    const held: (() => void)[] = [];
+    const svc = faceService(async () => {
+      const n = held.length + 1;
+      await new Promise<void>((r) => {
+        held.push(r);
+        if (held.length >= 3) for (const go of held) go();
+      });
+      const passed = n > 3;
+      return Response.json({
+        liveness: { passed: true, score: 0.9 },
+        match: { passed, score: passed ? 0.9 : 0.1 },
+      });
+    });
+    const path = await atFace(httpFace(svc.url));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => postFrames(path, [FRAME])));
+    expect(svc.seen).toHaveLength(3);
+    expect(answers.some((r) => location(r) === `${path}/consent`)).toBe(false);
+    const ended = answers.filter((r) => location(r).startsWith('https://rp.example/callback'));
+    expect(ended.map((r) => callbackParams(r).error)).toEqual(['access_denied']);
+  });
+
   test('http provider unreachable', async () => {
     const path = await atFace(httpFace('http://127.0.0.1:9/verify'));
     const q = callbackParams(await postFrames(path, [FRAME]));
