@@ -3,11 +3,12 @@ import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import type { AuditActor } from '../audit/audit.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import { DOCUMENT_TYPE_LABELS } from '../capabilities/data/document-types.ts';
-import { hashPassword } from '../crypto/password.ts';
+import { hashPassword, verifyPassword } from '../crypto/password.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
 import { ValidationError } from '../errors.ts';
 import { type Clock, unix } from '../platform/clock.ts';
+import { createSessionStore, type SessionStore } from '../web/session.store.ts';
 import {
   documentKey,
   formatRecordIssues,
@@ -47,6 +48,7 @@ export async function importPersons(
   opts: { actor?: AuditActor } = {},
 ): Promise<ImportResult> {
   const store = createPersonStore(deps.db);
+  const sessions = createSessionStore(deps.db);
   const { parsed, errors } = parseLines(text, deps.clock.now());
   errors.push(...conflictsWithDatabase(store, parsed));
   if (errors.length) {
@@ -57,11 +59,15 @@ export async function importPersons(
     );
   }
 
-  // Argon2id is slow on purpose, so it runs before the (synchronous) transaction, never inside it.
+  // Argon2id is slow on purpose, so it runs before the (synchronous) transaction, never inside it. A
+  // password the person already has keeps its hash: only a changed one ends their sessions.
   const hashes = new Map<number, string>();
   for (const { line, record } of parsed) {
-    if (record.password !== undefined) hashes.set(line, await hashPassword(record.password));
-    else if (record.passwordHash !== undefined) hashes.set(line, record.passwordHash);
+    if (record.password !== undefined) {
+      const stored = store.byExternalId(ENVIRONMENT, record.externalId)?.passwordHash;
+      const same = stored && (await verifyPassword(record.password, stored));
+      hashes.set(line, same ? stored : await hashPassword(record.password));
+    } else if (record.passwordHash !== undefined) hashes.set(line, record.passwordHash);
   }
 
   const now = unix(deps.clock);
@@ -72,7 +78,7 @@ export async function importPersons(
       throw new ValidationError('an email was taken while importing; nothing was imported', late);
     const result: ImportResult = { imported: 0, updated: 0 };
     for (const { line, record } of parsed) {
-      const { personId, created } = upsertPerson(store, record, hashes.get(line), now);
+      const { personId, created } = upsertPerson(store, sessions, record, hashes.get(line), now);
       if (created) result.imported++;
       else result.updated++;
       recordAudit(deps.db, deps.clock, {
@@ -165,6 +171,7 @@ function conflictsWithDatabase(store: PersonStore, parsed: ParsedLine[]): FieldE
 
 function upsertPerson(
   store: PersonStore,
+  sessions: SessionStore,
   r: ImportRecord,
   passwordHash: string | undefined,
   now: number,
@@ -195,6 +202,9 @@ function upsertPerson(
     personId = existing.id;
     // The status is left alone: an operator's `persons disable` survives the next upstream import.
     store.update(personId, fields);
+    // A new password (a reset upstream) signs out whoever signed in with the old one.
+    if (passwordHash !== undefined && passwordHash !== existing.passwordHash)
+      sessions.deleteAll('identity', personId);
   } else {
     personId = randomId('psn_');
     store.insert({

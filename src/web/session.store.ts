@@ -193,6 +193,12 @@ export function createSessionStore(db: Db) {
       db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
     },
 
+    /** Ends every session of the subject; returns how many. */
+    deleteAll(kind: SessionKind, subjectId: string): number {
+      return db.sql.prepare('DELETE FROM sessions WHERE kind = ? AND subject_id = ?').run(kind, subjectId)
+        .changes;
+    },
+
     /** Ends every session of the subject but the one kept; returns how many. */
     deleteOthers(kind: SessionKind, subjectId: string, keepIdHash: string): number {
       return db.sql
@@ -208,3 +214,5 @@ export function createSessionStore(db: Db) {
     },
   };
 }
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { createApp } from '../../src/app.ts';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { verifyPassword } from '../../src/crypto/password.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { importPersons } from '../../src/persons/import.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { Browser, csrfOf, location } from '../identity/flow-helpers.ts';
 import { jsonl, record, writeConfig, writeFile } from './fixtures.ts';
 
 let ctx: TestContext;
@@ -345,6 +347,37 @@ describe('persons import', () => {
     const rejected = await cli('persons', 'import', bad, '--json', '--config', config);
     expect(rejected.code).toBe(1);
     expect(rejected.stdout + rejected.stderr).not.toContain(password);
+  });
+
+  test("a changed password signs out the person's sessions; the same password keeps them", async () => {
+    await importPersons(ctx, jsonl(record({ password: 'old password 123' })));
+    const browser = new Browser(createApp(ctx));
+    const signin = await browser.post('/identity/account/signin', {
+      csrf_token: csrfOf(await (await browser.get('/identity/account')).text()),
+      email: 'maria@example.com',
+      password: 'old password 123',
+    });
+    expect(location(signin)).toBe('/identity/account');
+    const signedIn = async () =>
+      (await (await browser.get('/identity/account')).text()).includes('Signed in as Maria Schmidt');
+    const storedHash = () =>
+      (
+        ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-1'").get() as {
+          h: string;
+        }
+      ).h;
+    expect(await signedIn()).toBe(true);
+
+    // The upstream file carries the same password again, or the same hash: nothing changed.
+    const hash = storedHash();
+    await importPersons(ctx, jsonl(record({ password: 'old password 123' })));
+    await importPersons(ctx, jsonl(record({ passwordHash: hash })));
+    expect(storedHash()).toBe(hash);
+    expect(await signedIn()).toBe(true);
+
+    // Reset upstream: whoever signed in with the old password is signed out.
+    await importPersons(ctx, jsonl(record({ password: 'new password 456' })));
+    expect(await signedIn()).toBe(false);
   });
 
   test('documents keep their ids across re-imports; a dropped document is disabled and comes back with its id', async () => {
