@@ -31,9 +31,15 @@ export async function passwordSignIn(
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const persons = createPersonStore(ctx.db);
   const person = persons.flowPersonByEmail(input.email);
-  if (!throttle.attempt(input.email, input.ip, unix(ctx.clock), person?.id)) {
-    securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
-    return { ok: false, reason: 'throttled' };
+  const counted = throttle.attempt(input.email, input.ip, unix(ctx.clock), person?.id);
+  if (counted !== 'counted') securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
+  if (counted === 'throttled') return { ok: false, reason: 'throttled' };
+  if (counted === 'refused') {
+    // Checked against the decoy, so that it takes as long as a wrong password.
+    await throttle.check(input.email, input.ip, undefined, () =>
+      checkPassword(input.password, null, () => {}),
+    );
+    return { ok: false, reason: 'invalid' };
   }
   const stored = person?.status === 'active' ? person.passwordHash : null;
   const valid = await throttle.check(input.email, input.ip, person?.id, () =>

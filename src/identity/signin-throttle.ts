@@ -28,18 +28,21 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
   return {
     /**
      * Counts a sign-in attempt as failed before its password is checked, against the email, the person
-     * and the address, unless one of them has used up its failures for the window: false then, and
-     * nothing is counted. Counted first, guesses sent side by side stop at the limit; counted after
-     * the check, each would pass the check before the others failed.
+     * and the address, unless one of them has used up its failures for the window: nothing is counted
+     * then, and the answer is `throttled`. Counted first, guesses sent side by side stop at the limit;
+     * counted after the check, each would pass the check before the others failed. When only the
+     * person's count is used up (by guesses at their other addresses), the attempt is counted against
+     * the email and the address and `refused`: it must fail as a wrong password does, since a
+     * "throttled" at the first try would tell that this address belongs to that person.
      */
-    attempt(email: string, ip: string, now: number, personId?: string): boolean {
-      return attempts.take(
-        [
-          ...accountKeys(email, personId).map((key) => [key, limits.perAccount] as const),
-          [addressKey(ip), limits.perIp],
-        ],
-        now,
-      );
+    attempt(email: string, ip: string, now: number, personId?: string): 'counted' | 'refused' | 'throttled' {
+      const visible = [
+        [accountKey(email), limits.perAccount] as const,
+        [addressKey(ip), limits.perIp] as const,
+      ];
+      const person = personId ? [[`person:${personId}`, limits.perAccount] as const] : [];
+      if (attempts.take([...visible, ...person], now)) return 'counted';
+      return person.length && attempts.take(visible, now) ? 'refused' : 'throttled';
     },
 
     /** The attempt succeeded: the account's counts are cleared and the address's is taken back. */

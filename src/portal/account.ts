@@ -42,7 +42,7 @@ export async function developerSignIn(
   const t = signinThrottle(ctx);
   const account = accountOf(input.email);
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
-  if (!t.attempt(account, input.ip, unix(ctx.clock))) {
+  if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') {
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
   }
