@@ -329,7 +329,8 @@ export function updateApplication(
         apply = split.now;
         pendingReviewId = fileProductionChange(db, clock, {
           applicationId,
-          production: view,
+          // What production is once the narrowing applies: approving the review must not undo it.
+          production: { ...view, ...split.now },
           review: split.review,
           justification: input.justification,
           fullNumberJustification: input.fullNumberJustification,

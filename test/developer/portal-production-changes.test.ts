@@ -199,6 +199,16 @@ describe('production changes by a developer', () => {
     expect(productionOf(live).redirectUris).toEqual([REDIRECT]);
   });
 
+  test('a scope removed beside an addition stays removed when the addition is approved', async () => {
+    const live = await approvedApp();
+    // The developer stops asking for the profile and, in the same edit, adds a second callback.
+    const extra = 'https://app.example/other';
+    await editProduction(live, { scopes: ['openid'], redirect_uris: `${REDIRECT}\n${extra}` });
+    expect(productionOf(live).scopes).toEqual(['openid']);
+    await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
+    expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT, extra] });
+  });
+
   test('a redirect URI added is not accepted until approval', async () => {
     const live = await approvedApp();
     const extra = 'https://app.example/other';
