@@ -155,17 +155,25 @@ export async function acceptInvite(
 
 /**
  * Changes the password after checking the current one, and ends every other portal session of the
- * developer (a password change is what someone does after suspecting another person has it).
+ * developer (a password change is what someone does after suspecting another person has it). The
+ * current password is counted as a sign-in is, so a stolen session is no faster way to guess it.
  */
 export async function changePassword(
   ctx: AppContext,
-  developerId: string,
+  developer: { developerId: string; email: string },
   currentSessionHash: string,
-  input: { current: string; password: string; confirm: string },
-): Promise<void> {
+  input: { current: string; password: string; confirm: string; ip: string },
+): Promise<'changed' | 'throttled'> {
+  const { developerId } = developer;
+  const t = signinThrottle(ctx);
+  const account = accountOf(developer.email);
+  if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') return 'throttled';
   const stored = developerPasswordHash(ctx.db, developerId);
-  if (!stored || !(await verifyPassword(input.current, stored)))
-    throw new ValidationError('current password wrong', [{ path: 'current', message: 'wrong' }]);
+  const valid = await t.check(account, input.ip, undefined, async () =>
+    stored ? verifyPassword(input.current, stored) : false,
+  );
+  if (!valid) throw new ValidationError('current password wrong', [{ path: 'current', message: 'wrong' }]);
+  t.succeeded(account, input.ip);
   refuse(passwordProblems(input.password, input.confirm));
   const hash = await hashPassword(input.password);
   ctx.db.sql.transaction(() => {
@@ -177,4 +185,5 @@ export async function changePassword(
       target: developerId,
     });
   });
+  return 'changed';
 }

@@ -275,7 +275,12 @@ export function authRoutes(p: Portal) {
     const dev = p.me(c);
     const f = await readForm(c, changeForm);
     try {
-      await changePassword(ctx, dev.developerId, c.get('session').idHash, f);
+      const changed = await changePassword(ctx, dev, c.get('session').idHash, {
+        ...f,
+        ip: c.get('clientIp'),
+      });
+      if (changed === 'throttled')
+        return accountPage(c, { errors: { current: p.props(c).m.signinThrottled } }, 429);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return accountPage(c, { errors: accountErrors(err, p.props(c).m) }, 400);

@@ -149,6 +149,25 @@ describe('accounts', () => {
     expect(location(await a.get(`${P}/apps`))).toBe(`${P}/signin`);
   });
 
+  test('guesses at the current password are counted as sign-in guesses: a stolen session is no faster', async () => {
+    p = await portal();
+    const thief = await signUp(p, 'dev@example.com');
+    const change = (current: string) =>
+      submit(thief, `${P}/account`, `${P}/account/password`, {
+        current,
+        password: 'attacker chosen password',
+        confirm: 'attacker chosen password',
+      });
+    // Sign-in's default: 5 failures per account in the window.
+    for (let i = 0; i < 5; i++) expect((await change(`guess-${i}`)).status).toBe(400);
+    const throttled = await change(PASSWORD);
+    expect(throttled.status).toBe(429);
+    expect(await throttled.text()).toContain('Too many sign-in attempts.');
+    // The right password, once the window has passed.
+    p.ctx.clock.advance(15 * 60_000);
+    expect((await change(PASSWORD)).status).toBe(303);
+  });
+
   test('pages behind sign-in send an anonymous browser to the sign-in page', async () => {
     p = await portal();
     const b = new Browser(p.app);
