@@ -94,6 +94,9 @@ export async function resetPassword(
   token: string,
   input: { password: string; confirm: string },
 ): Promise<{ developerId: string }> {
+  // The link first: a made-up one must not cost a hash.
+  if (!(await resetLinkOwner(ctx, token)))
+    throw new ValidationError('this link is unknown, expired or already used');
   refuse(passwordProblems(input.password, input.confirm));
   const passwordHash = await hashPassword(input.password);
   const tokenHash = await sha256Hex(token);
