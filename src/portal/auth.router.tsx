@@ -210,7 +210,12 @@ export function authRoutes(p: Portal) {
     await readForm(c, emptyForm);
     const dev = p.me(c);
     if (dev.emailVerified) return c.redirect(`${base}/account`, 303);
-    countSignupAttempt(ctx, c.get('clientIp'));
+    try {
+      countSignupAttempt(ctx, c.get('clientIp'));
+    } catch (err) {
+      if (!(err instanceof SignupThrottled)) throw err;
+      return accountPage(c, { notice: p.props(c).m.verificationThrottled }, 429);
+    }
     let sent = true;
     await sendVerificationEmail(ctx, dev).catch((err) => {
       sent = false;

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser as Chromium } from 'playwright-core';
+import { configurePasswordHashing } from '../../src/crypto/password.ts';
 import { authenticateApiKey, createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
 import { linkIn, type Mailbox, startMailbox } from '../email/mailbox.ts';
@@ -284,5 +285,31 @@ describe('links and rules', () => {
     });
     expect(probe.status).toBe(429);
     expect(await probe.text()).not.toContain('already registered');
+  });
+
+  test('a resent verification mail counts against the same limit, and over it says so', async () => {
+    p = await portal({ extra: 'signups_per_ip = 1' });
+    // The sign-up itself used the address's one request.
+    const b = await signUp(p, 'dev@example.com', { verified: false });
+    const res = await submit(b, `${P}/account`, `${P}/account/verify-email`, {});
+    expect(res.status).toBe(429);
+    expect(await res.text()).toContain('Too many emails were requested from your address.');
+  });
+
+  test('a reset with a made-up link is refused before any password is hashed', async () => {
+    p = await portal();
+    const b = new Browser(p.app);
+    // A hashing pool that takes no job: a hash attempted would answer 503.
+    await configurePasswordHashing({ size: 1, maxQueue: 0 });
+    try {
+      const form = `${P}/reset-password/made-up-by-anyone`;
+      const res = await submit(b, `${P}/forgot-password`, form, {
+        password: NEW_PASSWORD,
+        confirm: NEW_PASSWORD,
+      });
+      expect(res.status).toBe(404);
+    } finally {
+      await configurePasswordHashing();
+    }
   });
 });

@@ -83,6 +83,7 @@ export const en = {
   verificationSent: (email: string) =>
     `We sent a verification link to ${email}. Until you follow it, you can create sandbox applications only.`,
   verificationNotSent: 'We could not send the verification email. Try sending it again below.',
+  verificationThrottled: 'Too many emails were requested from your address. Try again later.',
   emailStatus: 'Email address',
   emailIsVerified: 'Verified',
   emailNotVerified: 'Not verified: sandbox only until you follow the link we sent you.',
