@@ -5,6 +5,7 @@ import {
   type BindingReport,
   bindingMessage,
   KeyBindingError,
+  type KeyMaterial,
   keyMaterialOnDisk,
   verifyKeyBinding,
 } from '../keys/key-binding.ts';
@@ -26,8 +27,8 @@ const COMPANIONS = ['-wal', '-shm', '-journal'];
 /**
  * Puts a backup archive back as `[database] path` and `[keys] dir`. Refuses to replace an existing
  * database unless `force`, and always refuses one another process (a running server) has open. The
- * archive is verified in full into private staging directories before anything is replaced; stale
- * `-wal`/`-shm` files go; then the restored pair must pass the key check a start runs.
+ * archive is verified in full into private staging directories, and the staged pair must pass the key
+ * check a start runs, before anything is replaced; stale `-wal`/`-shm` files go.
  */
 export async function restoreBackup(
   config: Config,
@@ -44,7 +45,12 @@ export async function restoreBackup(
   if (!opts.force && (await files.list(keysDir)).length)
     throw new BackupError(`${keysDir} is not empty (use --force to replace it)`);
 
-  const dbStage = await files.makePrivateTempDir(files.dirname(files.resolve(dbPath)), '.verity-restore-');
+  // Staged beside the database, or beside the keys directory when it holds the database: that
+  // directory is replaced whole.
+  const dbStage = await files.makePrivateTempDir(
+    files.dirname(files.resolve(files.isInside(dbPath, keysDir) ? keysDir : dbPath)),
+    '.verity-restore-',
+  );
   const keysStage = await files.makePrivateTempDir(
     files.dirname(files.resolve(keysDir)),
     '.verity-restore-keys-',
@@ -55,14 +61,19 @@ export async function restoreBackup(
         name === DATABASE ? files.join(dbStage, DATABASE) : files.join(keysStage, name.slice(5)),
       ),
     );
+    // The staged pair must pass the key check a start runs before it replaces anything.
+    const report = await check(files.join(dbStage, DATABASE), {
+      ...keyMaterialOnDisk({ ...config, keys: { ...config.keys, dir: keysStage } }),
+      dir: keysDir,
+    });
+    if (report.problems.length) throw new KeyBindingError(bindingMessage(keysDir, report.problems));
     // Verified: now replace. Keys first, so a database is never there without its keys.
     await files.removeTree(keysDir);
     await files.rename(keysStage, keysDir);
     await files.ensurePrivateDir(keysDir);
     for (const suffix of ['', ...COMPANIONS]) await files.remove(dbPath + suffix);
+    await files.ensureDir(files.dirname(dbPath));
     await files.rename(files.join(dbStage, DATABASE), dbPath);
-    const report = await check(config);
-    if (report.problems.length) throw new KeyBindingError(bindingMessage(keysDir, report.problems));
     return {
       database: dbPath,
       keysDir,
@@ -76,10 +87,10 @@ export async function restoreBackup(
   }
 }
 
-async function check(config: Config): Promise<BindingReport> {
-  const db = await openDb(config.database.path);
+async function check(dbPath: string, material: KeyMaterial): Promise<BindingReport> {
+  const db = await openDb(dbPath);
   try {
-    return await verifyKeyBinding(db, keyMaterialOnDisk(config));
+    return await verifyKeyBinding(db, material);
   } finally {
     db.close();
   }

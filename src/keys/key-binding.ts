@@ -111,12 +111,14 @@ export async function verifyKeyBinding(db: Db, material: KeyMaterial): Promise<B
   }
   for (const row of createKeyStore(db).list()) {
     const path = files.join(material.dir, `${row.kid}.jwk.json`);
+    // Read before migrating: a database from before the column (migration 0012) holds RS256 keys only.
+    const alg = (row.alg as string | undefined) ?? 'RS256';
     let problem: string | undefined;
     try {
       const jwk = await material.signingKey(row.kid);
       if (!jwk) problem = `${path} is missing`;
       else if ((await calculateJwkThumbprint(jwk)) !== row.kid) problem = `${path} holds a different key`;
-      else if (jwk.alg !== row.alg) problem = `${path} holds an ${jwk.alg} key, not an ${row.alg} one`;
+      else if (jwk.alg !== alg) problem = `${path} holds an ${jwk.alg} key, not an ${alg} one`;
     } catch (e) {
       problem = `${path} cannot be read (${(e as Error).message})`;
     }

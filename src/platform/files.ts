@@ -13,13 +13,18 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** File access for the few things kept on disk (signing keys, instance secrets, backups). */
 export const files = {
   join,
   dirname,
   resolve,
+  /** Whether `path` lies inside the directory `dir` (both resolved). */
+  isInside: (path: string, dir: string): boolean => {
+    const r = relative(resolve(dir), resolve(path));
+    return r !== '' && r.split(sep)[0] !== '..' && !isAbsolute(r);
+  },
   async ensurePrivateDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await chmod(dir, 0o700);

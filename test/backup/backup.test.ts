@@ -6,10 +6,15 @@ import { decodeJwt } from 'jose';
 import { createApp } from '../../src/app.ts';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { createContext } from '../../src/bootstrap.ts';
+import { parseConfig } from '../../src/config/load.ts';
 import type { AppContext } from '../../src/context.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { migrations } from '../../src/db/migrations.gen.ts';
+import { openDb } from '../../src/db/open.ts';
 import { sealedSecrets } from '../../src/keys/instance-secrets.ts';
+import { keyFiles } from '../../src/keys/key-files.ts';
 import { silentLogger } from '../../src/log.ts';
-import { fixedClock } from '../../src/platform/clock.ts';
+import { fixedClock, unix } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { onPostgres, tempDir, testConfig, testToml } from '../helpers/context.ts';
@@ -32,15 +37,15 @@ afterEach(() => {
   for (const d of dirs.splice(0)) d.cleanup();
 });
 /** A data directory with its config file, as an operator has one. */
-function installation(): { dir: string; config: string } {
+function installation(extra = ''): { dir: string; config: string } {
   const d = tempDir('verity-bk');
   dirs.push(d);
   const config = join(d.dir, 'verity.toml');
-  writeFileSync(config, testToml(d.dir, '[rate_limits.oauth]\nrequests = 1000'));
+  writeFileSync(config, testToml(d.dir, `[rate_limits.oauth]\nrequests = 1000\n${extra}`));
   return { dir: d.dir, config };
 }
-const start = (dir: string) =>
-  createContext(testConfig(dir, '[rate_limits.oauth]\nrequests = 1000'), {
+const start = (dir: string, extra = '') =>
+  createContext(testConfig(dir, `[rate_limits.oauth]\nrequests = 1000\n${extra}`), {
     clock: fixedClock(Date.UTC(2026, 5, 1, 12)),
     log: silentLogger,
   });
@@ -183,6 +188,67 @@ describe.skipIf(onPostgres)('verity backup and verity restore', () => {
     expect(check.code).toBe(1);
     expect(check.stderr).toContain('docs/backup.md#restoring');
     await expect(start(b.dir)).rejects.toThrow(join(b.dir, 'keys'));
+  });
+
+  test("an archive refused by the key check leaves the installation's database and keys as they were", async () => {
+    const secret = (c: string) => `[oidc]\npairwise_secret = "${c.repeat(40)}"`;
+    const a = installation(secret('a'));
+    (await start(a.dir, secret('a'))).db.close();
+    const file = join(a.dir, 'verity.backup');
+    expect((await cli('backup', file, '--config', a.config)).code).toBe(0);
+    // Another working installation, with a secret and an application of its own.
+    const b = installation(secret('b'));
+    const ctx = await start(b.dir, secret('b'));
+    const own = await createTestApp(ctx, { type: 'public', redirectUris: [CALLBACK], scopes: 'openid' });
+    ctx.db.close();
+
+    const r = await cli('restore', file, '--force', '--json', '--config', b.config);
+    expect(r.code).toBe(1);
+    expect(r.json.error.message).toContain('does not belong to this database');
+    expect((await cli('keys', 'check', '--config', b.config)).code).toBe(0);
+    expect((await cli('apps', 'show', own.applicationId, '--config', b.config)).code).toBe(0);
+  });
+
+  test('a database kept inside the keys directory is restored with it', async () => {
+    const d = tempDir('verity-bk');
+    dirs.push(d);
+    const data = join(d.dir, 'data');
+    const config = join(d.dir, 'verity.toml');
+    const toml = `[database]\npath = "${join(data, 'verity.db')}"\n[keys]\ndir = "${data}"\n`;
+    writeFileSync(config, toml);
+    (
+      await createContext(parseConfig(toml), {
+        clock: fixedClock(Date.UTC(2026, 5, 1, 12)),
+        log: silentLogger,
+      })
+    ).db.close();
+    const file = join(d.dir, 'verity.backup');
+    expect((await cli('backup', file, '--config', config)).code).toBe(0);
+
+    const r = await cli('restore', file, '--force', '--json', '--config', config);
+    expect({ code: r.code, error: r.json.error }).toEqual({ code: 0, error: undefined });
+    expect((await cli('keys', 'check', '--config', config)).code).toBe(0);
+  });
+
+  test('a backup from the release before several signing algorithms restores, its keys checked as RS256', async () => {
+    const a = installation();
+    const clock = fixedClock(Date.UTC(2026, 5, 1, 12));
+    // The database and key file as that release wrote them: signing_keys had no alg column.
+    const before = migrations.findIndex((m) => m.name.endsWith('_signing_algs'));
+    const db = await openDb(join(a.dir, 'verity.db'));
+    migrate(db, clock, migrations.slice(0, before));
+    const { kid } = await keyFiles(join(a.dir, 'keys')).generate('RS256', unix(clock), 'the-release-before');
+    db.sql
+      .prepare("INSERT INTO signing_keys (kid, state, created_at, activated_at) VALUES (?, 'active', ?, ?)")
+      .run(kid, unix(clock), unix(clock));
+    db.close();
+    expect((await cli('keys', 'check', '--json', '--config', a.config)).json.problems).toEqual([]);
+    const file = join(a.dir, 'old.backup');
+    expect((await cli('backup', file, '--config', a.config)).code).toBe(0);
+
+    const b = installation();
+    const r = await cli('restore', file, '--json', '--config', b.config);
+    expect({ code: r.code, error: r.json.error }).toEqual({ code: 0, error: undefined });
   });
 });
 
