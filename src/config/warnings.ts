@@ -3,7 +3,7 @@ import type { Config } from './schema.ts';
 
 /** Settings that are fine for trying Verity and risky in production: reported, never refused. */
 export function configWarnings(config: Config): string[] {
-  const { server, identity, face, demo, email } = config;
+  const { server, identity, face, demo, email, webhooks, database } = config;
   const https = server.base_url.startsWith('https:');
   const out: string[] = [];
   if (!https)
@@ -32,6 +32,15 @@ export function configWarnings(config: Config): string[] {
     out.push(
       '[email] starttls = false with a password: the SMTP login, and the links in every mail, cross the network in clear; use STARTTLS',
     );
+  if (webhooks.allow_localhost_in_sandbox && https)
+    out.push(
+      `[webhooks] allow_localhost_in_sandbox = true on an https issuer (${server.base_url}): any sandbox developer can have Verity post to any port of this machine and read the answers' status in the delivery history; it is for local development`,
+    );
+  const plainDatabase = database.url && unencryptedRemote(database.url);
+  if (plainDatabase)
+    out.push(
+      `[database] url names ${plainDatabase} without sslmode: the driver connects in clear, so personal data and hashes cross the network unencrypted; add ?sslmode=verify-full (or require)`,
+    );
   if (
     server.trust_proxy !== '' &&
     server.trusted_proxies.length === 0 &&
@@ -51,4 +60,15 @@ export function configWarnings(config: Config): string[] {
       `[server] base_url is https and listen ${server.listen} is loopback, so a proxy on this machine forwards every request, and trust_proxy is empty: every client counts as loopback, so /metrics answers anyone${server.metrics_token ? '' : ' (no metrics_token is set)'} and all clients share one address (rate limits, sign-in throttling); name the proxy's header, e.g. trust_proxy = "x-forwarded-for"`,
     );
   return out;
+}
+
+/** The host of a PostgreSQL URL on another machine reached without TLS (no `sslmode`, or `disable`). */
+function unencryptedRemote(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const u = new URL(url);
+  // A Unix socket (`?host=/run/postgresql`, or no host at all) stays on this machine.
+  if (!u.hostname || isLoopbackHost(u.hostname) || u.searchParams.get('host')?.startsWith('/'))
+    return undefined;
+  const mode = u.searchParams.get('sslmode') ?? u.searchParams.get('ssl');
+  return mode === null || mode === 'disable' || mode === 'false' ? u.hostname : undefined;
 }

@@ -157,6 +157,30 @@ describe('errors an operator can act on', () => {
     expect(mail.stdout).toContain('warning: [email] starttls = false with a password');
     expect(mail.stdout).not.toContain('transport = "log"');
 
+    // Webhooks to this machine's ports, and a database across the network without TLS.
+    const remote = (url: string, extra = '') =>
+      `[server]\nbase_url = "https://id.example.com"\n[database]\nurl = "${url}"\n${extra}`;
+    writeFileSync(
+      join(dir, 'remote.toml'),
+      remote(
+        'postgres://verity:pw@db.internal:5432/verity',
+        '[webhooks]\nallow_localhost_in_sandbox = true\n',
+      ),
+    );
+    const open = await verity(dir, 'config', 'check', '--config', 'remote.toml');
+    expect(open.stdout).toContain('warning: [webhooks] allow_localhost_in_sandbox = true on an https issuer');
+    expect(open.stdout).toContain('warning: [database] url names db.internal without sslmode');
+    for (const url of [
+      'postgres://verity:pw@db.internal:5432/verity?sslmode=verify-full',
+      'postgres://verity:pw@127.0.0.1:5432/verity',
+      'postgres://verity@/verity?host=/run/postgresql',
+    ]) {
+      writeFileSync(join(dir, 'safe.toml'), remote(url));
+      expect((await verity(dir, 'config', 'check', '--config', 'safe.toml')).stdout).not.toContain(
+        '[database]',
+      );
+    }
+
     // The usual production set-up, a proxy on the same machine, with its header not named.
     writeFileSync(join(dir, 'proxied.toml'), '[server]\nbase_url = "https://id.example.com"\n');
     const proxied = await verity(dir, 'config', 'check', '--config', 'proxied.toml');
