@@ -375,7 +375,7 @@ describe('RP-initiated logout by POST', () => {
       expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://rp.example");
       const html = await page.text();
       expect(html).toContain(`<form method="post" action="${LOGOUT}" id="repost">`);
-      expect(hiddenFields(html)).toEqual(fields);
+      expect(hiddenFields(html)).toEqual({ ...fields, reposted: '1' });
       // Nothing has ended yet: the cross-site request had no session.
       expect(await signedIn()).toBe(true);
 
@@ -397,6 +397,19 @@ describe('RP-initiated logout by POST', () => {
       const stranger = new Browser(f.app, '198.51.100.9');
       const back = await stranger.post(LOGOUT, { id_token_hint: ben, post_logout_redirect_uri: SIGNED_OUT });
       expect(location(back)).toBe(SIGNED_OUT);
+      const here = await stranger.post(LOGOUT, { id_token_hint: ben, reposted: '1' });
+      expect(here.status).toBe(200);
+      expect(await here.text()).toContain('You are signed out of Verity.');
+    });
+
+    test('posted again from a page that still does not say it is ours, ends instead of looping', async () => {
+      await setup();
+      const hint = await withPhoto(await signIn());
+      // A browser without Fetch Metadata, under the pages' no-referrer policy, sends Origin: null.
+      const res = await f.browser.post(LOGOUT, { id_token_hint: hint, reposted: '1' }, { origin: 'null' });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('This browser does not say where its form came from.');
+      expect(await signedIn()).toBe(true);
     });
 
     test('is checked before any page: a forged one is refused', async () => {

@@ -16,6 +16,7 @@ export function LogoutRepostPage(props: PageProps & { action: string; params: Lo
         {Object.entries(props.params).map(([name, value]) =>
           value === undefined ? null : <input type="hidden" name={name} value={value} />,
         )}
+        <input type="hidden" name="reposted" value="1" />
         <button type="submit">{m.logoutContinue}</button>
       </form>
       <script

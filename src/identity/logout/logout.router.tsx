@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { z } from 'zod';
 import { securityEvent } from '../../audit/security-events.ts';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
@@ -31,6 +32,9 @@ type C = Context<Env>;
 
 /** Longer queries are not sent through a redirect: proxies and listeners refuse long request lines. */
 const MAX_REDIRECT_QUERY = 8 * 1024;
+
+/** The form as the re-post page sends it again: marked, so that it is never answered with the page. */
+const repostedParams = logoutParams.extend({ reposted: z.literal('1').optional() });
 
 const queryOf = (params: LogoutParams) =>
   new URLSearchParams(
@@ -80,8 +84,9 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
     if (source) c.get('cspFormAction').push(source);
   };
 
+  // The signed-out page has no form, so no CSRF token (and it may be answered without a session).
   const finish = (c: C, req: LogoutRequest) =>
-    req.returnTo ? c.redirect(req.returnTo, 303) : c.html(<SignedOutPage {...props(c, req)} />);
+    req.returnTo ? c.redirect(req.returnTo, 303) : c.html(<SignedOutPage {...props(c, req, '')} />);
 
   /** The GET's answer, and the re-posted form's: at once with a hint naming them, else asked. */
   const answer = async (c: C, req: LogoutRequest) => {
@@ -109,11 +114,14 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
   // with; or, when that URL would be too long (a hint carrying the photo), with a page that posts the
   // form again from Verity's own origin.
   app.post('/', async (c, next) => {
-    const params = await readForm(c, logoutParams);
+    const { reposted, ...params } = await readForm(c, repostedParams);
     const query = queryOf(params);
     if (query.length <= MAX_REDIRECT_QUERY) return c.redirect(`${base}/logout?${query}`, 303);
     const req = await checkLogoutRequest(ctx, params);
     if (!fromOwnPage(c, ctx.config.server.identity_url)) {
+      // A browser that does not say where a form came from would get the page again and again.
+      if (reposted)
+        throw new ApiError('INVALID_REQUEST', 'This browser does not say where its form came from.', 400);
       allowFormActionTo(c, req);
       return c.html(<LogoutRepostPage {...props(c, req, '')} action={`${base}/logout`} params={params} />);
     }
@@ -122,9 +130,10 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
     return next();
   });
   // The form's fields are parsed once: hono keeps the parsed body.
-  app.post('/', session, async (c) =>
-    answer(c, await checkLogoutRequest(ctx, await readForm(c, logoutParams))),
-  );
+  app.post('/', session, async (c) => {
+    const { reposted: _, ...params } = await readForm(c, repostedParams);
+    return answer(c, await checkLogoutRequest(ctx, params));
+  });
 
   app.get('/', session, async (c) => {
     const parsed = logoutParams.safeParse(c.req.query());
