@@ -155,18 +155,19 @@ export async function acceptInvite(
 
 /**
  * Changes the password after checking the current one, and ends every other portal session of the
- * developer (a password change is what someone does after suspecting another person has it). The
- * current password is counted as a sign-in is, so a stolen session is no faster way to guess it.
+ * developer (a password change is what someone does after suspecting another person has it). Wrong
+ * current passwords are throttled as sign-ins are, so a stolen session is no faster way to guess it.
  */
 export async function changePassword(
   ctx: AppContext,
-  developer: { developerId: string; email: string },
+  developer: { developerId: string },
   currentSessionHash: string,
   input: { current: string; password: string; confirm: string; ip: string },
 ): Promise<'changed' | 'throttled'> {
   const { developerId } = developer;
   const t = signinThrottle(ctx);
-  const account = accountOf(developer.email);
+  // A count of its own: sign-in guesses by anyone must not stop the owner from changing it.
+  const account = `password-change:${developer.developerId}`;
   if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') return 'throttled';
   const stored = developerPasswordHash(ctx.db, developerId);
   const valid = await t.check(account, input.ip, undefined, async () =>

@@ -149,9 +149,14 @@ describe('accounts', () => {
     expect(location(await a.get(`${P}/apps`))).toBe(`${P}/signin`);
   });
 
-  test('guesses at the current password are counted as sign-in guesses: a stolen session is no faster', async () => {
+  test('guesses at the current password are throttled as sign-ins are: a stolen session is no faster', async () => {
     p = await portal();
     const thief = await signUp(p, 'dev@example.com');
+    // Sign-in guesses by someone else do not stop the owner changing the password.
+    const outsider = new Browser(p.app, '203.0.113.77');
+    const wrong = { email: 'dev@example.com', password: 'not the password' };
+    for (let i = 0; i < 5; i++) await submit(outsider, `${P}/signin`, `${P}/signin`, wrong);
+    expect((await submit(outsider, `${P}/signin`, `${P}/signin`, wrong)).status).toBe(429);
     const change = (current: string) =>
       submit(thief, `${P}/account`, `${P}/account/password`, {
         current,
