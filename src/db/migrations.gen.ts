@@ -87,6 +87,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0021_id_token_hint",
     "sql": "ALTER TABLE `authorization_requests` ADD `id_token_hint_sub` text;"
+  },
+  {
+    "name": "0022_password_import_digest",
+    "sql": "ALTER TABLE `persons` ADD `password_import_digest` text;"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -133,5 +137,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0010_id_token_hint",
     "sql": "ALTER TABLE \"authorization_requests\" ADD COLUMN \"id_token_hint_sub\" text;"
+  },
+  {
+    "name": "0011_password_import_digest",
+    "sql": "ALTER TABLE \"persons\" ADD COLUMN \"password_import_digest\" text;"
   }
 ];

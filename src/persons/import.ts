@@ -3,6 +3,7 @@ import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import type { AuditActor } from '../audit/audit.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import { DOCUMENT_TYPE_LABELS } from '../capabilities/data/document-types.ts';
+import { sha256HexSync } from '../crypto/digest.ts';
 import { hashPassword, verifyPassword } from '../crypto/password.ts';
 import { randomId } from '../crypto/tokens.ts';
 import type { Db } from '../db/open.ts';
@@ -18,7 +19,7 @@ import {
   linePath,
   normalizeDocumentNumber,
 } from './import-record.ts';
-import { createPersonStore, type DocumentRow, type PersonStore } from './person.store.ts';
+import { createPersonStore, type DocumentRow, type PersonRow, type PersonStore } from './person.store.ts';
 
 countries.registerLocale(en);
 
@@ -60,14 +61,14 @@ export async function importPersons(
   }
 
   // Argon2id is slow on purpose, so it runs before the (synchronous) transaction, never inside it. A
-  // password the person already has keeps its hash: only a changed one ends their sessions.
-  const hashes = new Map<number, string>();
+  // password the person already has keeps its hash (see `passwordFields`).
+  const passwords = new Map<number, Password>();
   for (const { line, record } of parsed) {
     if (record.password !== undefined) {
       const stored = store.byExternalId(ENVIRONMENT, record.externalId)?.passwordHash;
       const same = stored && (await verifyPassword(record.password, stored));
-      hashes.set(line, same ? stored : await hashPassword(record.password));
-    } else if (record.passwordHash !== undefined) hashes.set(line, record.passwordHash);
+      passwords.set(line, { hashed: same ? stored : await hashPassword(record.password) });
+    } else if (record.passwordHash !== undefined) passwords.set(line, { imported: record.passwordHash });
   }
 
   const now = unix(deps.clock);
@@ -78,7 +79,7 @@ export async function importPersons(
       throw new ValidationError('an email was taken while importing; nothing was imported', late);
     const result: ImportResult = { imported: 0, updated: 0 };
     for (const { line, record } of parsed) {
-      const { personId, created } = upsertPerson(store, sessions, record, hashes.get(line), now);
+      const { personId, created } = upsertPerson(store, sessions, record, passwords.get(line), now);
       if (created) result.imported++;
       else result.updated++;
       recordAudit(deps.db, deps.clock, {
@@ -169,14 +170,39 @@ function conflictsWithDatabase(store: PersonStore, parsed: ParsedLine[]): FieldE
   return errors;
 }
 
+/** A record's password: hashed here from its plain text, or the hash it carried. */
+type Password = { hashed: string } | { imported: string };
+
+/**
+ * The password columns a record sets, and whether the password changed. A hash Verity made from plain
+ * text is kept when the text matched it; an imported hash is the same one again when it is what the
+ * last import gave (`password_import_digest`), even after a sign-in replaced it with Verity's own.
+ */
+function passwordFields(existing: PersonRow | undefined, password: Password | undefined) {
+  if (!password) return { fields: {}, changed: false };
+  if ('hashed' in password) {
+    const changed = password.hashed !== existing?.passwordHash;
+    return { fields: changed ? { passwordHash: password.hashed, passwordImportDigest: null } : {}, changed };
+  }
+  const digest = sha256HexSync(password.imported);
+  const same = existing?.passwordImportDigest === digest || existing?.passwordHash === password.imported;
+  return {
+    fields: same
+      ? { passwordImportDigest: digest }
+      : { passwordHash: password.imported, passwordImportDigest: digest },
+    changed: !same,
+  };
+}
+
 function upsertPerson(
   store: PersonStore,
   sessions: SessionStore,
   r: ImportRecord,
-  passwordHash: string | undefined,
+  password: Password | undefined,
   now: number,
 ): { personId: string; created: boolean } {
   const existing = store.byExternalId(ENVIRONMENT, r.externalId);
+  const pw = passwordFields(existing, password);
   // A re-import replaces what the record describes; optional fields it leaves out are cleared. The one
   // exception is the password: upstream files need not carry it every time, so it is kept when absent.
   const fields = {
@@ -195,7 +221,7 @@ function upsertPerson(
     identityVerified: r.identityVerified ?? false,
     faceTemplateRef: r.faceTemplateRef ?? null,
     updatedAt: now,
-    ...(passwordHash !== undefined ? { passwordHash } : {}),
+    ...pw.fields,
   };
   let personId: string;
   if (existing) {
@@ -203,8 +229,7 @@ function upsertPerson(
     // The status is left alone: an operator's `persons disable` survives the next upstream import.
     store.update(personId, fields);
     // A new password (a reset upstream) signs out whoever signed in with the old one.
-    if (passwordHash !== undefined && passwordHash !== existing.passwordHash)
-      sessions.deleteAll('identity', personId);
+    if (pw.changed) sessions.deleteAll('identity', personId);
   } else {
     personId = randomId('psn_');
     store.insert({

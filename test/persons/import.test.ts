@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { argon2id } from 'hash-wasm';
 import { createApp } from '../../src/app.ts';
 import { listAudit } from '../../src/audit/audit.store.ts';
 import { verifyPassword } from '../../src/crypto/password.ts';
@@ -377,6 +378,49 @@ describe('persons import', () => {
 
     // Reset upstream: whoever signed in with the old password is signed out.
     await importPersons(ctx, jsonl(record({ password: 'new password 456' })));
+    expect(await signedIn()).toBe(false);
+  });
+
+  test("an upstream hash replaced at sign-in with Verity's own is the same password at the next import", async () => {
+    // The upstream system's own argon2id hash, made with other parameters than Verity's.
+    const upstream = (password: string) =>
+      argon2id({
+        password,
+        salt: new Uint8Array(16).fill(7),
+        parallelism: 1,
+        iterations: 3,
+        memorySize: 12288,
+        hashLength: 32,
+        outputType: 'encoded',
+      });
+    const old = await upstream('old password 123');
+    await importPersons(ctx, jsonl(record({ passwordHash: old })));
+    const browser = new Browser(createApp(ctx));
+    const signin = await browser.post('/identity/account/signin', {
+      csrf_token: csrfOf(await (await browser.get('/identity/account')).text()),
+      email: 'maria@example.com',
+      password: 'old password 123',
+    });
+    expect(location(signin)).toBe('/identity/account');
+    const signedIn = async () =>
+      (await (await browser.get('/identity/account')).text()).includes('Signed in as Maria Schmidt');
+    const storedHash = () =>
+      (
+        ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-1'").get() as {
+          h: string;
+        }
+      ).h;
+    // The sign-in replaced the upstream hash with one of Verity's parameters.
+    const rehashed = storedHash();
+    expect(rehashed).not.toBe(old);
+
+    // The nightly file carries the same upstream hash: nothing changed, Verity's hash stays.
+    await importPersons(ctx, jsonl(record({ passwordHash: old })));
+    expect(storedHash()).toBe(rehashed);
+    expect(await signedIn()).toBe(true);
+
+    // Reset upstream: a new hash signs the person out.
+    await importPersons(ctx, jsonl(record({ passwordHash: await upstream('new password 456') })));
     expect(await signedIn()).toBe(false);
   });
 

@@ -23,6 +23,11 @@ export const persons = sqliteTable(
     photo: text('photo'),
     photoVerified: flag('photo_verified').notNull().default(false),
     passwordHash: text('password_hash'),
+    /**
+     * SHA-256 (hex) of the hash a persons import last gave, which `password_hash` may since hold re-hashed:
+     * a re-import of the same hash is no password change (src/persons/import.ts).
+     */
+    passwordImportDigest: text('password_import_digest'),
     assuranceLevel: text('assurance_level', { enum: ['none', 'low', 'substantial', 'high'] })
       .notNull()
       .default('none'),

@@ -1,0 +1,1 @@
+ALTER TABLE `persons` ADD `password_import_digest` text;
