@@ -175,3 +175,14 @@ export function fileProductionChange(
   });
   return reviewId;
 }
+
+/**
+ * Scopes an operator took from production are taken from its pending review too, which holds a whole
+ * scope list: approving it must not give them back. Call inside the edit's transaction.
+ */
+export function narrowPendingReview(db: Db, applicationId: string, removed: readonly string[]): void {
+  const pending = findPendingReview(db, applicationId);
+  if (!pending || removed.length === 0) return;
+  const scopes = (JSON.parse(pending.scopes) as string[]).filter((s) => !removed.includes(s));
+  setReviewFields(db, pending.id, { scopes: JSON.stringify(scopes) });
+}

@@ -38,7 +38,12 @@ import {
   checkDocumentTypes,
   DOCUMENT_TYPES,
 } from './document-policy-rules.ts';
-import { fileProductionChange, type ProductionSettings, splitProductionEdit } from './production-change.ts';
+import {
+  fileProductionChange,
+  narrowPendingReview,
+  type ProductionSettings,
+  splitProductionEdit,
+} from './production-change.ts';
 import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 import { checkScopes } from './scope-rules.ts';
@@ -354,6 +359,14 @@ export function updateApplication(
       if (apply.scopes) {
         changed.scopes = apply.scopes;
         envSet.scopes = JSON.stringify(apply.scopes);
+        if (environment === 'production' && !reviewed) {
+          const kept = apply.scopes;
+          narrowPendingReview(
+            db,
+            applicationId,
+            view.scopes.filter((s) => !kept.includes(s)),
+          );
+        }
         // The approval flag follows production's scopes: dropping the scope withdraws it.
         if (environment === 'production' && !apply.scopes.includes(FULL_NUMBER) && app.fullNumberApproved)
           appSet.fullNumberApproved = changed.fullNumberApproved = false;

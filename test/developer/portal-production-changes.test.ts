@@ -7,6 +7,7 @@ import {
   pruneProductionSecrets,
   revealProductionSecret,
 } from '../../src/apps/production-secret.ts';
+import { updateApplication } from '../../src/apps/registration.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { cli } from '../helpers/cli.ts';
@@ -205,6 +206,20 @@ describe('production changes by a developer', () => {
     const extra = 'https://app.example/other';
     await editProduction(live, { scopes: ['openid'], redirect_uris: `${REDIRECT}\n${extra}` });
     expect(productionOf(live).scopes).toEqual(['openid']);
+    await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
+    expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT, extra] });
+  });
+
+  test("an operator's narrowing holds when the developer's pending review is approved", async () => {
+    const live = await approvedApp();
+    const extra = 'https://app.example/other';
+    await editProduction(live, { redirect_uris: `${REDIRECT}\n${extra}` });
+    // Meanwhile an operator takes the profile from production.
+    updateApplication(p.ctx.db, p.ctx.clock, live.applicationId, {
+      environment: 'production',
+      scopes: ['openid'],
+      actor: 'cli',
+    });
     await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
     expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT, extra] });
   });
