@@ -67,3 +67,10 @@ export function redeemEmailToken(
     )
     .get(now, tokenHash, purpose, now)?.developer_id;
 }
+
+/** Gives back a token just used up whose effect could not be applied (the hashing pool was busy). */
+export function releaseEmailToken(db: Db, tokenHash: string, purpose: EmailTokenPurpose): void {
+  db.sql
+    .prepare('UPDATE developer_email_tokens SET used_at = NULL WHERE token_hash = ? AND purpose = ?')
+    .run(tokenHash, purpose);
+}

@@ -10,7 +10,12 @@ import {
   markEmailVerified,
   setDeveloperPassword,
 } from '../developer/developer.store.ts';
-import { createEmailToken, emailTokenOwner, redeemEmailToken } from '../developer/email-token.store.ts';
+import {
+  createEmailToken,
+  emailTokenOwner,
+  redeemEmailToken,
+  releaseEmailToken,
+} from '../developer/email-token.store.ts';
 import { ValidationError } from '../errors.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
@@ -94,17 +99,23 @@ export async function resetPassword(
   token: string,
   input: { password: string; confirm: string },
 ): Promise<{ developerId: string }> {
-  // The link first: a made-up one must not cost a hash.
-  if (!(await resetLinkOwner(ctx, token)))
-    throw new ValidationError('this link is unknown, expired or already used');
+  const unusable = () => new ValidationError('this link is unknown, expired or already used');
   refuse(passwordProblems(input.password, input.confirm));
-  const passwordHash = await hashPassword(input.password);
+  // The link is used up before the hash, so that a link (made up, or posted many times at once) costs
+  // at most one; a hash that cannot be made gives it back.
   const tokenHash = await sha256Hex(token);
+  const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
+  if (!developerId) throw unusable();
+  let passwordHash: string;
+  try {
+    passwordHash = await hashPassword(input.password);
+  } catch (e) {
+    releaseEmailToken(ctx.db, tokenHash, 'reset_password');
+    throw e;
+  }
   return ctx.db.sql.transaction(() => {
-    const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
-    const dev = developerId ? findDeveloper(ctx.db, developerId) : undefined;
-    if (!developerId || dev?.status !== 'active')
-      throw new ValidationError('this link is unknown, expired or already used');
+    const dev = findDeveloper(ctx.db, developerId);
+    if (dev?.status !== 'active') throw unusable();
     setDeveloperPassword(ctx.db, developerId, passwordHash);
     // A reset ends every session: whoever knew the old password is signed out.
     createSessionStore(ctx.db).deleteOthers('developer', developerId, '');

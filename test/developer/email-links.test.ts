@@ -296,6 +296,39 @@ describe('links and rules', () => {
     expect(await res.text()).toContain('Too many emails were requested from your address.');
   });
 
+  test('a reset link posted many times at once costs one hash; one the pool could not hash stays usable', async () => {
+    const lines = await loggingPortal();
+    await signUp(p, 'dev@example.com');
+    await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
+      email: 'dev@example.com',
+    });
+    await Bun.sleep(0);
+    const reset = path(lastLink(lines));
+    const b = new Browser(p.app);
+    const { csrf } = await page(b, reset);
+    const post = () =>
+      b.request(reset, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
+        body: new URLSearchParams({
+          csrf_token: csrf,
+          password: NEW_PASSWORD,
+          confirm: NEW_PASSWORD,
+        }).toString(),
+      });
+    try {
+      // No worker free: the hash cannot be made, and the link is given back.
+      await configurePasswordHashing({ size: 1, maxQueue: 0 });
+      expect((await post()).status).toBe(503);
+      // One hash at a time: of six posts at once, one sets the password; the rest find the link used.
+      await configurePasswordHashing({ size: 1, maxQueue: 1 });
+      const statuses = (await Promise.all(Array.from({ length: 6 }, post))).map((r) => r.status);
+      expect(statuses.sort()).toEqual([303, 404, 404, 404, 404, 404]);
+    } finally {
+      await configurePasswordHashing();
+    }
+  });
+
   test('a reset with a made-up link is refused before any password is hashed', async () => {
     p = await portal();
     const b = new Browser(p.app);
