@@ -81,7 +81,14 @@ export async function exchangeCode(
   event.consentId = code.consent_id;
   const now = unix(ctx.clock);
 
-  const reason = code.used_at !== null ? 'The code was already used.' : rejectReason(code, client, body, now);
+  const issued = JSON.parse(code.scopes) as string[];
+  // Scopes taken from the application since the code was issued are granted no more.
+  const scopes = issued.filter((s) => client.scopes.includes(s));
+  const reason =
+    code.used_at !== null
+      ? 'The code was already used.'
+      : (rejectReason(code, client, body, now) ??
+        (scopes.length ? undefined : 'The application may no longer ask for the scopes of this code.'));
   if (reason) {
     ctx.db.sql.transaction(() => {
       codes.redeem(code.id, now, null);
@@ -91,7 +98,6 @@ export async function exchangeCode(
   }
 
   // Everything async (random token, hashes, pairwise subject, signature) before the transaction.
-  const scopes = JSON.parse(code.scopes) as string[];
   const amr = JSON.parse(code.amr) as string[];
   const token = mintLocatedSecret(ctx.clock, ACCESS_TOKEN_PREFIX);
   const sub = await subjectFor(ctx, client.applicationId, code.person_id);
@@ -129,7 +135,7 @@ export async function exchangeCode(
       environment_id: code.environment_id,
       consent_id: code.consent_id,
       person_id: code.person_id,
-      scopes: code.scopes,
+      scopes: scopes.length === issued.length ? code.scopes : JSON.stringify(scopes),
       acr: code.acr,
       liveness_verified: code.liveness_verified,
       face_match_verified: code.face_match_verified,

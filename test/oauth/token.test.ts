@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { revokeSecrets } from '../../src/apps/application.store.ts';
+import { updateApplication } from '../../src/apps/registration.ts';
 import { createConsentLifecycleStore } from '../../src/consent/lifecycle.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
@@ -187,6 +188,30 @@ describe('codes are single use', () => {
   test('the code dies if the person is disabled before the exchange', async () => {
     const m = await mintCode(ctx, app);
     createPersonStore(ctx.db).setStatus(m.personId, 'disabled', unix(ctx.clock));
+    await expectError(await exchange(m), 400, 'invalid_grant');
+  });
+
+  test('scopes taken from the application since the code was issued are not granted', async () => {
+    const m = await mintCode(ctx, app, { scopes: ['openid', 'profile', 'email'] });
+    // Without openid there is no ID token either.
+    updateApplication(ctx.db, ctx.clock, app.applicationId, { scopes: ['email'], actor: 'cli' });
+    const res = await exchange(m);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { scope: string; id_token?: string; access_token: string };
+    expect(body.scope).toBe('email');
+    expect(body.id_token).toBeUndefined();
+    expect(JSON.parse((await tokenRow(body.access_token)).scopes)).toEqual(['email']);
+    const completed = ctx.db.sql
+      .prepare<{ body: string }>(
+        "SELECT body FROM webhook_events WHERE type = 'oauth.authorization.completed'",
+      )
+      .all();
+    expect(completed.map((r) => JSON.parse(r.body).data.scopes)).toEqual([['email']]);
+  });
+
+  test('a code none of whose scopes the application may still ask for dies', async () => {
+    const m = await mintCode(ctx, app, { scopes: ['profile'] });
+    updateApplication(ctx.db, ctx.clock, app.applicationId, { scopes: ['openid', 'email'], actor: 'cli' });
     await expectError(await exchange(m), 400, 'invalid_grant');
   });
 
