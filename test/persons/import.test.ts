@@ -350,23 +350,28 @@ describe('persons import', () => {
     expect(rejected.stdout + rejected.stderr).not.toContain(password);
   });
 
-  test("a changed password signs out the person's sessions; the same password keeps them", async () => {
-    await importPersons(ctx, jsonl(record({ password: 'old password 123' })));
+  /** Signs the imported person in on the account page; returns whether that browser is still signed in. */
+  async function signInToAccount(password: string) {
     const browser = new Browser(createApp(ctx));
     const signin = await browser.post('/identity/account/signin', {
       csrf_token: csrfOf(await (await browser.get('/identity/account')).text()),
       email: 'maria@example.com',
-      password: 'old password 123',
+      password,
     });
     expect(location(signin)).toBe('/identity/account');
-    const signedIn = async () =>
+    return async () =>
       (await (await browser.get('/identity/account')).text()).includes('Signed in as Maria Schmidt');
-    const storedHash = () =>
-      (
-        ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-1'").get() as {
-          h: string;
-        }
-      ).h;
+  }
+  const storedHash = () =>
+    (
+      ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-1'").get() as {
+        h: string;
+      }
+    ).h;
+
+  test("a changed password signs out the person's sessions; the same password keeps them", async () => {
+    await importPersons(ctx, jsonl(record({ password: 'old password 123' })));
+    const signedIn = await signInToAccount('old password 123');
     expect(await signedIn()).toBe(true);
 
     // The upstream file carries the same password again, or the same hash: nothing changed.
@@ -395,21 +400,7 @@ describe('persons import', () => {
       });
     const old = await upstream('old password 123');
     await importPersons(ctx, jsonl(record({ passwordHash: old })));
-    const browser = new Browser(createApp(ctx));
-    const signin = await browser.post('/identity/account/signin', {
-      csrf_token: csrfOf(await (await browser.get('/identity/account')).text()),
-      email: 'maria@example.com',
-      password: 'old password 123',
-    });
-    expect(location(signin)).toBe('/identity/account');
-    const signedIn = async () =>
-      (await (await browser.get('/identity/account')).text()).includes('Signed in as Maria Schmidt');
-    const storedHash = () =>
-      (
-        ctx.db.sql.prepare("SELECT password_hash AS h FROM persons WHERE external_id = 'ext-1'").get() as {
-          h: string;
-        }
-      ).h;
+    const signedIn = await signInToAccount('old password 123');
     // The sign-in replaced the upstream hash with one of Verity's parameters.
     const rehashed = storedHash();
     expect(rehashed).not.toBe(old);
