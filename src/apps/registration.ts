@@ -359,14 +359,13 @@ export function updateApplication(
       if (apply.scopes) {
         changed.scopes = apply.scopes;
         envSet.scopes = JSON.stringify(apply.scopes);
-        if (environment === 'production' && !reviewed) {
-          const kept = apply.scopes;
+        const kept = apply.scopes;
+        if (environment === 'production' && !reviewed)
           narrowPendingReview(
             db,
             applicationId,
             view.scopes.filter((s) => !kept.includes(s)),
           );
-        }
         // The approval flag follows production's scopes: dropping the scope withdraws it.
         if (environment === 'production' && !apply.scopes.includes(FULL_NUMBER) && app.fullNumberApproved)
           appSet.fullNumberApproved = changed.fullNumberApproved = false;
