@@ -389,6 +389,15 @@ describe('every other problem is redirected with error, state and iss', () => {
       'unsupported_response_type',
     );
     expect(q.has('state')).toBe(false);
+    // Nor is a long unknown scope or prompt value: the error names only its start.
+    for (const [over, error] of [
+      [{ scope: `openid ${'x'.repeat(5000)}` }, 'invalid_scope'],
+      [{ prompt: 'y'.repeat(5000) }, 'invalid_request'],
+    ] as const) {
+      const refused = await authorize(params(over));
+      expect(refused.headers.get('location')!.length).toBeLessThan(1000);
+      expect((await expectErrorRedirect(refused, error)).get('error_description')).toMatch(/(x|y){64}…\.$/);
+    }
   });
 
   test('nothing is stored for a refused request', async () => {
