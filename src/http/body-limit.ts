@@ -69,13 +69,13 @@ export async function readTextWithin(req: Request, maxSize: number): Promise<str
  * handed on as a buffer.
  */
 export function limitBody<C extends Context>(
-  limit: (c: C) => number,
+  limit: (c: C) => number | Promise<number>,
   tooLarge: (c: C) => Response | Promise<Response>,
 ): MiddlewareHandler {
   return async function limitBody(c, next) {
     const req = c.req.raw;
     if (!req.body) return next();
-    const maxSize = limit(c as C);
+    const maxSize = await limit(c as C);
     const declared = declaredLength(req);
     if (declared !== undefined) return declared > maxSize ? tooLarge(c as C) : next();
     const body = await readWithin(req, maxSize);
@@ -88,7 +88,9 @@ export function limitBody<C extends Context>(
 export const payloadTooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', 'The request body is too large.', 413);
 
 /** For pages: over the limit, an error that the surface's own handler renders in its layout. */
-export const pageBodyLimit = <C extends Context>(limit: (c: C) => number = () => BODY_LIMITS.pages) =>
+export const pageBodyLimit = <C extends Context>(
+  limit: (c: C) => number | Promise<number> = () => BODY_LIMITS.pages,
+) =>
   limitBody(limit, () => {
     throw payloadTooLarge();
   });

@@ -1,14 +1,16 @@
 /** @jsxImportSource hono/jsx */
 import { type Context, Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
+import { sha256Hex } from '../crypto/tokens.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
 import { BODY_LIMITS, pageBodyLimit } from '../http/body-limit.ts';
 import type { AppEnv } from '../http/env.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { formActionSource, type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
-import type { AuthorizationRequest } from '../oauth/authorization-result.ts';
+import { type AuthorizationRequest, loadAuthorizationRequest } from '../oauth/authorization-result.ts';
 import { findClient } from '../oauth/client.store.ts';
 import { createPersonStore } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
@@ -90,15 +92,27 @@ const framesField = z
   );
 const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
-/** The face step's form carries camera frames; every other form is small. */
-const formLimit = (c: C) =>
-  c.req.method === 'POST' && c.req.path.endsWith('/face') ? BODY_LIMITS.cameraFrames : BODY_LIMITS.pages;
-
 /** The hosted identity experience, mounted at the path of `[server] identity_url`. */
 export function identityRouter(ctx: AppContext) {
   const app = new Hono<Env>();
   const base = new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '');
   const path = (id: string, step = '') => `${base}/authorize/${encodeURIComponent(id)}${step}`;
+
+  /**
+   * The face step's form carries camera frames, for a production request waiting for them in this
+   * browser; every other form is small. Decided before any of the body is read.
+   */
+  const formLimit = async (c: C) => {
+    if (c.req.method !== 'POST' || !c.req.path.endsWith('/face')) return BODY_LIMITS.pages;
+    const req = loadAuthorizationRequest(ctx, c.req.path.split('/').at(-2) ?? '');
+    const cookie = getCookie(c, IDENTITY_COOKIE);
+    const waiting =
+      req?.status === 'authenticated' &&
+      req.environment === 'production' &&
+      cookie !== undefined &&
+      req.sessionIdHash === (await sha256Hex(cookie));
+    return waiting ? BODY_LIMITS.cameraFrames : BODY_LIMITS.pages;
+  };
 
   // Scoped to the flow's paths: when the identity surface has its own host it is mounted at "/", and
   // these must not touch the API routes that share the app.

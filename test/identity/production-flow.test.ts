@@ -267,6 +267,21 @@ describe('production face assurance', () => {
     expect(svc.seen).toHaveLength(3);
   });
 
+  test('camera frames of up to 8 MiB are read only for a request waiting for them in this browser', async () => {
+    const svc = faceService(() => Response.json({ liveness: { passed: false }, match: { passed: false } }));
+    const path = await atFace(httpFace(svc.url));
+    const { csrf } = await open(f.browser, `${path}/face`);
+    // A megabyte of form: more than any other form may carry, well within the frames' limit.
+    const big = {
+      csrf_token: csrf,
+      frames: JSON.stringify([`data:image/jpeg;base64,${'A'.repeat(1_000_000)}`]),
+    };
+    const other = new Browser(f.app, '198.51.100.20');
+    expect((await other.post(`${path}/face`, big)).status).toBe(413);
+    expect((await f.browser.post('/identity/authorize/ar_made_up/face', big)).status).toBe(413);
+    expect((await f.browser.post(`${path}/face`, big)).status).not.toBe(413);
+  });
+
   test('concurrent face posts reach the provider no more than [face] attempts times', async () => {
     // Every check waits until the attempts have all arrived; any beyond them would pass.
     const held: (() => void)[] = [];
