@@ -5,6 +5,7 @@ import type { Db } from '../db/open.ts';
 import type { Environment } from '../environment.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { type Clock, isoTime, unix } from '../platform/clock.ts';
+import { createSessionStore } from '../web/session.store.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import { type Consent, type ConsentKey, createConsentStore, markConsentUsedAt } from './consent.store.ts';
 
@@ -45,7 +46,7 @@ export interface GrantInput extends ConsentKey {
 
 /**
  * The person allowed the application this purpose and scope set: a consent valid for
- * `[consent] max_age`, and its `consent.granted` event (with the pairwise `sub`) in the same
+ * `[consent] max_age` (a persona's, held by a browser session, until that session's deadline), and its `consent.granted` event (with the pairwise `sub`) in the same
  * transaction, so a webhook is never sent for a consent that was not stored, nor the reverse. An
  * identical consent in force (asked again with prompt=consent, or allowed in two tabs at once) is
  * renewed rather than duplicated: same id, new grant time and expiry, `consent.granted` again.
@@ -53,7 +54,10 @@ export interface GrantInput extends ConsentKey {
 export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<Consent> {
   const sub = await subjectFor(ctx, input.applicationId, input.personId);
   const now = unix(ctx.clock);
-  const expiresAt = now + Math.floor(ctx.config.consent.max_age / 1000);
+  // A sandbox persona's consent belongs to the browser session (consent/holder.ts), so it ends with
+  // it: one from each anonymous run would otherwise stay a year, no longer reachable by anyone.
+  const sessionEnds = input.sessionIdHash && createSessionStore(ctx.db).deadline(input.sessionIdHash);
+  const expiresAt = Math.min(now + Math.floor(ctx.config.consent.max_age / 1000), sessionEnds || Infinity);
   const store = createConsentStore(ctx.db);
   const insert = (): Consent => {
     const c: Consent = {

@@ -189,6 +189,13 @@ export function createSessionStore(db: Db) {
         .run(at, idHash, subjectId);
     },
 
+    /** When the session ends at the latest (its absolute deadline); undefined when there is none. */
+    deadline(idHash: string): number | undefined {
+      return db.sql
+        .prepare<{ expires_at: number }>('SELECT expires_at FROM sessions WHERE id_hash = ?')
+        .get(idHash)?.expires_at;
+    },
+
     delete(idHash: string): void {
       db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
     },

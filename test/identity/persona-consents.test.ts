@@ -1,6 +1,7 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { createApp } from '../../src/app.ts';
 import { grantConsent } from '../../src/consent/grant.ts';
+import { expireConsents, sandboxConsentsOf } from '../../src/consent/lifecycle.ts';
 import { purgeIdentityState } from '../../src/identity/jobs.ts';
 import { seedPersonas } from '../../src/identity/personas.ts';
 import { importPersons } from '../../src/persons/import.ts';
@@ -68,6 +69,22 @@ const revokedEvents = () =>
   ctx.db.sql
     .prepare<{ n: number }>("SELECT count(*) AS n FROM webhook_events WHERE type = 'consent.revoked'")
     .get()!.n;
+
+test("a persona's consent ends with the session holding it, not a year later", async () => {
+  await setup();
+  // Anonymous visitors, each in a browser of their own, run the public sandbox flow.
+  const ids = [];
+  for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3'])
+    ids.push(await adaConsents(new Browser(app, ip), alices, 'Sign in'));
+  expect(sandboxConsentsOf(ctx, alices.applicationId)).toHaveLength(3);
+
+  // Past the sessions' absolute deadline (12 hours): expired, as the application hears.
+  ctx.clock.advance(12 * 3600_000);
+  await expireConsents(ctx);
+  expect(sandboxConsentsOf(ctx, alices.applicationId)).toEqual([]);
+  expect(ids.map(statusOf)).toEqual(['expired', 'expired', 'expired']);
+  expect(revokedEvents()).toBe(3);
+});
 
 test("Ada's account page lists only the consents made from this browser session", async () => {
   await setup();
