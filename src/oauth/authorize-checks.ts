@@ -101,16 +101,13 @@ export const responseMode: Check = ({ value }) => {
   if (v !== undefined && v !== 'query') throw invalid('Only response_mode=query is supported.');
 };
 
-/** An unknown value as the error names it: cut short, so a crafted link cannot fill the callback URL. */
-const quoted = (v: string) => (v.length > 64 ? `${v.slice(0, 64)}…` : v);
-
 export const scope: Check = ({ value, client, draft }) => {
   const v = value('scope');
   if (v === undefined) throw invalid('The scope parameter is required.');
   const scopes = [...new Set(v.split(' ').filter(Boolean))];
   if (scopes.length === 0) throw invalid('The scope parameter is required.');
   for (const s of scopes) {
-    if (!isScope(s)) throw new OAuthError('invalid_scope', `Unknown scope: ${quoted(s)}.`);
+    if (!isScope(s)) throw new OAuthError('invalid_scope', `Unknown scope: ${s}.`);
     if (RESTRICTED_SCOPES.includes(s)) {
       if (client.environment === 'sandbox')
         throw new OAuthError('invalid_scope', `The scope ${s} is not available in the sandbox.`);
@@ -179,7 +176,7 @@ export const prompt: Check = ({ value, draft }) => {
   const v = value('prompt');
   if (v === undefined) return;
   const values = [...new Set(v.split(' ').filter(Boolean))];
-  for (const p of values) if (!PROMPTS.has(p)) throw invalid(`Unsupported prompt value: ${quoted(p)}.`);
+  for (const p of values) if (!PROMPTS.has(p)) throw invalid(`Unsupported prompt value: ${p}.`);
   if (values.includes('none') && values.length > 1)
     throw invalid('prompt=none cannot be combined with other values.');
   if (values.length) draft.prompt = values.join(' ');

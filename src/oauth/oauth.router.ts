@@ -28,6 +28,10 @@ export function oauthRouter(ctx: AppContext) {
   // there authenticates the client it names.
   app.use('/v1/oauth/authorize', rateLimit(ctx, 'oauth', byAddress, { respond: overLimit }));
 
+  // A description may quote what the request sent (an unknown scope, a claims path): cut short, so a
+  // crafted link cannot send the browser to the client's callback with a URL its server refuses.
+  const brief = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
   async function authorize(c: Context<AppEnv>, params: URLSearchParams) {
     try {
       const valid = await checkIdTokenHint(ctx, validateAuthorizeRequest(ctx, params), params);
@@ -38,7 +42,7 @@ export function oauthRouter(ctx: AppContext) {
       if (e.redirectUri) {
         const url = callbackUrl(e.redirectUri, {
           error: e.error,
-          error_description: e.description,
+          error_description: brief(e.description),
           state: e.state,
           iss: issuer,
         });
