@@ -177,12 +177,18 @@ export function fileProductionChange(
 }
 
 /**
- * Scopes an operator took from production are taken from its pending review too, which holds a whole
- * scope list: approving it must not give them back. Call inside the edit's transaction.
+ * An operator's edit of production withdraws the pending review: it was filed against production as
+ * it was, and approving its settings would undo the edit (a removed callback or scope back, an added
+ * one gone). The developer files again. Call inside the edit's transaction.
  */
-export function narrowPendingReview(db: Db, applicationId: string, removed: readonly string[]): void {
+export function withdrawPendingReview(db: Db, clock: Clock, applicationId: string, actor: AuditActor): void {
   const pending = findPendingReview(db, applicationId);
-  if (!pending || removed.length === 0) return;
-  const scopes = (JSON.parse(pending.scopes) as string[]).filter((s) => !removed.includes(s));
-  setReviewFields(db, pending.id, { scopes: JSON.stringify(scopes) });
+  if (!pending) return;
+  setReviewFields(db, pending.id, { status: 'withdrawn', decidedAt: unix(clock) });
+  recordAudit(db, clock, {
+    actor,
+    action: 'review.withdraw',
+    target: applicationId,
+    details: { reviewId: pending.id, reason: 'production changed by an operator' },
+  });
 }

@@ -40,9 +40,9 @@ import {
 } from './document-policy-rules.ts';
 import {
   fileProductionChange,
-  narrowPendingReview,
   type ProductionSettings,
   splitProductionEdit,
+  withdrawPendingReview,
 } from './production-change.ts';
 import { checkPostLogoutRedirectUris, checkRedirectUris } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
@@ -359,13 +359,6 @@ export function updateApplication(
       if (apply.scopes) {
         changed.scopes = apply.scopes;
         envSet.scopes = JSON.stringify(apply.scopes);
-        const kept = apply.scopes;
-        if (environment === 'production' && !reviewed)
-          narrowPendingReview(
-            db,
-            applicationId,
-            view.scopes.filter((s) => !kept.includes(s)),
-          );
         // The approval flag follows production's scopes: dropping the scope withdraws it.
         if (environment === 'production' && !apply.scopes.includes(FULL_NUMBER) && app.fullNumberApproved)
           appSet.fullNumberApproved = changed.fullNumberApproved = false;
@@ -393,6 +386,8 @@ export function updateApplication(
       if (!touchesEnvironment) throw new ValidationError('nothing to change');
       return getApplication(db, applicationId); // a reorder, or a narrowing that must wait
     }
+    if (touchesEnvironment && environment === 'production' && !input.actor.startsWith('developer:'))
+      withdrawPendingReview(db, clock, applicationId, input.actor);
     setApplicationFields(db, applicationId, { ...appSet, updatedAt: unix(clock) });
     recordAudit(db, clock, {
       actor: input.actor,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { findPendingReview } from '../../src/apps/application.store.ts';
 import { approveReview, rejectReview } from '../../src/apps/production-review.ts';
 import {
   productionSecretRevealableUntil,
@@ -210,18 +211,23 @@ describe('production changes by a developer', () => {
     expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT, extra] });
   });
 
-  test("an operator's narrowing holds when the developer's pending review is approved", async () => {
+  test("an operator's edit of production withdraws the developer's pending review", async () => {
     const live = await approvedApp();
     const extra = 'https://app.example/other';
-    await editProduction(live, { redirect_uris: `${REDIRECT}\n${extra}` });
-    // Meanwhile an operator takes the profile from production.
+    const filed = await editProduction(live, { redirect_uris: `${REDIRECT}\n${extra}` });
+    expect(location(filed)).toContain('pending=1');
+    const reviewId = findPendingReview(p.ctx.db, live.applicationId)!.id;
+    // Meanwhile an operator takes the profile from production: the review, filed against production
+    // as it was, would give it back.
     updateApplication(p.ctx.db, p.ctx.clock, live.applicationId, {
       environment: 'production',
       scopes: ['openid'],
       actor: 'cli',
     });
-    await approveReview(p.ctx, live.applicationId, { actor: 'cli' });
-    expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT, extra] });
+    const reviews = (await cli('apps', 'review', 'list', '--config', config(), '--json')).json.reviews;
+    expect(reviews.map((r: { status: string }) => r.status).sort()).toEqual(['approved', 'withdrawn']);
+    await expect(approveReview(p.ctx, live.applicationId, { actor: 'cli', reviewId })).rejects.toThrow();
+    expect(productionOf(live)).toMatchObject({ scopes: ['openid'], redirectUris: [REDIRECT] });
   });
 
   test('a redirect URI added is not accepted until approval', async () => {
