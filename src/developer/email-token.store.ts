@@ -68,9 +68,18 @@ export function redeemEmailToken(
     .get(now, tokenHash, purpose, now)?.developer_id;
 }
 
-/** Gives back a token just used up whose effect could not be applied (the hashing pool was busy). */
+/**
+ * Gives back a token just used up whose effect could not be applied (the hashing pool was busy),
+ * unless a newer link of the same kind has replaced it meanwhile: only the latest link counts.
+ */
 export function releaseEmailToken(db: Db, tokenHash: string, purpose: EmailTokenPurpose): void {
   db.sql
-    .prepare('UPDATE developer_email_tokens SET used_at = NULL WHERE token_hash = ? AND purpose = ?')
+    .prepare(
+      `UPDATE developer_email_tokens SET used_at = NULL
+       WHERE token_hash = ? AND purpose = ? AND NOT EXISTS (
+         SELECT 1 FROM developer_email_tokens newer
+         WHERE newer.developer_id = developer_email_tokens.developer_id AND newer.purpose = developer_email_tokens.purpose
+           AND newer.id <> developer_email_tokens.id AND newer.created_at >= developer_email_tokens.created_at)`,
+    )
     .run(tokenHash, purpose);
 }

@@ -100,6 +100,7 @@ export async function resetPassword(
   input: { password: string; confirm: string },
 ): Promise<{ developerId: string }> {
   const unusable = () => new ValidationError('this link is unknown, expired or already used');
+  if (!(await resetLinkOwner(ctx, token))) throw unusable();
   refuse(passwordProblems(input.password, input.confirm));
   // The link is used up before the hash, so that a link (made up, or posted many times at once) costs
   // at most one; a hash that cannot be made gives it back.

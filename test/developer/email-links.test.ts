@@ -1,8 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { argon2id } from 'hash-wasm';
 import type { Browser as Chromium } from 'playwright-core';
-import { configurePasswordHashing } from '../../src/crypto/password.ts';
+import { configurePasswordHashing, verifyPassword } from '../../src/crypto/password.ts';
 import { authenticateApiKey, createApiKey } from '../../src/developer/api-key.store.ts';
 import { createDeveloper, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
+import { createEmailToken, emailTokenOwner } from '../../src/developer/email-token.store.ts';
+import { resetPassword } from '../../src/portal/email-links.ts';
 import { linkIn, type Mailbox, startMailbox } from '../email/mailbox.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -324,6 +327,41 @@ describe('links and rules', () => {
       await configurePasswordHashing({ size: 1, maxQueue: 1 });
       const statuses = (await Promise.all(Array.from({ length: 6 }, post))).map((r) => r.status);
       expect(statuses.sort()).toEqual([303, 404, 404, 404, 404, 404]);
+    } finally {
+      await configurePasswordHashing();
+    }
+  });
+
+  test('a reset link replaced by a newer one while its hash waited stays dead', async () => {
+    p = await portal();
+    const { developerId } = createDeveloper(p.ctx.db, p.ctx.clock, { email: 'dev@example.com' });
+    const link = () =>
+      createEmailToken(p.ctx.db, p.ctx.clock, { developerId, purpose: 'reset_password', ttlSeconds: 3600 });
+    const owner = (token: string) => emailTokenOwner(p.ctx.db, p.ctx.clock, token, 'reset_password');
+    const first = await link();
+    // A slow check holds the only worker, so the reset's hash waits and then gives up.
+    const slow = await argon2id({
+      password: 'x',
+      salt: new Uint8Array(16).fill(1),
+      parallelism: 1,
+      iterations: 4,
+      memorySize: 131072,
+      hashLength: 32,
+      outputType: 'encoded',
+    });
+    try {
+      await configurePasswordHashing({ size: 1, queueTimeoutMs: 150 });
+      const holding = verifyPassword('y', slow);
+      const reset = resetPassword(p.ctx, first, { password: NEW_PASSWORD, confirm: NEW_PASSWORD }).catch(
+        () => {},
+      );
+      await Bun.sleep(30);
+      // Meanwhile the developer asks for a new link, which cancels the first.
+      const second = await link();
+      await reset;
+      await holding;
+      expect(await owner(second)).toBe(developerId);
+      expect(await owner(first)).toBeUndefined();
     } finally {
       await configurePasswordHashing();
     }
