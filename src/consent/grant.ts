@@ -56,7 +56,10 @@ export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<
   const now = unix(ctx.clock);
   // A sandbox persona's consent belongs to the browser session (consent/holder.ts), so it ends with
   // it: one from each anonymous run would otherwise stay a year, no longer reachable by anyone.
-  const sessionEnds = input.sessionIdHash && createSessionStore(ctx.db).deadline(input.sessionIdHash);
+  const sessionEnds =
+    input.sessionIdHash &&
+    (createSessionStore(ctx.db).deadline(input.sessionIdHash) ??
+      now + Math.floor(ctx.config.identity.session_absolute / 1000));
   const expiresAt = Math.min(now + Math.floor(ctx.config.consent.max_age / 1000), sessionEnds || Infinity);
   const store = createConsentStore(ctx.db);
   const insert = (): Consent => {

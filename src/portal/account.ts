@@ -156,7 +156,8 @@ export async function acceptInvite(
 /**
  * Changes the password after checking the current one, and ends every other portal session of the
  * developer (a password change is what someone does after suspecting another person has it). Wrong
- * current passwords are throttled as sign-ins are, so a stolen session is no faster way to guess it.
+ * current passwords are throttled as sign-ins are (on a count of their own), so a stolen session adds
+ * no more than sign-in's guesses per window.
  */
 export async function changePassword(
   ctx: AppContext,

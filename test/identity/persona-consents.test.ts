@@ -84,6 +84,18 @@ test("a persona's consent ends with the session holding it, not a year later", a
   expect(sandboxConsentsOf(ctx, alices.applicationId)).toEqual([]);
   expect(ids.map(statusOf)).toEqual(['expired', 'expired', 'expired']);
   expect(revokedEvents()).toBe(3);
+
+  // A session gone by the time the consent is stored (rotated meanwhile): its longest lifetime still.
+  const orphan = await grantConsent(ctx, {
+    applicationId: alices.applicationId,
+    environment: 'sandbox',
+    environmentId: alices.environmentId,
+    personId: 'psn_sandbox_ada',
+    sessionIdHash: 'no-such-session',
+    purpose: 'Sign in',
+    scopes: ['email'],
+  });
+  expect(orphan.expiresAt - unix(ctx.clock)).toBe(12 * 3600);
 });
 
 test("Ada's account page lists only the consents made from this browser session", async () => {
