@@ -38,4 +38,8 @@ export class ValidationError extends Error {
   }
 }
 
+/** A ValidationError as one line for a page: each field's rule, or its message when it names none. */
+export const validationMessage = (err: ValidationError): string =>
+  err.fields.length ? err.fields.map((f) => `${f.path}: ${f.message}`).join('; ') : err.message;
+
 export class NotFoundError extends Error {}

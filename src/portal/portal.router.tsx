@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
-import { ApiError, NotFoundError } from '../errors.ts';
+import { ApiError, NotFoundError, ValidationError, validationMessage } from '../errors.ts';
 import { pageBodyLimit } from '../http/body-limit.ts';
 import { pageRateLimit } from '../http/rate-limit.ts';
 import { type SecurityHeadersEnv, securityHeaders } from '../http/security-headers.ts';
@@ -70,6 +70,8 @@ export function portalRouter(ctx: AppContext) {
     if (err instanceof NotFoundError) return page(c, 404, m.notFoundTitle, m.notFound);
     if (err instanceof ApiError && err.code === 'CSRF_FAILED')
       return page(c, 403, m.forbiddenTitle, m.errorCsrf);
+    // A rule a route's own form check let through: refused in the page's shape, not a 500.
+    if (err instanceof ValidationError) return page(c, 400, m.errorTitle, validationMessage(err));
     if (err instanceof ApiError && (err.status < 500 || err.status === 503)) {
       for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
       return page(c, err.status, m.errorTitle, err.message);

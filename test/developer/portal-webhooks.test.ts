@@ -131,6 +131,22 @@ describe('webhooks in the portal', () => {
       ).toBe(true);
   });
 
+  test('a rotation overlap past its range is a 400 page naming the rule, and rotates nothing', async () => {
+    p = await portal({ extra: '[webhooks]\nallow_localhost_in_sandbox = true' });
+    const b = await signUp(p, 'dev@example.com');
+    const { applicationId } = await createApp_(b);
+    const hb = `${P}/apps/${applicationId}/sandbox/webhooks`;
+    await submitPage(b, `${hb}/new`, hb, { url: 'http://localhost:9/hook', events: ['webhook.test'] });
+    const eid = endpointIdOn(await (await b.get(hb)).text())!;
+    const secrets = () =>
+      p.ctx.db.sql.prepare<{ n: number }>('SELECT count(*) AS n FROM webhook_secrets').get()!.n;
+    const before = secrets();
+    const res = await submit(b, `${hb}/${eid}/rotate`, `${hb}/${eid}/rotate`, { overlap: '9999999' });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('must be a whole number of seconds from 0 to 604800');
+    expect(secrets()).toBe(before);
+  });
+
   test('edit, disable (test refused), enable, delete with confirmation; production pages need production', async () => {
     p = await portal({ extra: '[webhooks]\nallow_localhost_in_sandbox = true' });
     const rx = startReceiver();
