@@ -11,7 +11,7 @@ import { assertApplicationAccess } from '../webhooks/access.ts';
 import { z } from '../zod.ts';
 import { appId, dev, developerGuard, jsonBody, parse } from './developer-api.ts';
 
-export const webOriginsBody = z.object({ webOrigins: z.array(z.string()).check(z.maxLength(100)) });
+export const webOriginsBody = z.strictObject({ webOrigins: z.array(z.string()).check(z.maxLength(100)) });
 
 /** The application as its key's environment serves it; never a secret. */
 export const applicationJson = (a: ApplicationView, environment: string) => {

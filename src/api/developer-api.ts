@@ -37,7 +37,12 @@ export const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId
 export function parse<T>(schema: z.ZodMiniType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const fields = r.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message }));
+  // An unknown field (a misspelling, often) is named itself, so it is not taken as applied.
+  const fields = r.error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: [...i.path, k].join('.'), message: 'is not a field of this request' }))
+      : [{ path: i.path.join('.') || '(body)', message: i.message }],
+  );
   throw new ValidationError('The request is not valid.', fields);
 }
 

@@ -18,7 +18,7 @@ import { appId, dev, developerGuard, jsonBody, parse } from './developer-api.ts'
 
 const optionalText = z.optional(z.string());
 
-export const createBody = z.object({
+export const createBody = z.strictObject({
   url: z.string(),
   events: z.array(z.string()),
   environment: optionalText,
@@ -26,7 +26,7 @@ export const createBody = z.object({
 });
 
 export const updateBody = z
-  .object({
+  .strictObject({
     url: optionalText,
     events: z.optional(z.array(z.string())),
     enabled: z.optional(z.boolean()),
@@ -39,8 +39,8 @@ export const updateBody = z
     ),
   );
 
-export const rotateBody = z.object({ expireCurrentInSeconds: z.optional(z.int()) });
-export const redeliverBody = z.object({ endpointId: optionalText });
+export const rotateBody = z.strictObject({ expireCurrentInSeconds: z.optional(z.int()) });
+export const redeliverBody = z.strictObject({ endpointId: optionalText });
 
 export const historyQuery = z.object({
   endpointId: optionalText,

@@ -264,6 +264,18 @@ describe('developer API: endpoints', () => {
     expect(rotated.headers.get('cache-control')).toBe('no-store');
     expect(Object.keys(rotated.json.data).sort()).toEqual(['id', 'previousSecretExpiresAt', 'secret']);
     expect((await api('PATCH', `${path}/${ep.id}`, o.sandboxKey, {})).status).toBe(400);
+
+    // A misspelt field is named, not dropped while the rest applies.
+    const typo = await api('PATCH', `${path}/${ep.id}`, o.sandboxKey, {
+      enable: false,
+      description: 'paused',
+    });
+    expect(typo.status).toBe(400);
+    expect(typo.json.error.fields).toEqual([{ path: 'enable', message: 'is not a field of this request' }]);
+    expect((await api('GET', `${path}/${ep.id}`, o.sandboxKey)).json.data.description).toBe('');
+    const misplaced = { url: 'http://localhost:9/h2', events: EVENTS, enviroment: 'production' };
+    expect((await api('POST', path, o.sandboxKey, misplaced)).json.error.fields[0].path).toBe('enviroment');
+    expect((await api('GET', path, o.sandboxKey)).json.data.endpoints).toHaveLength(1);
   });
 });
 
