@@ -57,7 +57,6 @@ export const capabilitiesCommands: Command[] = [
     async run(cli, args) {
       const country = countryArg(positional(args, 0, 'COUNTRY'), 'COUNTRY');
       const documentType = positional(args, 1, 'DOCUMENT_TYPE');
-      if (args.positionals.length > 2) throw new UsageError(`unexpected argument "${args.positionals[2]}"`);
       const flag = required(args, 'available').toLowerCase();
       if (flag !== 'true' && flag !== 'false') throw new UsageError('--available must be true or false');
       return withContext(cli, async (ctx) => {

@@ -82,6 +82,20 @@ function operandsLast(args: string[]): string[] {
   return [...options, '--', ...operands];
 }
 
+/**
+ * How many operands a command takes: the upper-case words its usage starts with ("APP_ID --yes" one,
+ * "COUNTRY DOCUMENT_TYPE …" two, "[--status …]" none). Any more is a mistake, not something to ignore:
+ * `apps delete A B` must not delete A and say nothing of B.
+ */
+const operandCount = (c: Command): number => {
+  let n = 0;
+  for (const word of (c.usage ?? '').split(' ')) {
+    if (!/^[A-Z][A-Z_]*$/.test(word)) break;
+    n++;
+  }
+  return n;
+};
+
 /** One line per flag: its name (and value), then what it does. */
 function flagRows(spec: OptionSpec): string[] {
   return Object.entries(spec).map(([k, v]) => {
@@ -135,6 +149,9 @@ export async function runCli(argv: string[]): Promise<number> {
     proc.stdout(commandHelp(command));
     return 0;
   }
+  const surplus = parsed.positionals[operandCount(command)];
+  if (surplus !== undefined)
+    return fail(new UsageError(`unexpected argument "${printable(surplus)}"`), wantsJson);
   const cli = cliContext(String(parsed.values.config ?? ''), Boolean(parsed.values.json));
   try {
     return (await command.run(cli, parsed as never)) ?? 0;

@@ -106,6 +106,19 @@ describe('verity apps', () => {
     expect((await run('apps', 'show')).code).toBe(2);
   });
 
+  test('an operand too many, or a short flag nobody defined, is a usage error and changes nothing', async () => {
+    const a = await create();
+    const b = await create();
+    const both = await run('apps', 'delete', a.applicationId, b.applicationId, '--yes', '--json');
+    expect(both.code).toBe(2);
+    expect(both.json.error).toMatchObject({
+      code: 'USAGE',
+      message: `unexpected argument "${b.applicationId}"`,
+    });
+    expect((await run('apps', 'show', a.applicationId)).code).toBe(0);
+    expect((await run('apps', 'list', '-x')).code).toBe(2);
+  });
+
   test('show and list never print secrets; flags may come before positionals', async () => {
     const app = await create();
     const show = await run('apps', 'show', '--json', app.applicationId);
