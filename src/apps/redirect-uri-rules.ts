@@ -43,13 +43,12 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (host.endsWith('.')) return 'the host must not end with a dot';
   // The parser rewrites hosts (case, percent-escapes, "127.1", "0x7f.0.0.1"); a spelling that it rewrites
   // could name another host than the one a reader sees, so only the canonical spelling is accepted.
-  if (url.hostname !== host)
-    return 'the host must be written in canonical form (lower case, dotted decimal IPv4)';
+  if (url.hostname !== host) return hostSpellingProblem(url, 'lower case, dotted decimal IPv4');
   if (scheme === 'http' && !LOOPBACK_HOSTS.includes(host))
     return 'must use https (http is allowed only for localhost, 127.0.0.1 and [::1])';
   // Likewise the rest: a callback URL is built by the parser, which would resolve "..", drop a default
   // port or escape characters, and send the code somewhere else than the spelling a reviewer approved.
-  if (url.href !== uri && url.href !== uri.replace(/^(https?:\/\/[^/?]*)(?=\?|$)/, '$1/'))
+  if (!writtenAsParsed(uri, url))
     return `must be written in canonical form (no "." or ".." segments, no default port, special characters percent-encoded): ${url.href}`;
   return undefined;
 }
@@ -104,3 +103,13 @@ function checkUriSet(uris: readonly string[], field: string, label: string, allo
   });
   return unique;
 }
+
+/** Whether `raw` is the URL as the parser writes it (only the `/` of an empty path may be left out). */
+export const writtenAsParsed = (raw: string, url: URL): boolean =>
+  url.href === raw || url.href === raw.replace(/^(https?:\/\/[^/?]*)(?=\?|$)/, '$1/');
+
+/** A host the parser spells otherwise; an international name is asked for in its A-label form. */
+export const hostSpellingProblem = (url: URL, rule: string): string =>
+  url.hostname.split('.').some((label) => label.startsWith('xn--'))
+    ? `the host must be written in its A-label (punycode) form: ${url.hostname}`
+    : `the host must be written in canonical form (${rule})`;

@@ -1,5 +1,5 @@
 import type { Environment } from '../environment.ts';
-import { LOOPBACK_HOSTS } from './redirect-uri-rules.ts';
+import { hostSpellingProblem, LOOPBACK_HOSTS } from './redirect-uri-rules.ts';
 import { ruleViolation } from './rule-error.ts';
 
 /**
@@ -43,8 +43,7 @@ export function webOriginProblem(
   if (host.endsWith('.')) return refuse('the host must not end with a dot');
   // As for redirect URIs: a spelling the parser rewrites ("127.1", percent-escapes) could name another
   // host than the one a reader sees. Only case is normalised.
-  if (url.hostname !== host)
-    return refuse('the host must be written in canonical form (dotted decimal IPv4)');
+  if (url.hostname !== host) return refuse(hostSpellingProblem(url, 'dotted decimal IPv4'));
   if (url.protocol === 'http:') {
     if (environment !== 'sandbox') return refuse('must use https in production');
     if (!LOOPBACK_HOSTS.includes(host))

@@ -1,3 +1,4 @@
+import { writtenAsParsed } from '../apps/redirect-uri-rules.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { randomId, randomToken } from '../crypto/tokens.ts';
@@ -81,14 +82,19 @@ function policyFor(ctx: AppContext, environment: Environment): TargetPolicy {
  * developer; the log says why.
  */
 export async function checkTarget(ctx: AppContext, url: string, policy: TargetPolicy): Promise<void> {
+  const invalid = (problem: string) =>
+    new ValidationError(`url ${problem}`, [{ path: 'url', message: problem }]);
   const problem = urlProblem(url, policy);
-  if (problem) throw new ValidationError(`url ${problem}`, [{ path: 'url', message: problem }]);
+  if (problem) throw invalid(problem);
   const refuse = (detail: string) => {
     ctx.log.warn('webhook target refused', { detail });
     return new ValidationError(`url ${TARGET_NOT_ALLOWED}`, [{ path: 'url', message: TARGET_NOT_ALLOWED }]);
   };
   const pointsAt = hostProblem(url, policy);
   if (pointsAt) throw refuse(pointsAt);
+  // Deliveries go to the URL as the parser writes it; another spelling would show another address.
+  const parsed = new URL(url);
+  if (!writtenAsParsed(url, parsed)) throw invalid(`must be written as it is called: ${parsed.href}`);
   const host = urlHost(new URL(url));
   let addresses: string[] = [];
   try {
@@ -136,6 +142,10 @@ function checkEvents(events: string[]): EventType[] {
 
 function checkDescription(description: string | undefined): string {
   const d = (description ?? '').trim();
+  if (/\p{Cc}/u.test(d))
+    throw new ValidationError('description has control characters', [
+      { path: 'description', message: 'must not contain control characters' },
+    ]);
   if (d.length > MAX_DESCRIPTION)
     throw new ValidationError('description too long', [
       { path: 'description', message: `must be at most ${MAX_DESCRIPTION} characters` },

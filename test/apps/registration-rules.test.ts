@@ -56,6 +56,7 @@ describe('redirect URI rules', () => {
     ['http://127.1/cb', 'canonical form'],
     ['http://0x7f.0.0.1/cb', 'canonical form'],
     ['http://%6cocalhost/cb', 'canonical form'],
+    ['https://bücher.example/cb', 'A-label (punycode) form: xn--bcher-kva.example'],
     // The callback is built by the parser: what it rewrites would send the code to another path or port.
     ['https://app.example/oauth/callback/../../uploads/x', 'canonical form (no "." or ".." segments'],
     ['https://app.example/cb/./x', 'canonical form'],

@@ -53,6 +53,7 @@ describe('web origin rules', () => {
     ['https://app.example:99999', 'is not a valid origin'],
     ['https://app.example.', 'must not end with a dot'],
     ['https://127.1', 'canonical form'],
+    ['https://bücher.example', 'A-label (punycode) form: xn--bcher-kva.example'],
     ['app.example', 'must be an origin of the form'],
     ['//app.example', 'must be an origin of the form'],
     ['null', 'must be an origin of the form'],

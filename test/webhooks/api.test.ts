@@ -273,6 +273,19 @@ describe('developer API: endpoints', () => {
     expect(typo.status).toBe(400);
     expect(typo.json.error.fields).toEqual([{ path: 'enable', message: 'is not a field of this request' }]);
     expect((await api('GET', `${path}/${ep.id}`, o.sandboxKey)).json.data.description).toBe('');
+    // A URL the parser would rewrite (delivered elsewhere than it reads), a description with control
+    // characters.
+    for (const url of [
+      'http://localhost:9/h\u0000',
+      'http://localhost:9/a\tb',
+      ' http://localhost:9/x',
+      'http://localhost:9/a/../b',
+    ]) {
+      const r = await api('POST', path, o.sandboxKey, { url, events: EVENTS });
+      expect({ url, field: r.json.error?.fields[0].path }).toEqual({ url, field: 'url' });
+    }
+    const coloured = { url: 'http://localhost:9/h3', events: EVENTS, description: 'a\u001b[31mb' };
+    expect((await api('POST', path, o.sandboxKey, coloured)).json.error.fields[0].path).toBe('description');
     const misplaced = { url: 'http://localhost:9/h2', events: EVENTS, enviroment: 'production' };
     expect((await api('POST', path, o.sandboxKey, misplaced)).json.error.fields[0].path).toBe('enviroment');
     expect((await api('GET', path, o.sandboxKey)).json.data.endpoints).toHaveLength(1);
