@@ -31,6 +31,13 @@ function connOf(req: Request, srv: Bun.Server<undefined>): ConnInfo {
   };
 }
 
+/**
+ * Bun hands the app a relative URL ("/v1/metrics") when the Host header is one the URL parser
+ * refuses ("x@y"), and the router would then read the path from the wrong offset ("/metrics"). Node
+ * refuses such a request with 400; so does this.
+ */
+const wellFormed = (req: Request) => req.url.startsWith('http');
+const badRequest = () => new Response('Bad Request', { status: 400 });
 export const bunRuntime: Runtime = {
   name: 'bun',
   openSqlite,
@@ -42,7 +49,8 @@ export const bunRuntime: Runtime = {
         Object.fromEntries(
           Object.entries(methods).map(([method, handler]) => [
             method,
-            (req: Request, srv: Bun.Server<undefined>) => handler(req, connOf(req, srv)),
+            (req: Request, srv: Bun.Server<undefined>) =>
+              wellFormed(req) ? handler(req, connOf(req, srv)) : badRequest(),
           ]),
         ),
       ]),
@@ -55,7 +63,7 @@ export const bunRuntime: Runtime = {
         port: opts.port,
         idleTimeout: 30,
         maxRequestBodySize: backstopBodySize(opts.maxBodySize),
-        fetch: (req, srv) => handler(req, connOf(req, srv)),
+        fetch: (req, srv) => (wellFormed(req) ? handler(req, connOf(req, srv)) : badRequest()),
       });
     } catch (e) {
       throw listenError(e, opts.hostname, opts.port);
