@@ -119,19 +119,13 @@ export function fileProductionChange(
     actor: AuditActor;
   },
 ): ReviewView['reviewId'] | undefined {
+  if (Object.keys(input.review).length === 0) {
+    withdrawPendingReview(db, clock, input.applicationId, input.actor);
+    return undefined;
+  }
   const t = unix(clock);
   const existing = findPendingReview(db, input.applicationId);
   if (existing) setReviewFields(db, existing.id, { status: 'withdrawn', decidedAt: t });
-  if (Object.keys(input.review).length === 0) {
-    if (!existing) return undefined;
-    recordAudit(db, clock, {
-      actor: input.actor,
-      action: 'review.withdraw',
-      target: input.applicationId,
-      details: { reviewId: existing.id },
-    });
-    return undefined;
-  }
   const scopes = input.review.scopes ?? input.production.scopes;
   const addsFullNumber = scopes.includes(FULL_NUMBER) && !input.production.scopes.includes(FULL_NUMBER);
   const fullNumberJustification = addsFullNumber
@@ -177,11 +171,17 @@ export function fileProductionChange(
 }
 
 /**
- * An operator's edit of production withdraws the pending review: it was filed against production as
- * it was, and approving its settings would undo the edit (a removed callback or scope back, an added
- * one gone). The developer files again. Call inside the edit's transaction.
+ * Withdraws the pending review, if any, audited: an edit of the developer's that no longer widens
+ * anything, or an operator's edit of production (`reason`), since the review was filed against
+ * production as it was and approving it would undo the edit. Call inside the edit's transaction.
  */
-export function withdrawPendingReview(db: Db, clock: Clock, applicationId: string, actor: AuditActor): void {
+export function withdrawPendingReview(
+  db: Db,
+  clock: Clock,
+  applicationId: string,
+  actor: AuditActor,
+  reason?: string,
+): void {
   const pending = findPendingReview(db, applicationId);
   if (!pending) return;
   setReviewFields(db, pending.id, { status: 'withdrawn', decidedAt: unix(clock) });
@@ -189,6 +189,6 @@ export function withdrawPendingReview(db: Db, clock: Clock, applicationId: strin
     actor,
     action: 'review.withdraw',
     target: applicationId,
-    details: { reviewId: pending.id, reason: 'production changed by an operator' },
+    details: { reviewId: pending.id, ...(reason ? { reason } : {}) },
   });
 }

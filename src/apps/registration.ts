@@ -387,7 +387,7 @@ export function updateApplication(
       return getApplication(db, applicationId); // a reorder, or a narrowing that must wait
     }
     if (touchesEnvironment && environment === 'production' && !input.actor.startsWith('developer:'))
-      withdrawPendingReview(db, clock, applicationId, input.actor);
+      withdrawPendingReview(db, clock, applicationId, input.actor, 'production changed by an operator');
     setApplicationFields(db, applicationId, { ...appSet, updatedAt: unix(clock) });
     recordAudit(db, clock, {
       actor: input.actor,

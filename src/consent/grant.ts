@@ -46,21 +46,25 @@ export interface GrantInput extends ConsentKey {
 
 /**
  * The person allowed the application this purpose and scope set: a consent valid for
- * `[consent] max_age` (a persona's, held by a browser session, until that session's deadline), and its `consent.granted` event (with the pairwise `sub`) in the same
- * transaction, so a webhook is never sent for a consent that was not stored, nor the reverse. An
+ * `[consent] max_age` (a persona's, held by a browser session, until that session's deadline), and
+ * its `consent.granted` event (with the pairwise `sub`) in the same transaction, so a webhook is
+ * never sent for a consent that was not stored, nor the reverse. An
  * identical consent in force (asked again with prompt=consent, or allowed in two tabs at once) is
  * renewed rather than duplicated: same id, new grant time and expiry, `consent.granted` again.
  */
 export async function grantConsent(ctx: AppContext, input: GrantInput): Promise<Consent> {
   const sub = await subjectFor(ctx, input.applicationId, input.personId);
   const now = unix(ctx.clock);
+  const maxAge = now + Math.floor(ctx.config.consent.max_age / 1000);
   // A sandbox persona's consent belongs to the browser session (consent/holder.ts), so it ends with
   // it: one from each anonymous run would otherwise stay a year, no longer reachable by anyone.
-  const sessionEnds =
-    input.sessionIdHash &&
-    (createSessionStore(ctx.db).deadline(input.sessionIdHash) ??
-      now + Math.floor(ctx.config.identity.session_absolute / 1000));
-  const expiresAt = Math.min(now + Math.floor(ctx.config.consent.max_age / 1000), sessionEnds || Infinity);
+  const expiresAt = input.sessionIdHash
+    ? Math.min(
+        maxAge,
+        createSessionStore(ctx.db).deadline(input.sessionIdHash) ??
+          now + Math.floor(ctx.config.identity.session_absolute / 1000),
+      )
+    : maxAge;
   const store = createConsentStore(ctx.db);
   const insert = (): Consent => {
     const c: Consent = {

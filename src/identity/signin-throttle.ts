@@ -36,11 +36,10 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
      * "throttled" at the first try would tell that this address belongs to that person.
      */
     attempt(email: string, ip: string, now: number, personId?: string): 'counted' | 'refused' | 'throttled' {
-      const visible = [
-        [accountKey(email), limits.perAccount] as const,
-        [addressKey(ip), limits.perIp] as const,
-      ];
-      const person = personId ? [[`person:${personId}`, limits.perAccount] as const] : [];
+      const [account, ...person] = accountKeys(email, personId).map(
+        (key) => [key, limits.perAccount] as const,
+      );
+      const visible = [account!, [addressKey(ip), limits.perIp] as const];
       if (attempts.take([...visible, ...person], now)) return 'counted';
       return person.length && attempts.take(visible, now) ? 'refused' : 'throttled';
     },

@@ -161,14 +161,13 @@ export async function acceptInvite(
  */
 export async function changePassword(
   ctx: AppContext,
-  developer: { developerId: string },
+  developerId: string,
   currentSessionHash: string,
   input: { current: string; password: string; confirm: string; ip: string },
 ): Promise<'changed' | 'throttled'> {
-  const { developerId } = developer;
   const t = signinThrottle(ctx);
   // A count of its own: sign-in guesses by anyone must not stop the owner from changing it.
-  const account = `password-change:${developer.developerId}`;
+  const account = `password-change:${developerId}`;
   if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') return 'throttled';
   const stored = developerPasswordHash(ctx.db, developerId);
   const valid = await t.check(account, input.ip, undefined, async () =>

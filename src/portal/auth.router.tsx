@@ -280,7 +280,7 @@ export function authRoutes(p: Portal) {
     const dev = p.me(c);
     const f = await readForm(c, changeForm);
     try {
-      const changed = await changePassword(ctx, dev, c.get('session').idHash, {
+      const changed = await changePassword(ctx, dev.developerId, c.get('session').idHash, {
         ...f,
         ip: c.get('clientIp'),
       });

@@ -88,14 +88,14 @@ export async function checkTarget(ctx: AppContext, url: string, policy: TargetPo
   if (problem) throw invalid(problem);
   const refuse = (detail: string) => {
     ctx.log.warn('webhook target refused', { detail });
-    return new ValidationError(`url ${TARGET_NOT_ALLOWED}`, [{ path: 'url', message: TARGET_NOT_ALLOWED }]);
+    return invalid(TARGET_NOT_ALLOWED);
   };
   const pointsAt = hostProblem(url, policy);
   if (pointsAt) throw refuse(pointsAt);
   // Deliveries go to the URL as the parser writes it; another spelling would show another address.
   const parsed = new URL(url);
   if (!writtenAsParsed(url, parsed)) throw invalid(`must be written as it is called: ${parsed.href}`);
-  const host = urlHost(new URL(url));
+  const host = urlHost(parsed);
   let addresses: string[] = [];
   try {
     addresses = await withTimeout(resolveHost(host), RESOLVE_TIMEOUT_MS);

@@ -8,16 +8,13 @@ import { listAudit } from '../../src/audit/audit.store.ts';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { AppContext } from '../../src/context.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { migrations } from '../../src/db/migrations.gen.ts';
-import { openDb } from '../../src/db/open.ts';
 import { sealedSecrets } from '../../src/keys/instance-secrets.ts';
-import { keyFiles } from '../../src/keys/key-files.ts';
 import { silentLogger } from '../../src/log.ts';
-import { fixedClock, unix } from '../../src/platform/clock.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { onPostgres, tempDir, testConfig, testToml } from '../helpers/context.ts';
+import { releaseBeforeSigningAlgs } from '../helpers/release-before-algs.ts';
 import {
   ALL_SCOPES,
   Browser,
@@ -234,14 +231,7 @@ describe.skipIf(onPostgres)('verity backup and verity restore', () => {
     const a = installation();
     const clock = fixedClock(Date.UTC(2026, 5, 1, 12));
     // The database and key file as that release wrote them: signing_keys had no alg column.
-    const before = migrations.findIndex((m) => m.name.endsWith('_signing_algs'));
-    const db = await openDb(join(a.dir, 'verity.db'));
-    migrate(db, clock, migrations.slice(0, before));
-    const { kid } = await keyFiles(join(a.dir, 'keys')).generate('RS256', unix(clock), 'the-release-before');
-    db.sql
-      .prepare("INSERT INTO signing_keys (kid, state, created_at, activated_at) VALUES (?, 'active', ?, ?)")
-      .run(kid, unix(clock), unix(clock));
-    db.close();
+    await releaseBeforeSigningAlgs(a.dir, clock);
     expect((await cli('keys', 'check', '--json', '--config', a.config)).json.problems).toEqual([]);
     const file = join(a.dir, 'old.backup');
     expect((await cli('backup', file, '--config', a.config)).code).toBe(0);

@@ -2,13 +2,10 @@ import { afterEach, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createContext } from '../../src/bootstrap.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { migrations } from '../../src/db/migrations.gen.ts';
-import { openDb } from '../../src/db/open.ts';
-import { keyFiles } from '../../src/keys/key-files.ts';
 import { silentLogger } from '../../src/log.ts';
 import { fixedClock, unix } from '../../src/platform/clock.ts';
 import { tempDir } from '../helpers/context.ts';
+import { releaseBeforeSigningAlgs, SIGNING_ALGS_MIGRATION } from '../helpers/release-before-algs.ts';
 
 const dirs: { cleanup(): void }[] = [];
 afterEach(() => {
@@ -21,15 +18,8 @@ test('a database from before several algorithms keeps its RS256 key and gets an 
   dirs.push(d);
   const clock = fixedClock(Date.UTC(2026, 5, 1, 12));
   // The database and key file as the release before wrote them: schema up to 0008, one RS256 key.
-  const before = migrations.findIndex((m) => m.name.endsWith('_signing_algs'));
-  expect(before).toBeGreaterThan(0);
-  const db = await openDb(join(d.dir, 'verity.db'));
-  migrate(db, clock, migrations.slice(0, before));
-  const { kid } = await keyFiles(join(d.dir, 'keys')).generate('RS256', unix(clock), 'the-release-before');
-  db.sql
-    .prepare("INSERT INTO signing_keys (kid, state, created_at, activated_at) VALUES (?, 'active', ?, ?)")
-    .run(kid, unix(clock), unix(clock));
-  db.close();
+  expect(SIGNING_ALGS_MIGRATION).toBeGreaterThan(0);
+  const kid = await releaseBeforeSigningAlgs(d.dir, clock);
 
   clock.advance(86_400_000);
   const ctx = await createContext(

@@ -400,7 +400,10 @@ describe('every other problem is redirected with error, state and iss', () => {
     ] as const) {
       const refused = await authorize(params(over));
       expect(refused.headers.get('location')!.length).toBeLessThan(1000);
-      expect((await expectErrorRedirect(refused, error)).get('error_description')).toEndWith('…');
+      const q = await expectErrorRedirect(refused, error);
+      expect(q.get('error_description')).toEndWith('…');
+      // The interface: a failed request's redirect carries the original state.
+      expect(q.get('state')).toBe('st-123');
     }
   });
 

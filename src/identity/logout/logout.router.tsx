@@ -78,6 +78,9 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
     });
   };
 
+  /** The request a re-posted form was checked as, for the session's step that answers it. */
+  const reposted = new WeakMap<Request, LogoutRequest>();
+
   // Chrome applies form-action to where a form's answer redirects.
   const allowFormActionTo = (c: C, req: LogoutRequest) => {
     const source = req.returnTo && formActionSource(req.returnTo);
@@ -114,26 +117,23 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
   // with; or, when that URL would be too long (a hint carrying the photo), with a page that posts the
   // form again from Verity's own origin.
   app.post('/', async (c, next) => {
-    const { reposted, ...params } = await readForm(c, repostedParams);
+    const { reposted: again, ...params } = await readForm(c, repostedParams);
     const query = queryOf(params);
     if (query.length <= MAX_REDIRECT_QUERY) return c.redirect(`${base}/logout?${query}`, 303);
     const req = await checkLogoutRequest(ctx, params);
     if (!fromOwnPage(c, ctx.config.server.identity_url)) {
       // A browser that does not say where a form came from would get the page again and again.
-      if (reposted)
+      if (again)
         throw new ApiError('INVALID_REQUEST', 'This browser does not say where its form came from.', 400);
       allowFormActionTo(c, req);
       return c.html(<LogoutRepostPage {...props(c, req, '')} action={`${base}/logout`} params={params} />);
     }
     // Nobody is signed in in this browser (the session middleware would refuse a POST without a cookie).
     if (!getCookie(c, cookieName)) return finish(c, req);
+    reposted.set(c.req.raw, req);
     return next();
   });
-  // The form's fields are parsed once: hono keeps the parsed body.
-  app.post('/', session, async (c) => {
-    const { reposted: _, ...params } = await readForm(c, repostedParams);
-    return answer(c, await checkLogoutRequest(ctx, params));
-  });
+  app.post('/', session, (c) => answer(c, reposted.get(c.req.raw)!));
 
   app.get('/', session, async (c) => {
     const parsed = logoutParams.safeParse(c.req.query());
