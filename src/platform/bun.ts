@@ -1,5 +1,5 @@
 import { loadLibcrypto } from './libcrypto.ts';
-import { backstopBodySize, type ConnInfo, listenError } from './listen.ts';
+import { backstopBodySize, type ConnInfo, IDLE_TIMEOUT_SECONDS, listenError } from './listen.ts';
 import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
@@ -61,7 +61,7 @@ export const bunRuntime: Runtime = {
         routes,
         hostname: opts.hostname,
         port: opts.port,
-        idleTimeout: 30,
+        idleTimeout: opts.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS,
         maxRequestBodySize: backstopBodySize(opts.maxBodySize),
         fetch: (req, srv) => (wellFormed(req) ? handler(req, connOf(req, srv)) : badRequest()),
       });

@@ -1,49 +1,15 @@
-import { backstopBodySize, listenError } from './listen.ts';
 import { nodeCrypto } from './node-crypto.ts';
+import { listenNodeHttp } from './node-listen.ts';
 import { importRsaPrivateJwk, signRs256 } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { bindable, type SqliteDriver, statementCache } from './sqlite.ts';
 import { drizzleOverSyncClient } from './sync-drizzle.ts';
 import { spawnWebWorker, webParentPort } from './worker.ts';
 
-/** The part of the Deno namespace used here (the project is type-checked against Bun's types). */
-interface DenoApi {
-  serve(
-    options: {
-      hostname: string;
-      port: number;
-      onListen(addr: { port: number }): void;
-    },
-    handler: (req: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
-  ): { shutdown(): Promise<void> };
-}
-const Deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
-
 export const denoRuntime: Runtime = {
   name: 'deno',
   openSqlite,
-  async listen(handler, opts) {
-    const max = backstopBodySize(opts.maxBodySize);
-    return new Promise((resolve, reject) => {
-      try {
-        const server = Deno.serve(
-          {
-            hostname: opts.hostname,
-            port: opts.port,
-            onListen: ({ port }) =>
-              resolve({ port, hostname: opts.hostname, close: () => server.shutdown() }),
-          },
-          (req, info) =>
-            // A chunked body is counted by the app's own limits as it streams.
-            Number(req.headers.get('content-length') ?? 0) > max
-              ? new Response('request body too large', { status: 413 })
-              : handler(req, { ip: info.remoteAddr.hostname }),
-        );
-      } catch (e) {
-        reject(listenError(e, opts.hostname, opts.port));
-      }
-    });
-  },
+  listen: listenNodeHttp,
   spawnWorker: spawnWebWorker,
   parentPort: webParentPort,
   ...nodeCrypto,

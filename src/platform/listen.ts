@@ -40,6 +40,21 @@ export type PlainHandler = (req: Request, conn: ConnInfo | undefined) => Respons
 /** Exact paths answered by method ahead of the fetch handler, which must answer them too. */
 export type Routes = Record<string, { GET?: PlainHandler; POST?: PlainHandler }>;
 
+/** What `Runtime.listen` is told besides the handler. */
+export interface ListenOptions {
+  hostname: string;
+  port: number;
+  /** Matched ahead of the handler where the listener can (Bun). */
+  routes?: Routes;
+  /** Bodies past this are refused by the listener where it has a limit of its own (Bun). */
+  maxBodySize?: number;
+  /** A connection that sends nothing for this long is closed; IDLE_TIMEOUT_SECONDS by default. */
+  idleTimeoutSeconds?: number;
+}
+
+/** How long a connection may stay silent, waiting for a request, its head or its body. */
+export const IDLE_TIMEOUT_SECONDS = 30;
+
 export interface Listening {
   port: number;
   hostname: string;

@@ -1,6 +1,6 @@
 import { parentPort, Worker } from 'node:worker_threads';
-import { listenError } from './listen.ts';
 import { nodeCrypto } from './node-crypto.ts';
+import { listenNodeHttp } from './node-listen.ts';
 import { importRsaPrivateJwk, signRs256 } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { bindable, type SqliteDriver, statementCache } from './sqlite.ts';
@@ -9,31 +9,7 @@ import type { WorkerHandle } from './worker.ts';
 export const nodeRuntime: Runtime = {
   name: 'node',
   openSqlite,
-  // No listener-level body limit here: the app's limits alone hold.
-  async listen(handler, opts) {
-    const { serve } = await import('@hono/node-server');
-    return new Promise((resolve, reject) => {
-      const server = serve(
-        {
-          hostname: opts.hostname,
-          port: opts.port,
-          fetch: (req: Request, env: { incoming?: { socket?: { remoteAddress?: string } } }) =>
-            handler(req, { ip: env.incoming?.socket?.remoteAddress ?? 'unknown' }),
-        },
-        (info) =>
-          resolve({
-            port: info.port,
-            hostname: opts.hostname,
-            close: () =>
-              new Promise<void>((res) => {
-                (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-                server.close(() => res());
-              }),
-          }),
-      );
-      server.once('error', (e) => reject(listenError(e, opts.hostname, opts.port)));
-    });
-  },
+  listen: listenNodeHttp,
   spawnWorker(url): WorkerHandle {
     // Node runs only the bundle, where each worker is built beside it as NAME.mjs (scripts/build.ts).
     const w = new Worker(new URL(url.href.replace(/\.ts$/, '.mjs')));

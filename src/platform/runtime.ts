@@ -1,4 +1,4 @@
-import type { FetchHandler, Listening, Routes } from './listen.ts';
+import type { FetchHandler, Listening, ListenOptions } from './listen.ts';
 import type { RsaPrivateKey } from './rs256.ts';
 import type { SqliteDriver } from './sqlite.ts';
 import type { StartupRelease } from './startup-pages.ts';
@@ -15,11 +15,8 @@ export interface Runtime {
   readonly name: RuntimeName;
   /** `readonly`: the file must exist, and nothing (not even a checkpoint on close) writes to it. */
   openSqlite(path: string, opts?: { readonly?: boolean }): Promise<SqliteDriver>;
-  /** Serves `handler`; `routes` may be matched ahead of it, and bodies past `maxBodySize` refused. */
-  listen(
-    handler: FetchHandler,
-    opts: { hostname: string; port: number; routes?: Routes; maxBodySize?: number },
-  ): Promise<Listening>;
+  /** Serves `handler`, closing connections that stay silent (docs/reference.md, "Listener"). */
+  listen(handler: FetchHandler, opts: ListenOptions): Promise<Listening>;
   /** Starts the module at `url` (a `*.worker.ts` file, also a build entry point) in a thread of its own. */
   spawnWorker(url: URL): WorkerHandle;
   /** Inside a worker: the channel to the thread that spawned it. */

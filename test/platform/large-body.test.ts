@@ -8,9 +8,8 @@ setDefaultTimeout(120_000);
 
 /**
  * A 200 MB body streamed without a Content-Length is refused while it streams, under Bun, under
- * Node 20 (which has no limit of its own) and under Deno (whose listener counts only a declared
- * length): the answer is a 413 in the surface's shape and the server's
- * resident memory grows by less than 32 MiB.
+ * Node 20 and under Deno (whose `node:http` listener, as Node's, has no limit of its own): the answer
+ * is a 413 in the surface's shape and the server's resident memory grows by less than 32 MiB.
  */
 
 const root = join(import.meta.dir, '../..');

@@ -1,0 +1,12 @@
+/**
+ * Serves an echo of each request's method, URL and body length through `runtime.listen`, with a one
+ * second idle timeout, and prints `{ "port": N }`. The listener test runs it under Bun, bundled for
+ * Node, and as `deno run -A listener-probe.ts`.
+ */
+import { runtime } from '../../src/platform/runtime.ts';
+
+const server = await runtime.listen(
+  async (req) => new Response(`${req.method} ${req.url} ${(await req.text()).length}`),
+  { hostname: '127.0.0.1', port: 0, idleTimeoutSeconds: 1 },
+);
+console.log(JSON.stringify({ port: server.port }));

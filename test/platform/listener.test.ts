@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { spawn } from 'bun';
+
+setDefaultTimeout(60_000);
+
+/**
+ * The listener under each runtime, driven over raw sockets: a connection that stays silent (before a
+ * request, within its head or within its body) is closed, and requests a browser cannot send are
+ * framed alike. Deno's own `Deno.serve` kept such connections open for ever and allowed 64 KiB of
+ * headers.
+ */
+
+const root = join(import.meta.dir, '../..');
+const out = join(root, '.tmp', `listener-${crypto.randomUUID()}`);
+const probe = join(import.meta.dir, 'listener-probe.ts');
+
+const commands = {
+  bun: () => [process.execPath, probe],
+  node: () => ['node', join(out, 'probe.mjs')],
+  deno: () => [join(root, 'node_modules/.bin/deno'), 'run', '-A', probe],
+};
+
+beforeAll(() => {
+  mkdirSync(out, { recursive: true });
+  const external = ['bun:sqlite', 'drizzle-orm/bun-sqlite', 'better-sqlite3', 'drizzle-orm/better-sqlite3'];
+  const build = Bun.spawnSync(
+    [
+      process.execPath,
+      'build',
+      probe,
+      '--target',
+      'node',
+      ...external.flatMap((e) => ['--external', e]),
+    ].concat(['--outfile', join(out, 'probe.mjs')]),
+    { cwd: root, stdout: 'pipe', stderr: 'pipe' },
+  );
+  if (build.exitCode !== 0) throw new Error(`bundling the probe failed: ${build.stderr}`);
+});
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+interface Answer {
+  status?: number;
+  text: string;
+  /** Seconds from connecting until the server closed the connection. */
+  closedAfter: number;
+}
+
+/** Writes `request` on a fresh connection and waits (up to 25 s) for the server to close it. */
+function exchange(port: number, request: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closedAfter: Number.POSITIVE_INFINITY });
+    }, 25_000);
+    socket.on('data', (d) => {
+      text += d.toString('latin1');
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
+      resolve({
+        status: status ? Number(status) : undefined,
+        text,
+        closedAfter: (performance.now() - started) / 1000,
+      });
+    });
+    if (request) socket.write(request);
+  });
+}
+
+for (const [name, command] of Object.entries(commands)) {
+  describe(`under ${name}`, () => {
+    let child: ReturnType<typeof spawn>;
+    let port: number;
+    beforeAll(async () => {
+      child = spawn(command(), { cwd: root, stdout: 'pipe', stderr: 'inherit' });
+      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+      const { value } = await reader.read();
+      port = JSON.parse(new TextDecoder().decode(value)).port;
+    });
+    afterAll(() => child?.kill());
+
+    test('a silent connection is closed: before a request, within its head, within its body', async () => {
+      const [nothing, halfHead, halfBody] = await Promise.all([
+        exchange(port, ''),
+        exchange(port, 'GET / HTTP/1.1\r\nHost: a\r\n'),
+        exchange(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nabc'),
+      ]);
+      // Bun waits at least 10 s, its own floor, before closing a connection that sent no request.
+      for (const a of [nothing, halfHead, halfBody]) expect(a.closedAfter).toBeLessThan(20);
+      expect(halfBody.text).not.toContain('POST');
+    });
+
+    test('headers past 16 KiB are refused with 431', async () => {
+      const a = await exchange(
+        port,
+        `GET / HTTP/1.1\r\nHost: a\r\nX: ${'a'.repeat(17 * 1024)}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(a.status).toBe(431);
+    });
+
+    test('a request without Host is refused; of two Hosts, the first is the one served', async () => {
+      expect((await exchange(port, 'GET / HTTP/1.1\r\nConnection: close\r\n\r\n')).status).toBe(400);
+      const twice = await exchange(
+        port,
+        'GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
+      );
+      expect(twice.status).toBe(200);
+      expect(twice.text).toEndWith('GET http://a/x 0');
+    });
+
+    test('an absolute-form target is served by its Host header, or refused', async () => {
+      const same = await exchange(port, 'GET http://a/x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+      expect(same.text).toEndWith('GET http://a/x 0');
+      const other = await exchange(port, 'GET http://b/x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n');
+      expect(other.text).not.toContain('http://b/');
+      if (other.status !== 400) expect(other.text).toEndWith('GET http://a/x 0');
+    });
+  });
+}
