@@ -159,8 +159,12 @@ async function pagesApp(ctx: AppContext, serves: Surfaces, identityPath: string,
   ]);
   const app = new Hono<AppEnv>();
   perRequest(app, ctx);
-  if (serves.identity) app.route(identityPath || '/', identityRouter(ctx));
-  if (serves.portal) app.route(developerPath || '/', portalRouter(ctx));
+  const mounts: [string, () => void][] = [];
+  if (serves.identity) mounts.push([identityPath, () => app.route(identityPath || '/', identityRouter(ctx))]);
+  if (serves.portal) mounts.push([developerPath, () => app.route(developerPath || '/', portalRouter(ctx))]);
+  // The longer path first: each surface ends with a catch-all 404 for its paths, and one mounted
+  // at "/" (or at "/id" beside "/id/dev") would otherwise answer the other's pages.
+  for (const [, mount] of mounts.sort((a, b) => b[0].length - a[0].length)) mount();
   return answerTheRest(app);
 }
 

@@ -30,6 +30,21 @@ const url = (fallback: string) =>
     z.overwrite((v) => v.replace(/\/+$/, '')),
   );
 
+/**
+ * The first path segments of the API and the operations endpoints. A surface answers every path under
+ * its own (its 404 page included), so it may not live under one of these (a test checks the list).
+ */
+export const API_SEGMENTS = ['v1', '.well-known', 'healthz', 'readyz', 'metrics', 'openapi.json'];
+
+/** The address of a surface (identity experience, portal); '' where it is derived from base_url. */
+const surfaceUrl = url('').check(
+  z.superRefine((v, ctx) => {
+    const segment = URL.canParse(v) ? new URL(v).pathname.split('/')[1] : undefined;
+    if (segment !== undefined && API_SEGMENTS.includes(segment))
+      ctx.addIssue({ code: 'custom', message: `must not lie under /${segment}, which the API serves` });
+  }),
+);
+
 const PUBLIC_URLS = [
   ['server', 'base_url'],
   ['server', 'identity_url'],
@@ -50,8 +65,8 @@ const SIGNING_THREADS = 'must be "auto" or a whole number of threads from 0 to 2
 export const serverSchema = section({
   listen: listenAddress('127.0.0.1:8080'),
   base_url: url('http://localhost:8080').check(z.refine((v) => v !== '', 'must not be empty')),
-  identity_url: url(''),
-  developer_url: url(''),
+  identity_url: surfaceUrl,
+  developer_url: surfaceUrl,
   trust_proxy: text('').check(z.toLowerCase()),
   /** The peers whose `trust_proxy` header is believed, besides loopback ones: addresses or CIDR ranges. */
   trusted_proxies: z._default(z.array(addressRange), []),

@@ -323,5 +323,7 @@ export function identityRouter(ctx: AppContext) {
 
   app.route('/account', accountRouter(ctx, IDENTITY_COOKIE));
   app.route('/logout', logoutRouter(ctx, IDENTITY_COOKIE, base));
+  // Any other path of the surface's (paths.ts): its own 404 page, not the API's JSON.
+  app.all('/*', securityHeaders(), (c) => errorResponse(c, 404, messagesFor().errorNoSuchPage));
   return app;
 }

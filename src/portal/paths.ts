@@ -14,11 +14,12 @@ export const PRIVATE = ['apps', 'keys', 'account'];
 const SEGMENTS = new Set([...PUBLIC, ...PRIVATE]);
 
 /**
- * The paths of the portal's pages, under its mount path `base`. A module of its own: the app decides
- * with it, without loading the portal, which requests the portal answers (docs/architecture.md#memory).
+ * The paths of the portal's pages under its mount path `base`: with a path of its own, every path
+ * under it (an unknown one gets the portal's 404 page); at the root of a host, its pages only. A module
+ * of its own: the app decides with it, without loading the portal, which requests the portal answers
+ * (docs/architecture.md#memory).
  */
 export const portalPaths = (base: string) => (path: string) => {
-  if (!path.startsWith(base)) return false;
-  const rest = path.slice(base.length);
-  return rest === '' || rest === '/' || SEGMENTS.has(rest.split('/')[1] ?? '');
+  if (base !== '') return path === base || path.startsWith(`${base}/`);
+  return path === '/' || SEGMENTS.has(path.split('/')[1] ?? '');
 };

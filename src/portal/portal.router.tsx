@@ -50,6 +50,10 @@ export function portalRouter(ctx: AppContext) {
   app.route('/', keysRoutes(portal));
   app.route('/', webhooksRoutes(portal));
   app.route('/', consentsRoutes(portal));
+  // Any other path of the portal's (paths.ts): its 404 page, not the API's JSON.
+  app.all('/*', () => {
+    throw new NotFoundError();
+  });
 
   const page = (c: PC, status: number, title: string, message: string) => {
     let props: ReturnType<typeof portal.props>;

@@ -54,6 +54,16 @@ describe('public URLs', () => {
       2,
     );
   });
+
+  test("a surface may not lie under a path of the API's: it answers every path under its own", () => {
+    expect(problems('[server]\nidentity_url = "http://localhost:8080/v1/identity"')).toEqual([
+      'server.identity_url: must not lie under /v1, which the API serves',
+    ]);
+    expect(problems('[server]\ndeveloper_url = "http://dev.localhost:8080/.well-known"')).toEqual([
+      'server.developer_url: must not lie under /.well-known, which the API serves',
+    ]);
+    expect(problems('[server]\ndeveloper_url = "http://localhost:8080/v1x/dev"')).toEqual([]);
+  });
 });
 
 describe('listen addresses', () => {

@@ -101,15 +101,18 @@ test('a fresh app answers its first page requests, made together, each once with
   }
   expect(new Set(responses.map((r) => r.headers.get('x-request-id'))).size).toBe(responses.length);
   // The API beside them is unchanged: its own errors, its own shape.
-  const missing = await a.request(`${BASE}/identity/nothing-here`);
+  const missing = await a.request(`${BASE}/v1/nothing-here`);
   expect(missing.status).toBe(404);
   expect((await missing.json()).error.code).toBe('NOT_FOUND');
+  // An unknown page of a surface is that surface's, and also counted once.
+  const page = await a.request(`${BASE}/identity/nothing-here`);
+  expect([page.status, page.headers.get('content-type')]).toEqual([404, 'text/html; charset=UTF-8']);
   // Each request went through the middleware once: counted once, under its route.
   const counted = ctx!.metrics
     .render()
     .split('\n')
     .filter((line) => line.startsWith('verity_http_requests_total{'));
-  expect(counted.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(responses.length + 1);
+  expect(counted.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)).toBe(responses.length + 2);
   expect(ctx!.metrics.requests.get({ route: '/identity/account', method: 'GET', status: '200' })).toBe(2);
 });
 

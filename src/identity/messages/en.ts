@@ -14,6 +14,7 @@ export const en = {
     'This sign-in request is unknown, has expired or is already finished. Return to the application and start again.',
   errorOtherSession:
     'This sign-in request was started in another browser session. For your safety it cannot continue here. Return to the application and start again.',
+  errorNoSuchPage: 'There is no such page. Return to the application and start again.',
   errorInternal: 'An unexpected error occurred. Please try again later.',
   errorBusy: (seconds: number) =>
     `The server is busy. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createApp } from '../../src/app.ts';
+import { API_SEGMENTS } from '../../src/config/schema.ts';
+import { type TestContext, testContext } from '../helpers/context.ts';
+
+let ctx: TestContext;
+afterEach(() => ctx?.cleanup());
+
+async function app(extra = '') {
+  ctx = await testContext({ extra });
+  return createApp(ctx);
+}
+
+describe('an unknown address under a surface', () => {
+  test("gets that surface's 404 page, with its security headers; the API keeps its JSON", async () => {
+    const a = await app();
+    for (const path of ['/developer/nope', '/developer/signin/extra', '/developer/apps/app_x/nope']) {
+      const res = await a.request(path);
+      // A page behind sign-in first asks for it, as every private page does.
+      if (res.status === 303) {
+        expect(res.headers.get('location')).toBe('/developer/signin');
+        continue;
+      }
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.headers.get('content-type')).toStartWith('text/html');
+      expect(res.headers.get('content-security-policy')).toContain('nonce-');
+      expect(await res.text()).toContain('Page not found');
+    }
+    for (const path of ['/identity/nope', '/identity/account/nope', '/identity/authorize/req_x/nope']) {
+      const res = await a.request(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.headers.get('content-type')).toStartWith('text/html');
+      expect(res.headers.get('content-security-policy')).toContain('nonce-');
+      expect(await res.text()).toContain('There is no such page.');
+    }
+    const api = await a.request('/v1/nope');
+    expect(api.status).toBe(404);
+    expect((await api.json()).error.code).toBe('NOT_FOUND');
+    // A neighbour of a surface's path is not under it.
+    expect((await a.request('/developers')).headers.get('content-type')).toStartWith('application/json');
+  });
+
+  test("a surface at a host's root answers its own pages only, beside the other surface's path", async () => {
+    const a = await app('[server]\nidentity_url = "http://localhost:8080"');
+    expect((await a.request('/account/nope')).status).toBe(404);
+    expect(await (await a.request('/account/nope')).text()).toContain('There is no such page.');
+    // The portal's pages are not shadowed by the identity experience mounted at "/".
+    expect((await a.request('/developer/signin')).status).toBe(200);
+    expect(await (await a.request('/developer/nope')).text()).toContain('Page not found');
+    expect((await a.request('/v1/nope')).headers.get('content-type')).toStartWith('application/json');
+  });
+
+  test("one surface's path inside the other's: each answers its own", async () => {
+    const a = await app(
+      '[server]\nidentity_url = "http://localhost:8080/id"\ndeveloper_url = "http://localhost:8080/id/dev"',
+    );
+    expect((await a.request('/id/dev/signin')).status).toBe(200);
+    expect(await (await a.request('/id/dev/nope')).text()).toContain('Page not found');
+    expect(await (await a.request('/id/nope')).text()).toContain('There is no such page.');
+  });
+});
+
+test('the API segments a surface may not lie under are every first segment of the API and operations', async () => {
+  const a = await app();
+  const segments = new Set(
+    a.routes
+      .map((r) => r.path.split('/')[1]!)
+      .filter((s) => s !== '' && s !== '*' && s !== 'identity' && s !== 'developer'),
+  );
+  expect([...segments].sort()).toEqual([...API_SEGMENTS].sort());
+});
