@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
-import { ValidationError } from '../errors.ts';
+import { ApiError, ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
 import type { z } from '../zod.ts';
@@ -46,8 +46,18 @@ export function parse<T>(schema: z.ZodMiniType<T>, value: unknown): T {
   throw new ValidationError('The request is not valid.', fields);
 }
 
-/** The JSON body; an empty body reads as `{}` for the endpoints whose fields are all optional. */
+/** `application/json`, or another JSON type (`+json`), with or without parameters. */
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * The JSON body; an empty body reads as `{}` for the endpoints whose fields are all optional. A body
+ * sent as another type is refused before it is read: what was sent as a form or as text was not meant
+ * as these fields.
+ */
 export async function jsonBody(c: Context<DeveloperApiEnv>): Promise<unknown> {
+  const type = c.req.header('content-type');
+  if (type !== undefined && !JSON_TYPE.test(type))
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', 415);
   const text = await c.req.text();
   if (text.trim() === '') return {};
   try {

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { webOriginsBody } from '../api/applications.router.ts';
 import { ENVIRONMENTS } from '../environment.ts';
 import { SIGNING_ALGS } from '../keys/signing-algs.ts';
-import { apiError, internalError, rated, tooManyRequests, validationFailed } from './common.ts';
+import {
+  apiError,
+  internalError,
+  rated,
+  tooManyRequests,
+  unsupportedMediaType,
+  validationFailed,
+} from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
 const DeveloperApplication = z
@@ -70,6 +77,7 @@ export const applicationRoutes: ApiRoute[] = [
     responses: {
       200: { description: 'The application.', schema: One, headers: rated() },
       400: validationFailed,
+      415: unsupportedMediaType,
       403: apiError('`PRODUCTION_CHANGE_IN_PORTAL`: a production key.', rated()),
       ...errors,
     },

@@ -74,5 +74,10 @@ export const validationFailed: ResponseSpec = apiError(
   rated(),
 );
 
+export const unsupportedMediaType: ResponseSpec = apiError(
+  'The body was sent as another type than `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
+  rated(),
+);
+
 /** ISO 8601 timestamps as the API writes them (`2026-06-01T12:00:00.000Z`). */
 export const timestamp = () => z.iso.datetime({ precision: 3 });

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { createBody, historyQuery, redeliverBody, rotateBody, updateBody } from '../api/webhooks.router.ts';
 import { ENVIRONMENTS } from '../environment.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
-import { apiError, internalError, rated, timestamp, tooManyRequests, validationFailed } from './common.ts';
+import {
+  apiError,
+  internalError,
+  rated,
+  timestamp,
+  tooManyRequests,
+  unsupportedMediaType,
+  validationFailed,
+} from './common.ts';
 import { type ApiRoute, route } from './route.ts';
 
 const Environment = z.enum(ENVIRONMENTS);
@@ -99,6 +107,7 @@ export const webhookRoutes: ApiRoute[] = [
     responses: {
       201: ok('The endpoint and its signing secret.', CreatedEndpoint),
       400: validationFailed,
+      415: unsupportedMediaType,
       409: apiError('`ENDPOINT_LIMIT_REACHED`.', rated()),
       ...errors,
     },
@@ -129,7 +138,12 @@ export const webhookRoutes: ApiRoute[] = [
     description: 'With its original id and body, to one endpoint or to every endpoint that had it.',
     params: z.object({ ...app, eventId: z.string() }),
     body: { schema: redeliverBody, contentTypes: json },
-    responses: { 202: ok('The new deliveries.', Redelivery), 400: validationFailed, ...errors },
+    responses: {
+      202: ok('The new deliveries.', Redelivery),
+      400: validationFailed,
+      415: unsupportedMediaType,
+      ...errors,
+    },
   }),
   developerRoute({
     method: 'get',
@@ -147,7 +161,12 @@ export const webhookRoutes: ApiRoute[] = [
     description: 'At least one field.',
     params: z.object(endpoint),
     body: { schema: updateBody, contentTypes: json, required: true },
-    responses: { 200: ok('The endpoint.', EndpointOne), 400: validationFailed, ...errors },
+    responses: {
+      200: ok('The endpoint.', EndpointOne),
+      400: validationFailed,
+      415: unsupportedMediaType,
+      ...errors,
+    },
   }),
   developerRoute({
     method: 'delete',
@@ -179,7 +198,12 @@ export const webhookRoutes: ApiRoute[] = [
       '`expireCurrentInSeconds` (default 86400, 0 = now) keeps the current secret valid beside the new one for that long.',
     params: z.object(endpoint),
     body: { schema: rotateBody, contentTypes: json },
-    responses: { 200: ok('The new secret.', RotatedSecret), 400: validationFailed, ...errors },
+    responses: {
+      200: ok('The new secret.', RotatedSecret),
+      400: validationFailed,
+      415: unsupportedMediaType,
+      ...errors,
+    },
   }),
 ];
 

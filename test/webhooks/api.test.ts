@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createApp } from '../../src/app.ts';
 import { createApiKey, revokeApiKey } from '../../src/developer/api-key.store.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { cli } from '../helpers/cli.ts';
@@ -288,6 +289,19 @@ describe('developer API: endpoints', () => {
     expect((await api('POST', path, o.sandboxKey, coloured)).json.error.fields[0].path).toBe('description');
     const misplaced = { url: 'http://localhost:9/h2', events: EVENTS, enviroment: 'production' };
     expect((await api('POST', path, o.sandboxKey, misplaced)).json.error.fields[0].path).toBe('enviroment');
+    expect((await api('GET', path, o.sandboxKey)).json.data.endpoints).toHaveLength(1);
+
+    // JSON sent as another type (a form, text) is refused, and nothing is created.
+    const app = createApp(ctx);
+    for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+      const r = await app.request(`http://localhost${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${o.sandboxKey}`, 'Content-Type': type },
+        body: JSON.stringify({ url: 'http://localhost:9/h4', events: EVENTS }),
+      });
+      expect({ type, status: r.status }).toEqual({ type, status: 415 });
+      expect((await r.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
     expect((await api('GET', path, o.sandboxKey)).json.data.endpoints).toHaveLength(1);
   });
 });
