@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
-import type { ApiError } from '../errors.ts';
+import { type ApiError, OAuthError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 import { apiErrorResponse, tokenErrorResponse } from '../http/errors.ts';
 import { byAddress, rateLimit } from '../http/rate-limit.ts';
@@ -76,6 +76,14 @@ export function oauthRouter(ctx: AppContext) {
       return tokenErrorResponse(e, c);
     }
   });
+
+  // Another method at the POST-only endpoints: their own shape, naming the method to use.
+  app.on(['GET', 'PUT', 'PATCH', 'DELETE'], ['/v1/oauth/token', '/v1/oauth/revoke'], (c) =>
+    tokenErrorResponse(
+      new OAuthError('invalid_request', 'This endpoint accepts POST only.', 405, { Allow: 'POST' }),
+      c,
+    ),
+  );
 
   return app;
 }
