@@ -42,6 +42,7 @@ import {
   signedIn,
   verifyFace,
 } from './flow.ts';
+import { knownPersonBrowsers } from './known-browsers.ts';
 import { logoutRouter } from './logout/logout.router.tsx';
 import { type Messages, messagesFor } from './messages/index.ts';
 import { ConsentPage } from './pages/consent.page.tsx';
@@ -97,6 +98,7 @@ export function identityRouter(ctx: AppContext) {
   const app = new Hono<Env>();
   const base = new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '');
   const path = (id: string, step = '') => `${base}/authorize/${encodeURIComponent(id)}${step}`;
+  const browsers = knownPersonBrowsers(ctx);
 
   /**
    * The face step's form carries camera frames, for a production request waiting for them in this
@@ -218,6 +220,7 @@ export function identityRouter(ctx: AppContext) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
+      knownBrowser: (personId) => browsers.recognise(c, personId),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -228,6 +231,7 @@ export function identityRouter(ctx: AppContext) {
         throttled ? 429 : 401,
       );
     }
+    await browsers.remember(c, result.person.id);
     const session = await signInSession(c, ctx, {
       subjectId: result.person.id,
       authTime: unix(ctx.clock),

@@ -25,13 +25,20 @@ export function signinThrottle(ctx: AppContext) {
  */
 export async function passwordSignIn(
   ctx: AppContext,
-  input: { email: string; password: string; ip: string },
+  input: {
+    email: string;
+    password: string;
+    ip: string;
+    /** This browser's id when it signed in to the person before (known-browsers.ts). */
+    knownBrowser?: (personId: string) => Promise<string | undefined>;
+  },
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const persons = createPersonStore(ctx.db);
   const person = persons.flowPersonByEmail(input.email);
-  const counted = throttle.attempt(input.email, input.ip, unix(ctx.clock), person?.id);
+  const who = { personId: person?.id, device: person && (await input.knownBrowser?.(person.id)) };
+  const counted = throttle.attempt(input.email, input.ip, unix(ctx.clock), who);
   if (counted !== 'counted') securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
   if (counted === 'throttled') return { ok: false, reason: 'throttled' };
   if (counted === 'refused') {
@@ -42,7 +49,7 @@ export async function passwordSignIn(
     return { ok: false, reason: 'invalid' };
   }
   const stored = person?.status === 'active' ? person.passwordHash : null;
-  const valid = await throttle.check(input.email, input.ip, person?.id, () =>
+  const valid = await throttle.check(input.email, input.ip, who, () =>
     checkPassword(input.password, stored, (hash) => persons.replacePasswordHash(person!.id, stored!, hash)),
   );
   if (!valid || !person) {
@@ -53,7 +60,7 @@ export async function passwordSignIn(
     });
     return { ok: false, reason: 'invalid' };
   }
-  throttle.succeeded(input.email, input.ip, person.id);
+  throttle.succeeded(input.email, input.ip, who);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: person.id });
   return { ok: true, person };
 }

@@ -11,13 +11,24 @@ export interface ThrottleLimits {
 
 export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
 
-/**
- * The keys counted at the per-account limit: the typed email, and the person it belongs to if any,
- * so a person with several emails gets the same number of guesses as one with a single email.
- */
-const accountKeys = (email: string, personId?: string) =>
-  personId ? [accountKey(email), `person:${personId}`] : [accountKey(email)];
+/** Who a sign-in is for, besides the typed email: the person it names, and a browser known to them. */
+export interface SigninSubject {
+  personId?: string;
+  /** A browser that signed in to this account before (known-browsers.ts): counted on its own. */
+  device?: string;
+}
 
+/**
+ * The keys counted at the per-account limit: a known browser's own; else the typed email, and the
+ * person it belongs to if any, so a person with several emails gets the same number of guesses as one
+ * with a single email.
+ */
+const accountKeys = (email: string, who: SigninSubject = {}) =>
+  who.device
+    ? [`device:${who.device}`]
+    : who.personId
+      ? [accountKey(email), `person:${who.personId}`]
+      : [accountKey(email)];
 /**
  * Failed sign-ins counted in fixed windows per account (email and person) and per IP
  * (`signin_attempts`), so guessing is slow against one account from many addresses and against many
@@ -33,20 +44,27 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
      * counted after the check, each would pass the check before the others failed. When only the
      * person's count is used up (by guesses at their other addresses), the attempt is counted against
      * the email and the address and `refused`: it must fail as a wrong password does, since a
-     * "throttled" at the first try would tell that this address belongs to that person.
+     * "throttled" at the first try would tell that this address belongs to that person. A browser
+     * known to the account is counted on its own instead of the email and the person.
      */
-    attempt(email: string, ip: string, now: number, personId?: string): 'counted' | 'refused' | 'throttled' {
-      const [account, ...person] = accountKeys(email, personId).map(
-        (key) => [key, limits.perAccount] as const,
-      );
+    attempt(
+      email: string,
+      ip: string,
+      now: number,
+      who?: SigninSubject,
+    ): 'counted' | 'refused' | 'throttled' {
+      const [account, ...person] = accountKeys(email, who).map((key) => [key, limits.perAccount] as const);
       const visible = [account!, [addressKey(ip), limits.perIp] as const];
       if (attempts.take([...visible, ...person], now)) return 'counted';
       return person.length && attempts.take(visible, now) ? 'refused' : 'throttled';
     },
 
-    /** The attempt succeeded: the account's counts are cleared and the address's is taken back. */
-    succeeded(email: string, ip: string, personId?: string): void {
-      attempts.clear(accountKeys(email, personId));
+    /**
+     * The attempt succeeded: the counts it was taken from are cleared, the address's taken back. A known
+     * browser clears only its own: the guesses of others at the account still wait for their window.
+     */
+    succeeded(email: string, ip: string, who?: SigninSubject): void {
+      attempts.clear(accountKeys(email, who));
       attempts.giveBack([addressKey(ip)]);
     },
 
@@ -57,13 +75,13 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
     async check(
       email: string,
       ip: string,
-      personId: string | undefined,
+      who: SigninSubject | undefined,
       run: () => Promise<boolean>,
     ): Promise<boolean> {
       try {
         return await run();
       } catch (e) {
-        attempts.giveBack([...accountKeys(email, personId), addressKey(ip)]);
+        attempts.giveBack([...accountKeys(email, who), addressKey(ip)]);
         throw e;
       }
     },

@@ -37,18 +37,25 @@ export type SignInResult =
  */
 export async function developerSignIn(
   ctx: AppContext,
-  input: { email: string; password: string; ip: string },
+  input: {
+    email: string;
+    password: string;
+    ip: string;
+    /** This browser's id when it signed in to the developer before (identity/known-browsers.ts). */
+    knownBrowser?: (developerId: string) => Promise<string | undefined>;
+  },
 ): Promise<SignInResult> {
   const t = signinThrottle(ctx);
   const account = accountOf(input.email);
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
-  if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') {
+  const dev = findDeveloperByEmail(ctx.db, input.email);
+  const who = { device: dev && (await input.knownBrowser?.(dev.developerId)) };
+  if (t.attempt(account, input.ip, unix(ctx.clock), who) === 'throttled') {
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
   }
-  const dev = findDeveloperByEmail(ctx.db, input.email);
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
-  const valid = await t.check(account, input.ip, undefined, () =>
+  const valid = await t.check(account, input.ip, who, () =>
     checkPassword(input.password, hash, (h) => setDeveloperPassword(ctx.db, dev!.developerId, h)),
   );
   if (!valid || !dev) {
@@ -59,7 +66,7 @@ export async function developerSignIn(
     });
     return { ok: false, reason: 'invalid' };
   }
-  t.succeeded(account, input.ip);
+  t.succeeded(account, input.ip, who);
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }
@@ -170,7 +177,7 @@ export async function changePassword(
   const account = `password-change:${developerId}`;
   if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') return 'throttled';
   const stored = developerPasswordHash(ctx.db, developerId);
-  const valid = await t.check(account, input.ip, undefined, async () =>
+  const valid = await t.check(account, input.ip, {}, async () =>
     stored ? verifyPassword(input.current, stored) : false,
   );
   if (!valid) throw new ValidationError('current password wrong', [{ path: 'current', message: 'wrong' }]);

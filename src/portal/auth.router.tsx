@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { findInvitation } from '../developer/developer.store.ts';
 import { ValidationError } from '../errors.ts';
+import { knownBrowsers } from '../identity/known-browsers.ts';
 import { unix } from '../platform/clock.ts';
 import { readForm } from '../web/form.ts';
 import { signInSession, signOutSession } from '../web/session.middleware.ts';
@@ -73,6 +74,7 @@ export function authRoutes(p: Portal) {
   const { ctx, base } = p;
   const app = new Hono<PortalEnv>();
   const signupOpen = () => ctx.config.developer.signup === 'open';
+  const browsers = knownBrowsers(ctx, '__Host-verity_dev_known');
 
   const startSession = (c: PC, developerId: string) =>
     signInSession(c, ctx, { subjectId: developerId, authTime: unix(ctx.clock), amr: ['pwd'] });
@@ -92,6 +94,7 @@ export function authRoutes(p: Portal) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
+      knownBrowser: (developerId) => browsers.recognise(c, developerId),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -105,6 +108,7 @@ export function authRoutes(p: Portal) {
         throttled ? 429 : 401,
       );
     }
+    await browsers.remember(c, result.developer.developerId);
     await startSession(c, result.developer.developerId);
     return c.redirect(`${base}/apps`, 303);
   });

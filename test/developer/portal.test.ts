@@ -173,6 +173,34 @@ describe('accounts', () => {
     expect((await change(PASSWORD)).status).toBe(303);
   });
 
+  test('guesses from elsewhere do not lock the developer out of a browser they signed in with before', async () => {
+    p = await portal();
+    const owner = await signUp(p, 'dev@example.com');
+    const signIn = (b: Browser, password: string) =>
+      submit(b, `${P}/signin`, `${P}/signin`, { email: 'dev@example.com', password });
+    // A password sign-in makes the browser known to the account.
+    await submit(owner, `${P}/apps`, `${P}/signout`, {});
+    expect((await signIn(owner, PASSWORD)).status).toBe(303);
+    await submit(owner, `${P}/apps`, `${P}/signout`, {});
+    for (let i = 0; i < 5; i++) await signIn(new Browser(p.app, `203.0.113.${i + 1}`), 'not the password');
+    expect((await signIn(new Browser(p.app, '203.0.113.50'), PASSWORD)).status).toBe(429);
+    expect((await signIn(owner, PASSWORD)).status).toBe(303);
+    // Its cookie in another browser whose account it never signed in to is no key there.
+    const other = await signUp(p, 'other@example.com');
+    await submit(other, `${P}/apps`, `${P}/signout`, {});
+    other.cookies.set('__Host-verity_dev_known', owner.cookies.get('__Host-verity_dev_known')!);
+    for (let i = 0; i < 5; i++)
+      await submit(new Browser(p.app, `203.0.113.${i + 10}`), `${P}/signin`, `${P}/signin`, {
+        email: 'other@example.com',
+        password: 'not the password',
+      });
+    const blocked = await submit(other, `${P}/signin`, `${P}/signin`, {
+      email: 'other@example.com',
+      password: PASSWORD,
+    });
+    expect(blocked.status).toBe(429);
+  });
+
   test('pages behind sign-in send an anonymous browser to the sign-in page', async () => {
     p = await portal();
     const b = new Browser(p.app);

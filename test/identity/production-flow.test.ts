@@ -134,6 +134,54 @@ describe('production sign-in', () => {
     expect((await signIn(f.browser, path, 'grace@example.org', PASSWORD)).status).toBe(303);
   });
 
+  test('guesses from elsewhere do not lock the person out of a browser they signed in with before', async () => {
+    f = await flow({
+      environment: 'production',
+      extra: '[identity]\nsignin_attempts_per_account = 3\ninteraction_ttl = "1h"',
+    });
+    await person();
+    await person('ada@example.org', 'psn_ada');
+    // The owner's browser signed in once before; the sign-in made it known to the account.
+    const owner = f.browser;
+    expect((await signIn(owner, await f.authorize(), 'grace@example.org', PASSWORD)).status).toBe(303);
+    const knownCookie = owner.cookies.get('__Host-verity_known')!;
+    expect(knownCookie).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    owner.cookies.delete('__Host-verity_session');
+    // Someone else uses up the account's guesses, from several addresses.
+    for (let i = 0; i < 3; i++) {
+      const stranger = new Browser(f.app, `203.0.113.${i + 1}`);
+      expect(
+        (await signIn(stranger, await f.authorize({}, stranger), 'grace@example.org', 'nope')).status,
+      ).toBe(401);
+    }
+    const stranger = new Browser(f.app, '203.0.113.50');
+    const strangerPath = await f.authorize({}, stranger);
+    expect((await signIn(stranger, strangerPath, 'grace@example.org', PASSWORD)).status).toBe(429);
+    // The cookie copied into the stranger's browser with its MAC altered, or presented for another
+    // account, is no key.
+    const [id, mac] = knownCookie.split('.');
+    stranger.cookies.set('__Host-verity_known', `${id}.${mac!.slice(0, -2)}AA`);
+    expect((await signIn(stranger, strangerPath, 'grace@example.org', PASSWORD)).status).toBe(429);
+    // The owner's browser is let through, with the right password only; its own guesses have a limit
+    // of their own.
+    const path = await f.authorize();
+    expect((await signIn(owner, path, 'grace@example.org', PASSWORD)).status).toBe(303);
+    owner.cookies.delete('__Host-verity_session');
+    // Which does not give the others their guesses back.
+    expect((await signIn(stranger, strangerPath, 'grace@example.org', PASSWORD)).status).toBe(429);
+    const again = await f.authorize();
+    for (let i = 0; i < 3; i++)
+      expect((await signIn(owner, again, 'grace@example.org', 'nope')).status).toBe(401);
+    expect((await signIn(owner, again, 'grace@example.org', PASSWORD)).status).toBe(429);
+    // Ada's account never saw this browser sign in: her count is her own (three guesses, then none).
+    const ada = new Browser(f.app, '203.0.113.60');
+    ada.cookies.set('__Host-verity_known', knownCookie);
+    const adaPath = await f.authorize({}, ada);
+    for (let i = 0; i < 3; i++)
+      expect((await signIn(ada, adaPath, 'ada@example.org', 'nope')).status).toBe(401);
+    expect((await signIn(ada, adaPath, 'ada@example.org', PASSWORD)).status).toBe(429);
+  });
+
   test('throttled per IP: many accounts from one address', async () => {
     f = await flow({
       environment: 'production',

@@ -22,6 +22,7 @@ import {
   signOutSession,
 } from '../../web/session.middleware.ts';
 import { errorResponse, identityErrorResponse } from '../error-response.tsx';
+import { knownPersonBrowsers } from '../known-browsers.ts';
 import { messagesFor } from '../messages/index.ts';
 import { passwordSignIn } from '../password-signin.ts';
 import { PERSONAS, personaByKey } from '../personas.ts';
@@ -47,6 +48,7 @@ const NOTICES = ['revoked', 'disconnected', 'sharing'] as const;
 export function accountRouter(ctx: AppContext, cookieName: string) {
   const app = new Hono<Env>();
   const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
+  const browsers = knownPersonBrowsers(ctx);
   app.use('*', securityHeaders());
   app.use('*', pageRateLimit(ctx));
   app.use('*', pageBodyLimit());
@@ -113,6 +115,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
+      knownBrowser: (personId) => browsers.recognise(c, personId),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -122,6 +125,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
         throttled ? 429 : 401,
       );
     }
+    await browsers.remember(c, result.person.id);
     await signInSession(c, ctx, { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] });
     return back(c);
   });
