@@ -91,6 +91,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0022_password_import_digest",
     "sql": "ALTER TABLE `persons` ADD `password_import_digest` text;"
+  },
+  {
+    "name": "0023_face_check_started_at",
+    "sql": "ALTER TABLE `authorization_requests` ADD `face_check_started_at` integer;"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -141,5 +145,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0011_password_import_digest",
     "sql": "ALTER TABLE \"persons\" ADD COLUMN \"password_import_digest\" text;"
+  },
+  {
+    "name": "0012_face_check_started_at",
+    "sql": "ALTER TABLE \"authorization_requests\" ADD COLUMN \"face_check_started_at\" bigint;"
   }
 ];

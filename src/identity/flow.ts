@@ -8,6 +8,7 @@ import {
   type AuthorizationRequest,
   approveAuthorization,
   claimAuthorizationRequest,
+  faceCheckCutOff,
   failFaceCheck,
   loadAuthorizationRequest,
   rejectAuthorization,
@@ -145,6 +146,16 @@ function faceCheckFailed(
   return 'callback' in result ? { kind: 'callback', url: result.callback } : { kind: 'face' };
 }
 
+/**
+ * The face step of a request waiting for it, unless its last allowed check was cut off (a crash during
+ * the provider's call): then no check is left to run, and the request ends.
+ */
+export function faceStep(ctx: AppContext, req: AuthorizationRequest): Next {
+  if (!faceCheckCutOff(ctx, req.id)) return { kind: 'face' };
+  const m = messagesFor(req.uiLocales);
+  return faceFailed(ctx, req, m.descFaceProvider(m.faceCheckCutOff), 'face_check_cut_off');
+}
+
 /** The face step after failed checks: why the last one failed and how many tries are left. */
 export interface FaceRetry {
   reason: FaceFailure;
@@ -173,7 +184,7 @@ function assuranceFailed(ctx: AppContext, req: AuthorizationRequest): Next {
 export async function resume(ctx: AppContext, req: AuthorizationRequest, session: Session): Promise<Next> {
   const m = messagesFor(req.uiLocales);
   if (req.status === 'face_passed') return { kind: 'consent' };
-  if (req.status === 'authenticated') return { kind: 'face' };
+  if (req.status === 'authenticated') return faceStep(ctx, req);
   const person = await reusableSignIn(ctx, req, session);
   if (prompts(req).has('none')) {
     // Unless a recent face check covers it, face assurance needs the person, so prompt=none fails; the
@@ -299,7 +310,7 @@ export async function verifyFace(
   if (provider.name !== 'sandbox' && frames.length === 0)
     return faceFailed(ctx, req, m.descFaceNoFrames, 'no_frames');
   // Counted before the provider sees the frames: concurrent posts get no more checks than allowed.
-  if (!startFaceCheck(ctx, req.id)) return { kind: 'face' };
+  if (!startFaceCheck(ctx, req.id)) return faceStep(ctx, req);
   let result: FaceResult;
   try {
     result = await provider.verify({ frames, templateRef: person.faceTemplateRef, personId: person.id });

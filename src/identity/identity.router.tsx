@@ -35,6 +35,7 @@ import {
   decideConsent,
   FlowError,
   faceRetry,
+  faceStep,
   faceUnavailable,
   type Next,
   personAtStep,
@@ -244,6 +245,8 @@ export function identityRouter(ctx: AppContext) {
     const req = load(c);
     if (!personAtStep(ctx, req, c.get('session'), 'authenticated'))
       return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
+    const step = faceStep(c.var.ctx, req);
+    if (step.kind !== 'face') return go(c, req.id, step);
     const p = { ...props(c, req), action: path(req.id, '/face'), retry: faceRetry(ctx, req) };
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))

@@ -141,10 +141,27 @@ export function createAuthorizationRequestStore(db: Db) {
       return (
         db.sql
           .prepare(
-            `UPDATE authorization_requests SET face_failures = face_failures + 1
+            `UPDATE authorization_requests SET face_failures = face_failures + 1, face_check_started_at = ?
              WHERE id = ? AND status = 'authenticated' AND expires_at > ? AND face_failures < ?`,
           )
-          .run(id, now, attempts).changes === 1
+          .run(now, id, now, attempts).changes === 1
+      );
+    },
+
+    /**
+     * Whether the request waits at the face step with every attempt counted and the last one started
+     * at `startedBy` or before: a check that left no answer by then was cut off, since a running one
+     * ends at the provider's timeout.
+     */
+    faceCheckCutOff(id: string, now: number, attempts: number, startedBy: number): boolean {
+      return (
+        db.sql
+          .prepare(
+            `SELECT 1 AS cut FROM authorization_requests
+             WHERE id = ? AND status = 'authenticated' AND expires_at > ? AND face_failures >= ?
+               AND face_check_started_at <= ?`,
+          )
+          .get(id, now, attempts, startedBy) !== undefined
       );
     },
 

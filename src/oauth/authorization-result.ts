@@ -246,6 +246,19 @@ export const startFaceCheck = (ctx: AppContext, requestId: string): boolean =>
   );
 
 /**
+ * Every attempt is counted and the last one, started longer ago than the provider's timeout (and a
+ * second), never answered: the process running it stopped, and the person would otherwise wait at a
+ * face step that can no longer check until the request expires.
+ */
+export const faceCheckCutOff = (ctx: AppContext, requestId: string): boolean =>
+  createAuthorizationRequestStore(ctx.db).faceCheckCutOff(
+    requestId,
+    unix(ctx.clock),
+    ctx.config.face.attempts,
+    unix(ctx.clock) - Math.ceil(ctx.config.face.timeout / 1000) - 1,
+  );
+
+/**
  * A face check that ran and did not pass (counted on the request as it started, see
  * `startFaceCheck`, so neither a reload nor a second tab starts the count again): within `attempts`
  * the person may try again, and the failure that reaches it ends the request with `rejection`, in the

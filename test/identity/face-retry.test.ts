@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { parseConfig } from '../../src/config/load.ts';
+import { startFaceCheck } from '../../src/oauth/authorization-result.ts';
 import {
   callbackParams,
   claimAccessEvents,
@@ -95,6 +96,27 @@ describe('[face] attempts', () => {
     expect(answers.filter((r) => r.status === 404)).toHaveLength(2);
     expect(request(path)).toEqual({ status: 'failed', face_failures: 3 });
     expect(completed()).toHaveLength(1);
+  });
+
+  test('a last check cut off by a crash ends the request once it can no longer be running', async () => {
+    f = await flow({ extra: '[face]\nattempts = 1\ntimeout = "10s"' });
+    const path = await atFace('ada');
+    // What a crash during the provider's call leaves behind: the attempt counted, no answer.
+    expect(startFaceCheck(f.ctx, path.split('/').pop()!)).toBe(true);
+    // While that check could still be running, another post (a double submit) shows the step again.
+    const { csrf } = await open(f.browser, `${path}/face`);
+    const again = await f.browser.post(`${path}/face`, { csrf_token: csrf, outcome: 'pass' });
+    expect(location(again)).toBe(`${path}/face`);
+    expect(request(path)).toEqual({ status: 'authenticated', face_failures: 1 });
+    // Past the provider's timeout it cannot be: the request ends, reported to the application.
+    f.ctx.clock.advance(11_000);
+    const q = callbackParams(await f.browser.get(`${path}/face`));
+    expect(q.error).toBe('access_denied');
+    expect(q.error_description).toBe('Face assurance could not be completed: the last check was interrupted');
+    expect(request(path)).toEqual({ status: 'failed', face_failures: 1 });
+    expect(completed()).toEqual([
+      expect.objectContaining({ decision: 'failed', reason: 'face_check_cut_off' }),
+    ]);
   });
 
   test('the setting is a whole number from 1 to 10, 3 by default', () => {

@@ -41,6 +41,11 @@ export const authorizationRequests = sqliteTable(
     faceMatchVerified: flag('face_match_verified'),
     /** Failed face checks so far, counted up to `[face] attempts` by one conditional UPDATE each. */
     faceFailures: integer('face_failures').notNull().default(0),
+    /**
+     * When the last face check was counted: once `[face] attempts` are counted, a check that started
+     * longer than the provider's timeout ago and left no answer was cut off (a crash, a restart).
+     */
+    faceCheckStartedAt: time('face_check_started_at'),
     /** Why the last face check failed, for the face step shown again. */
     lastFaceFailure: text('last_face_failure', { enum: ['liveness_failed', 'face_match_failed'] }),
     status: text('status', {

@@ -90,6 +90,7 @@ export const en = {
   descFaceUnavailable: 'Face assurance is not configured on this server.',
   descNoTemplate: 'Face assurance failed: the account has no enrolled face template.',
   descFaceProvider: (detail: string) => `Face assurance could not be completed: ${detail}`,
+  faceCheckCutOff: 'the last check was interrupted',
   descFaceNoFrames: 'Face assurance failed: no camera images were received.',
   descLoginRequired:
     'prompt=none was requested, and no sign-in of this browser answers the request (none, too old, or not the person id_token_hint names).',

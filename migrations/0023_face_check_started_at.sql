@@ -1,0 +1,1 @@
+ALTER TABLE `authorization_requests` ADD `face_check_started_at` integer;

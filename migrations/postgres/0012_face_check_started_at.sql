@@ -1,0 +1,1 @@
+ALTER TABLE "authorization_requests" ADD COLUMN "face_check_started_at" bigint;
