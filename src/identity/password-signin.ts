@@ -37,7 +37,7 @@ export async function passwordSignIn(
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const persons = createPersonStore(ctx.db);
   const person = persons.flowPersonByEmail(input.email);
-  const who = { personId: person?.id, device: person && (await input.knownBrowser?.(person.id)) };
+  const who = { personId: person?.id, browser: person && (await input.knownBrowser?.(person.id)) };
   const counted = throttle.attempt(input.email, input.ip, unix(ctx.clock), who);
   if (counted !== 'counted') securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
   if (counted === 'throttled') return { ok: false, reason: 'throttled' };

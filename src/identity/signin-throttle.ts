@@ -15,7 +15,7 @@ export const accountKey = (email: string) => `account:${email.trim().toLowerCase
 export interface SigninSubject {
   personId?: string;
   /** A browser that signed in to this account before (known-browsers.ts): counted on its own. */
-  device?: string;
+  browser?: string;
 }
 
 /**
@@ -24,11 +24,12 @@ export interface SigninSubject {
  * with a single email.
  */
 const accountKeys = (email: string, who: SigninSubject = {}) =>
-  who.device
-    ? [`device:${who.device}`]
+  who.browser
+    ? [`browser:${who.browser}`]
     : who.personId
       ? [accountKey(email), `person:${who.personId}`]
       : [accountKey(email)];
+
 /**
  * Failed sign-ins counted in fixed windows per account (email and person) and per IP
  * (`signin_attempts`), so guessing is slow against one account from many addresses and against many

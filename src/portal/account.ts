@@ -49,7 +49,7 @@ export async function developerSignIn(
   const account = accountOf(input.email);
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
   const dev = findDeveloperByEmail(ctx.db, input.email);
-  const who = { device: dev && (await input.knownBrowser?.(dev.developerId)) };
+  const who = { browser: dev && (await input.knownBrowser?.(dev.developerId)) };
   if (t.attempt(account, input.ip, unix(ctx.clock), who) === 'throttled') {
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
