@@ -1,3 +1,5 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   type FetchHandler,
   IDLE_TIMEOUT_SECONDS,
@@ -22,16 +24,36 @@ function hostOf(url: string): string | undefined {
 }
 
 /**
- * An absolute-form target ("GET http://a/ HTTP/1.1") is served by its own authority here, by the Host
- * header under Bun; one naming another host than its Host header is refused, so that no runtime routes
- * a request to another surface's host than another runtime would.
+ * What Bun refuses, or routes by the Host header, is refused here too: an HTTP/1.0 request without
+ * Host (Node serves it on the listen address), and an absolute-form target ("GET http://a/ HTTP/1.1")
+ * naming another host than its Host header (Node routes it by the target), so that no runtime routes a
+ * request to another surface's host than another would.
  */
-const routedAsUnderBun = (req: Request, incoming: Incoming | undefined) =>
-  incoming?.url?.startsWith('/') !== false || hostOf(req.url) === hostOf(`http://${incoming.headers.host}`);
+function framedAsUnderBun(req: Request, incoming: Incoming | undefined): boolean {
+  if (!incoming) return true;
+  const host = incoming.headers.host;
+  if (host === undefined) return false;
+  return incoming.url?.startsWith('/') !== false || hostOf(req.url) === hostOf(`http://${host}`);
+}
+
+/**
+ * Closes a socket silent for the idle timeout, as Bun's idleTimeout does, but not while the app works
+ * on a request it has received whole: the socket is silent then because the answer is not ready.
+ */
+function closeWhenSilent(server: Server, seconds: number) {
+  const inFlight = new WeakMap<Socket, IncomingMessage>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inFlight.set(req.socket, req);
+    res.once('close', () => inFlight.delete(req.socket));
+  });
+  server.setTimeout(seconds * 1000, (socket: Socket) => {
+    if (!inFlight.get(socket)?.complete) socket.destroy();
+  });
+}
 
 /**
  * Node's listener, and Deno's: `Deno.serve` takes no timeouts, so a connection that sends nothing, half
- * a head or half a body would stay open for ever; Deno's `node:http` applies them as Node does.
+ * a head or half a body would stay open for ever; Deno's `node:http` keeps them as Node does.
  * No listener-level body limit here: the app's limits alone hold.
  */
 export async function listenNodeHttp(handler: FetchHandler, opts: ListenOptions): Promise<Listening> {
@@ -42,7 +64,7 @@ export async function listenNodeHttp(handler: FetchHandler, opts: ListenOptions)
         hostname: opts.hostname,
         port: opts.port,
         fetch: (req: Request, env: { incoming?: Incoming }) =>
-          routedAsUnderBun(req, env.incoming)
+          framedAsUnderBun(req, env.incoming)
             ? handler(req, { ip: env.incoming?.socket?.remoteAddress ?? 'unknown' })
             : new Response('Bad Request', { status: 400 }),
       },
@@ -57,8 +79,7 @@ export async function listenNodeHttp(handler: FetchHandler, opts: ListenOptions)
             }),
         }),
     );
-    // Inactivity on a socket, as Bun's idleTimeout: before the head, within it, or within the body.
-    server.setTimeout((opts.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS) * 1000);
+    closeWhenSilent(server as Server, opts.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS);
     server.once('error', (e) => reject(listenError(e, opts.hostname, opts.port)));
   });
 }

@@ -1,12 +1,16 @@
 /**
  * Serves an echo of each request's method, URL and body length through `runtime.listen`, with a one
- * second idle timeout, and prints `{ "port": N }`. The listener test runs it under Bun, bundled for
+ * second idle timeout (`/slow` answers after 2.5 s), and prints `{ "port": N }`. The listener test runs it under Bun, bundled for
  * Node, and as `deno run -A listener-probe.ts`.
  */
 import { runtime } from '../../src/platform/runtime.ts';
 
 const server = await runtime.listen(
-  async (req) => new Response(`${req.method} ${req.url} ${(await req.text()).length}`),
+  async (req) => {
+    // Works on its answer for longer than the idle timeout.
+    if (new URL(req.url).pathname === '/slow') await new Promise((r) => setTimeout(r, 2500));
+    return new Response(`${req.method} ${req.url} ${(await req.text()).length}`);
+  },
   { hostname: '127.0.0.1', port: 0, idleTimeoutSeconds: 1 },
 );
 console.log(JSON.stringify({ port: server.port }));

@@ -98,6 +98,14 @@ for (const [name, command] of Object.entries(commands)) {
       expect(halfBody.text).not.toContain('POST');
     });
 
+    test('a request the app works on for longer than the idle timeout is still answered', async () => {
+      const a = await exchange(
+        port,
+        'POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc',
+      );
+      expect(a.text).toEndWith('POST http://a/slow 3');
+    });
+
     test('headers past 16 KiB are refused with 431', async () => {
       const a = await exchange(
         port,
@@ -108,6 +116,7 @@ for (const [name, command] of Object.entries(commands)) {
 
     test('a request without Host is refused; of two Hosts, the first is the one served', async () => {
       expect((await exchange(port, 'GET / HTTP/1.1\r\nConnection: close\r\n\r\n')).status).toBe(400);
+      expect((await exchange(port, 'GET / HTTP/1.0\r\n\r\n')).status).toBe(400);
       const twice = await exchange(
         port,
         'GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
