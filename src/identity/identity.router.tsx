@@ -221,7 +221,7 @@ export function identityRouter(ctx: AppContext) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
-      knownBrowser: (personId) => browsers.recognise(c, personId),
+      browser: browsers.of(c),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -232,7 +232,6 @@ export function identityRouter(ctx: AppContext) {
         throttled ? 429 : 401,
       );
     }
-    await browsers.remember(c, result.person.id);
     const session = await signInSession(c, ctx, {
       subjectId: result.person.id,
       authTime: unix(ctx.clock),

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { checkPassword } from '../crypto/password.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
+import type { KnownBrowser } from './known-browsers.ts';
 import { createSigninThrottle } from './signin-throttle.ts';
 
 export type PasswordSignInResult =
@@ -29,15 +30,19 @@ export async function passwordSignIn(
     email: string;
     password: string;
     ip: string;
-    /** This browser's id when it signed in to the person before (known-browsers.ts). */
-    knownBrowser?: (personId: string) => Promise<string | undefined>;
+    /** The signing-in browser, counted on its own where it is known to the person (known-browsers.ts). */
+    browser?: KnownBrowser;
   },
 ): Promise<PasswordSignInResult> {
   const throttle = signinThrottle(ctx);
   const log = { surface: 'identity', method: 'password', ip: input.ip } as const;
   const persons = createPersonStore(ctx.db);
   const person = persons.flowPersonByEmail(input.email);
-  const who = { personId: person?.id, browser: person && (await input.knownBrowser?.(person.id)) };
+  const stored = person?.status === 'active' ? person.passwordHash : null;
+  const who = {
+    personId: person?.id,
+    browser: stored ? await input.browser?.recognise(person!.id, stored) : undefined,
+  };
   const counted = throttle.attempt(input.email, input.ip, unix(ctx.clock), who);
   if (counted !== 'counted') securityEvent(ctx, 'signin.throttled', { ...log, personId: person?.id });
   if (counted === 'throttled') return { ok: false, reason: 'throttled' };
@@ -48,7 +53,6 @@ export async function passwordSignIn(
     );
     return { ok: false, reason: 'invalid' };
   }
-  const stored = person?.status === 'active' ? person.passwordHash : null;
   const valid = await throttle.check(input.email, input.ip, who, () =>
     checkPassword(input.password, stored, (hash) => persons.replacePasswordHash(person!.id, stored!, hash)),
   );
@@ -61,6 +65,9 @@ export async function passwordSignIn(
     return { ok: false, reason: 'invalid' };
   }
   throttle.succeeded(input.email, input.ip, who);
+  // With the hash as it is now: a sign-in may have just replaced an imported one.
+  const current = persons.flowPerson(person.id)?.passwordHash;
+  if (current) await input.browser?.remember(person.id, current);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: person.id });
   return { ok: true, person };
 }

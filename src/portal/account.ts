@@ -15,6 +15,7 @@ import {
 import { ApiError, ValidationError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
 import { countHits } from '../http/rate-limit.store.ts';
+import type { KnownBrowser } from '../identity/known-browsers.ts';
 import { signinFailure, signinThrottle } from '../identity/password-signin.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
@@ -41,20 +42,20 @@ export async function developerSignIn(
     email: string;
     password: string;
     ip: string;
-    /** This browser's id when it signed in to the developer before (identity/known-browsers.ts). */
-    knownBrowser?: (developerId: string) => Promise<string | undefined>;
+    /** The signing-in browser, counted on its own where it is known to the developer (identity/known-browsers.ts). */
+    browser?: KnownBrowser;
   },
 ): Promise<SignInResult> {
   const t = signinThrottle(ctx);
   const account = accountOf(input.email);
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
   const dev = findDeveloperByEmail(ctx.db, input.email);
-  const who = { browser: dev && (await input.knownBrowser?.(dev.developerId)) };
+  const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
+  const who = { browser: hash ? await input.browser?.recognise(dev!.developerId, hash) : undefined };
   if (t.attempt(account, input.ip, unix(ctx.clock), who) === 'throttled') {
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
   }
-  const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
   const valid = await t.check(account, input.ip, who, () =>
     checkPassword(input.password, hash, (h) => setDeveloperPassword(ctx.db, dev!.developerId, h)),
   );
@@ -67,6 +68,9 @@ export async function developerSignIn(
     return { ok: false, reason: 'invalid' };
   }
   t.succeeded(account, input.ip, who);
+  // With the hash as it is now: a sign-in may have just replaced one of other parameters.
+  const current = developerPasswordHash(ctx.db, dev.developerId);
+  if (current) await input.browser?.remember(dev.developerId, current);
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }

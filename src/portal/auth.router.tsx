@@ -94,7 +94,7 @@ export function authRoutes(p: Portal) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
-      knownBrowser: (developerId) => browsers.recognise(c, developerId),
+      browser: browsers.of(c),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -108,7 +108,6 @@ export function authRoutes(p: Portal) {
         throttled ? 429 : 401,
       );
     }
-    await browsers.remember(c, result.developer.developerId);
     await startSession(c, result.developer.developerId);
     return c.redirect(`${base}/apps`, 303);
   });

@@ -201,6 +201,34 @@ describe('accounts', () => {
     expect(blocked.status).toBe(429);
   });
 
+  test('a new password makes every browser known before it unknown again', async () => {
+    p = await portal();
+    const owner = await signUp(p, 'dev@example.com');
+    const signIn = (b: Browser, password: string) =>
+      submit(b, `${P}/signin`, `${P}/signin`, { email: 'dev@example.com', password });
+    // Someone who had the password signs in three times and keeps each cookie.
+    const kept: string[] = [];
+    const thief = new Browser(p.app, '203.0.113.200');
+    for (let i = 0; i < 3; i++) {
+      expect((await signIn(thief, PASSWORD)).status).toBe(303);
+      kept.push(thief.cookies.get('__Host-verity_dev_known')!);
+      await submit(thief, `${P}/apps`, `${P}/signout`, {});
+    }
+    const changed = await submit(owner, `${P}/account`, `${P}/account/password`, {
+      current: PASSWORD,
+      password: 'a brand new long password',
+      confirm: 'a brand new long password',
+    });
+    expect(changed.status).toBe(303);
+    for (let i = 0; i < 5; i++) await signIn(new Browser(p.app, `198.51.100.${i + 1}`), `guess-${i}`);
+    // Past the account's guesses, none of the kept cookies buys more.
+    for (const [n, cookie] of kept.entries()) {
+      const b = new Browser(p.app, `192.0.2.${n + 1}`);
+      b.cookies.set('__Host-verity_dev_known', cookie);
+      expect((await signIn(b, `more-${n}`)).status).toBe(429);
+    }
+  });
+
   test('pages behind sign-in send an anonymous browser to the sign-in page', async () => {
     p = await portal();
     const b = new Browser(p.app);

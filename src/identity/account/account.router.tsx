@@ -115,7 +115,7 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
       email: f.email,
       password: f.password,
       ip: c.get('clientIp'),
-      knownBrowser: (personId) => browsers.recognise(c, personId),
+      browser: browsers.of(c),
     });
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -125,7 +125,6 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
         throttled ? 429 : 401,
       );
     }
-    await browsers.remember(c, result.person.id);
     await signInSession(c, ctx, { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] });
     return back(c);
   });
