@@ -295,9 +295,11 @@ export const configSchema = z.pipe(
       z.superRefine(
         (c, ctx) => {
           const raw = c as unknown as Record<string, Record<string, unknown> | undefined>;
+          // As the URL parser spells it: "HTTP://Host:80/" and "http://host" are one address.
           const surfaceUrl = (key: string, fallback: string) => {
             const v = raw.server?.[key];
-            return typeof v === 'string' && v !== '' ? v : `${raw.server?.base_url}/${fallback}`;
+            const url = typeof v === 'string' && v !== '' ? v : `${raw.server?.base_url}/${fallback}`;
+            return URL.canParse(url) ? new URL(url).href : url;
           };
           // Two surfaces mounted at one address would answer each other's pages (both have /account).
           if (

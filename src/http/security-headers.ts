@@ -28,6 +28,8 @@ export function formActionSource(uri: string): string | undefined {
  */
 export function securityHeaders(): MiddlewareHandler<AppEnv & SecurityHeadersEnv> {
   return async function securityHeaders(c, next) {
+    // Set once per response: a second nonce would not be the one the page was drawn with.
+    if (c.get('cspNonce')) return next();
     const nonce = base64url(crypto.getRandomValues(new Uint8Array(18)));
     c.set('cspNonce', nonce);
     c.set('cspFormAction', []);

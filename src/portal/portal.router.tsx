@@ -26,7 +26,7 @@ export function portalRouter(ctx: AppContext) {
   const base = new URL(ctx.config.server.developer_url).pathname.replace(/\/+$/, '');
   const portal = createPortal(ctx, base);
 
-  // One registration each (a nonce set twice would not match the header), limited to portal paths.
+  // One registration each (a request must not be counted or checked twice), limited to portal paths.
   const inPortal = portalPaths(base);
   const isPrivate = (path: string) => PRIVATE.includes(path.slice(base.length).split('/')[1] ?? '');
   const only =

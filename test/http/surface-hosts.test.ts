@@ -85,6 +85,8 @@ test('identity_url and developer_url at one address is refused at config load', 
   for (const server of [
     `identity_url = "${ID}"\ndeveloper_url = "${ID}/"`,
     `identity_url = "${BASE}/developer"`,
+    // One address spelt two ways.
+    `identity_url = "${ID}"\ndeveloper_url = "HTTP://ID.localhost:8080/"`,
   ])
     expect(() => parseConfig(`[server]\n${server}`)).toThrow(/developer_url.*must differ from identity_url/s);
 });

@@ -26,12 +26,22 @@ describe('an unknown address under a surface', () => {
       expect(res.headers.get('content-security-policy')).toContain('nonce-');
       expect(await res.text()).toContain('Page not found');
     }
-    for (const path of ['/identity/nope', '/identity/account/nope', '/identity/authorize/req_x/nope']) {
+    for (const path of [
+      '/identity/nope',
+      '/identity/account/nope',
+      '/identity/authorize/req_x/nope',
+      '/identity/logout/nope',
+    ]) {
       const res = await a.request(path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect(res.headers.get('content-type')).toStartWith('text/html');
-      expect(res.headers.get('content-security-policy')).toContain('nonce-');
-      expect(await res.text()).toContain('There is no such page.');
+      const html = await res.text();
+      expect(html).toContain('There is no such page.');
+      // The page's nonce is the one its policy allows (set once, where the surface's own ran first).
+      const allowed = /script-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy')!)?.[1];
+      const used = [...html.matchAll(/nonce="([^"]+)"/g)].map((m) => m[1]);
+      expect(used.length).toBeGreaterThan(0);
+      expect({ path, used: [...new Set(used)] }).toEqual({ path, used: [allowed] });
     }
     const api = await a.request('/v1/nope');
     expect(api.status).toBe(404);
