@@ -246,16 +246,17 @@ export const startFaceCheck = (ctx: AppContext, requestId: string): boolean =>
   );
 
 /**
- * Every attempt is counted and the last one, started longer ago than the provider's timeout (and a
- * second), never answered: the process running it stopped, and the person would otherwise wait at a
- * face step that can no longer check until the request expires.
+ * Every attempt is counted and the last one, started longer ago than the provider's timeout and a
+ * second, never answered: the process running it stopped, and the person would otherwise wait at a
+ * face step that can no longer check until the request expires. The start is kept in whole seconds,
+ * so one more second of margin.
  */
 export const faceCheckCutOff = (ctx: AppContext, requestId: string): boolean =>
   createAuthorizationRequestStore(ctx.db).faceCheckCutOff(
     requestId,
     unix(ctx.clock),
     ctx.config.face.attempts,
-    unix(ctx.clock) - Math.ceil(ctx.config.face.timeout / 1000) - 1,
+    unix(ctx.clock) - Math.ceil(ctx.config.face.timeout / 1000) - 2,
   );
 
 /**
