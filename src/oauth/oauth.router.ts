@@ -77,13 +77,15 @@ export function oauthRouter(ctx: AppContext) {
     }
   });
 
-  // Another method at the POST-only endpoints: their own shape, naming the method to use.
-  app.on(['GET', 'PUT', 'PATCH', 'DELETE'], ['/v1/oauth/token', '/v1/oauth/revoke'], (c) =>
-    tokenErrorResponse(
-      new OAuthError('invalid_request', 'This endpoint accepts POST only.', 405, { Allow: 'POST' }),
-      c,
-    ),
-  );
+  // Another method at the POST-only endpoints (their POST and CORS preflight answer first): their own
+  // shape, naming the method to use.
+  for (const path of ['/v1/oauth/token', '/v1/oauth/revoke'])
+    app.all(path, (c) =>
+      tokenErrorResponse(
+        new OAuthError('invalid_request', 'This endpoint accepts POST only.', 405, { Allow: 'POST' }),
+        c,
+      ),
+    );
 
   return app;
 }
