@@ -1,12 +1,19 @@
 import { type AuthorizationUrlParams, authorizationUrl } from './authorization-url.ts';
 import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
+import type { ClaimsRequest } from './claims-parameter.ts';
 import { type SdkClock, systemClock } from './clock.ts';
 import { discover } from './discovery.ts';
 import { type DocumentProofClaims, verifyDocumentProof } from './document-proof.ts';
-import { UnexpectedResponseError } from './errors.ts';
+import { IdTokenError, UnexpectedResponseError } from './errors.ts';
 import type { FetchLike } from './http.ts';
-import { type IdTokenAlg, type IdTokenClaims, validateIdToken } from './id-token.ts';
+import {
+  type IdTokenAlg,
+  type IdTokenClaims,
+  type ValidateIdTokenOptions,
+  validateIdToken,
+} from './id-token.ts';
 import { createJwksCache, type JwksCache } from './jwks.ts';
+import { keepRequested, parseClaimsRequest } from './requested-claims.ts';
 import { getDocument, getDocumentProof, listDocuments, userinfo } from './resources.ts';
 import { exchangeCode, revokeToken, type TokenEndpointAuthMethod } from './token.ts';
 import type { TransactionStore } from './transaction.store.ts';
@@ -85,8 +92,11 @@ export interface VerityClient {
    * an unknown, expired or already revoked token too.
    */
   revokeToken(accessToken: string): Promise<void>;
-  /** With `expectedSub`, the ID token's `sub`: an answer about anyone else is refused. */
-  userinfo(accessToken: string, expectedSub?: string): Promise<UserInfo>;
+  /**
+   * With `expectedSub`, the ID token's `sub`: an answer about anyone else is refused. With `claims`, the
+   * `claims` parameter the sign-in sent: what does not meet it is left out (`keepRequested`).
+   */
+  userinfo(accessToken: string, expectedSub?: string, claims?: ClaimsRequest | string): Promise<UserInfo>;
   listDocuments(accessToken: string): Promise<IdentityDocumentSummary[]>;
   getDocument(accessToken: string, documentReference: string): Promise<IdentityDocument>;
   getDocumentProof(accessToken: string, documentReference: string): Promise<string>;
@@ -116,6 +126,24 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
     return jwks;
   }
 
+  async function validate(
+    idToken: string,
+    nonce: string,
+    accessToken: string | undefined,
+    checks: Pick<ValidateIdTokenOptions, 'maxAge' | 'signedInSince'>,
+  ): Promise<IdTokenClaims> {
+    return validateIdToken(idToken, {
+      issuer: (await discovery()).issuer,
+      clientId: options.clientId,
+      nonce,
+      ...(accessToken === undefined ? {} : { accessToken }),
+      ...checks,
+      jwks: await keys(),
+      clock,
+      ...(options.idTokenAlg ? { alg: options.idTokenAlg } : {}),
+    });
+  }
+
   const client: VerityClient = {
     options,
     discovery,
@@ -128,6 +156,8 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         display: input.display ?? 'page',
         ...(input.returnTo === undefined ? {} : { returnTo: input.returnTo }),
         ...(input.maxAge === undefined ? {} : { maxAge: input.maxAge }),
+        ...(input.prompt ? { prompt: input.prompt } : {}),
+        ...(input.claims ? { claims: claimsText(input.claims) } : {}),
         clock,
       });
       const url = await authorizationUrl({
@@ -161,12 +191,12 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
               throw new UnexpectedResponseError('openid was granted but no id_token came back');
             return { tokens, scopes };
           }
-          const claims = await client.validateIdToken(
-            tokens.id_token,
-            tx.nonce,
-            tokens.access_token,
-            tx.maxAge,
-          );
+          const validated = await validate(tokens.id_token, tx.nonce, tokens.access_token, {
+            ...(tx.maxAge === undefined ? {} : { maxAge: tx.maxAge }),
+            ...(tx.prompt === 'login' ? { signedInSince: new Date(tx.createdAt) } : {}),
+          });
+          const asked = parseClaimsRequest(tx.claims)?.id_token;
+          const claims = keepRequested(asked, validated, clock.now(), () => wrongSub('the ID token'));
           return { tokens, claims, scopes };
         },
       });
@@ -184,19 +214,8 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         clock,
       });
     },
-    async validateIdToken(idToken, nonce, accessToken, maxAge) {
-      const doc = await discovery();
-      return validateIdToken(idToken, {
-        issuer: doc.issuer,
-        clientId: options.clientId,
-        nonce,
-        ...(accessToken === undefined ? {} : { accessToken }),
-        ...(maxAge === undefined ? {} : { maxAge }),
-        jwks: await keys(),
-        clock,
-        ...(options.idTokenAlg ? { alg: options.idTokenAlg } : {}),
-      });
-    },
+    validateIdToken: (idToken, nonce, accessToken, maxAge) =>
+      validate(idToken, nonce, accessToken, maxAge === undefined ? {} : { maxAge }),
     async revokeToken(accessToken) {
       const endpoint = (await discovery()).revocation_endpoint;
       if (typeof endpoint !== 'string')
@@ -211,14 +230,17 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         clock,
       });
     },
-    userinfo: (accessToken, expectedSub) =>
-      userinfo({
+    async userinfo(accessToken, expectedSub, claims) {
+      const info = await userinfo({
         baseUrl: issuer,
         accessToken,
         fetch: fetchFn,
         clock,
         ...(expectedSub ? { expectedSub } : {}),
-      }),
+      });
+      const asked = parseClaimsRequest(claims)?.userinfo;
+      return keepRequested(asked, info, clock.now(), () => wrongSub('UserInfo'));
+    },
     listDocuments: (accessToken) => listDocuments({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
     getDocument: (accessToken, documentReference) =>
       getDocument({ baseUrl: issuer, accessToken, documentReference, fetch: fetchFn, clock }),
@@ -234,3 +256,12 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
   };
   return client;
 }
+
+const claimsText = (claims: ClaimsRequest | string) =>
+  typeof claims === 'string' ? claims : JSON.stringify(claims);
+
+/** The sign-in asked for one person (`claims` with a `sub` value) and the answer is about another. */
+const wrongSub = (what: string) =>
+  what === 'UserInfo'
+    ? new UnexpectedResponseError('UserInfo answered for another sub than the sign-in asked for')
+    : new IdTokenError('id_token_sub', 'ID token sub is not the one the sign-in asked for');

@@ -59,6 +59,7 @@ export type IdTokenErrorCode =
   | 'id_token_auth_time'
   | 'id_token_nonce'
   | 'id_token_at_hash'
+  | 'id_token_sub'
   | 'id_token_claims';
 
 export class IdTokenError extends VerityError {

@@ -40,6 +40,8 @@ export interface ValidateIdTokenOptions {
   alg?: IdTokenAlg;
   /** The `max_age` the authorization request sent, in seconds: an older `auth_time` is refused. */
   maxAge?: number;
+  /** When a sign-in with `prompt=login` started: an `auth_time` before it (a reused session) is refused. */
+  signedInSince?: Date;
 }
 
 /** The interface's limit on clock skew for `exp`, `iat` and `auth_time`. */
@@ -91,6 +93,11 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
   // OIDC Core §3.1.3.7: with max_age asked for, the sign-in must be that recent (the same skew).
   if (opts.maxAge !== undefined && payload.auth_time + opts.maxAge + MAX_SKEW_SECONDS < nowSeconds)
     throw new IdTokenError('id_token_auth_time', `ID token auth_time is older than max_age ${opts.maxAge}`);
+  if (opts.signedInSince && payload.auth_time + MAX_SKEW_SECONDS < opts.signedInSince.getTime() / 1000)
+    throw new IdTokenError(
+      'id_token_auth_time',
+      'ID token auth_time is before this sign-in, which asked for prompt=login',
+    );
   if (typeof payload.sub !== 'string' || payload.sub === '')
     throw new IdTokenError('id_token_claims', 'ID token has no sub');
   // The interface: aud must equal the client ID, so no other audience rides along (Verity names one).

@@ -64,6 +64,8 @@ interface Row {
   display: string;
   return_to: string | null;
   max_age: number | null;
+  prompt: string | null;
+  claims: string | null;
 }
 
 const toTransaction = (r: Row): Transaction => ({
@@ -78,6 +80,8 @@ const toTransaction = (r: Row): Transaction => ({
   display: r.display === 'popup' ? 'popup' : 'page',
   ...(r.return_to === null ? {} : { returnTo: r.return_to }),
   ...(r.max_age === null ? {} : { maxAge: r.max_age }),
+  ...(r.prompt === 'none' || r.prompt === 'login' || r.prompt === 'consent' ? { prompt: r.prompt } : {}),
+  ...(r.claims === null ? {} : { claims: r.claims }),
 });
 
 /**
@@ -98,25 +102,32 @@ export function sqliteTransactionStore(db: SqliteLike, table = 'verity_transacti
       consumed INTEGER NOT NULL DEFAULT 0,
       display TEXT NOT NULL,
       return_to TEXT,
-      max_age INTEGER
+      max_age INTEGER,
+      prompt TEXT,
+      claims TEXT
     )`,
   ).run();
-  // A table made by an earlier version of the SDK gains the column it lacks. Another process may be
-  // adding it at the same moment, or hold the write lock: only a column still missing is an error.
-  const hasMaxAge = () =>
-    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === 'max_age');
-  if (!hasMaxAge())
-    try {
-      db.prepare(`ALTER TABLE ${table} ADD COLUMN max_age INTEGER`).run();
-    } catch (e) {
-      if (!hasMaxAge()) throw e;
-    }
+  // A table made by an earlier version of the SDK gains the columns it lacks. Another process may be
+  // adding one at the same moment, or hold the write lock: only a column still missing is an error.
+  const has = (column: string) =>
+    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column);
+  for (const [column, type] of [
+    ['max_age', 'INTEGER'],
+    ['prompt', 'TEXT'],
+    ['claims', 'TEXT'],
+  ] as const)
+    if (!has(column))
+      try {
+        db.prepare(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`).run();
+      } catch (e) {
+        if (!has(column)) throw e;
+      }
   db.prepare(`CREATE INDEX IF NOT EXISTS ${table}_session ON ${table} (session_id)`).run();
   return {
     save(tx) {
       db.prepare(
-        `INSERT INTO ${table} (id, session_id, state, nonce, code_verifier, redirect_uri, created_at, consumed, display, return_to, max_age)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO ${table} (id, session_id, state, nonce, code_verifier, redirect_uri, created_at, consumed, display, return_to, max_age, prompt, claims)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         tx.id,
         tx.sessionId,
@@ -129,6 +140,8 @@ export function sqliteTransactionStore(db: SqliteLike, table = 'verity_transacti
         tx.display,
         tx.returnTo ?? null,
         tx.maxAge ?? null,
+        tx.prompt ?? null,
+        tx.claims ?? null,
       );
     },
     findBySession(sessionId) {

@@ -28,6 +28,10 @@ export interface Transaction {
   returnTo?: string;
   /** The `max_age` the sign-in asked for, in seconds: the ID token's `auth_time` must be that recent. */
   maxAge?: number;
+  /** The `prompt` the sign-in asked for: with `login`, the ID token's `auth_time` must be this sign-in's. */
+  prompt?: 'none' | 'login' | 'consent';
+  /** The `claims` parameter the sign-in sent (JSON text): what comes back is held to it. */
+  claims?: string;
 }
 
 export interface CreateTransactionInput {
@@ -36,6 +40,8 @@ export interface CreateTransactionInput {
   display?: 'page' | 'popup';
   returnTo?: string;
   maxAge?: number;
+  prompt?: 'none' | 'login' | 'consent';
+  claims?: string;
   /** Defaults to the system clock; inject one to test expiry. */
   clock?: SdkClock;
 }
@@ -60,6 +66,8 @@ export function createTransaction(input: CreateTransactionInput): Transaction {
     display: input.display ?? 'page',
     ...(input.returnTo === undefined ? {} : { returnTo: input.returnTo }),
     ...(input.maxAge === undefined ? {} : { maxAge: input.maxAge }),
+    ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+    ...(input.claims === undefined ? {} : { claims: input.claims }),
   };
 }
 

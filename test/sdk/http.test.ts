@@ -223,6 +223,8 @@ describe.each([
       display: 'popup',
       returnTo: '/me',
       maxAge: 300,
+      prompt: 'login',
+      claims: '{"id_token":{"sub":{"value":"s"}}}',
       clock,
     });
     const c = createTransaction({ sessionId: 's2', redirectUri: 'http://localhost/cb', clock });
@@ -240,7 +242,7 @@ describe.each([
   });
 });
 
-test("the SQLite store adds max_age to a table an earlier SDK made, and keeps that table's rows", async () => {
+test('the SQLite store adds max_age, prompt and claims to a table an earlier SDK made, and keeps its rows', async () => {
   const db = new Database(':memory:');
   db.run(`CREATE TABLE verity_transactions (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, state TEXT NOT NULL,
     nonce TEXT NOT NULL, code_verifier TEXT NOT NULL, redirect_uri TEXT NOT NULL, created_at TEXT NOT NULL,
@@ -249,7 +251,14 @@ test("the SQLite store adds max_age to a table an earlier SDK made, and keeps th
     '2026-06-01T12:00:00.000Z', 0, 'page', NULL)`);
   const store = sqliteTransactionStore(db);
   expect((await store.findBySession('s1')).map((t) => [t.id, t.maxAge])).toEqual([['old', undefined]]);
-  const t = createTransaction({ sessionId: 's1', redirectUri: 'http://localhost/cb', maxAge: 60, clock });
+  const t = createTransaction({
+    sessionId: 's1',
+    redirectUri: 'http://localhost/cb',
+    maxAge: 60,
+    prompt: 'login',
+    claims: '{}',
+    clock,
+  });
   await store.save(t);
   expect((await store.findBySession('s1')).find((x) => x.id === t.id)).toEqual(t);
 });

@@ -15,6 +15,8 @@ const StoredTransaction = v.object({
   display: v.picklist(['page', 'popup']),
   returnTo: v.optional(v.string()),
   maxAge: v.optional(v.number()),
+  prompt: v.optional(v.picklist(['none', 'login', 'consent'])),
+  claims: v.optional(v.string()),
 });
 
 /**
