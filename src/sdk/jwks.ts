@@ -42,6 +42,8 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     [customFetch]: async (url, init) => {
       fetchCount++;
       const res = await fetchFn(url, init);
+      // Only a key set's own answer says how long it keeps: a failed one changes nothing.
+      if (!res.ok) return res;
       const cacheControl = res.headers.get('cache-control') ?? '';
       const maxAge = /(?:^|,)\s*max-age=(\d+)/i.exec(cacheControl)?.[1];
       // The bare directives only: `no-cache="Set-Cookie"` names a header, not the whole response.
@@ -59,7 +61,11 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     },
     async getKey(kid, alg = 'RS256') {
       try {
-        if (Date.now() >= staleAt) await keySet.reload();
+        if (Date.now() >= staleAt) {
+          // Until the set is fetched, tried again after the cooldown rather than at every validation.
+          staleAt = Date.now() + (durations.cooldownDuration ?? 30_000);
+          await keySet.reload();
+        }
         return await keySet({ alg, kid });
       } catch (e) {
         if (e instanceof errors.JWKSNoMatchingKey) return undefined;

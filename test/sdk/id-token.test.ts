@@ -196,6 +196,49 @@ describe('validateIdToken', () => {
     expect(fresh.fetchCount).toBe(2);
   });
 
+  /** A cache whose fetches fail while `state.down`, with a one-second cooldown and a set kept one second. */
+  function failing(failure: () => Promise<Response>) {
+    fake.jwksCacheControl = 'public, max-age=1';
+    const state = { down: false, fetches: 0 };
+    const cache = jwks({
+      cooldownDuration: 1000,
+      fetch: async (input, init) => {
+        state.fetches++;
+        return state.down ? failure() : fetch(input, init);
+      },
+    });
+    return { state, cache, now: () => ({ ...opts(cache), clock: { now: () => new Date() } }) };
+  }
+  const realToken = () => signIdToken({ key, iss: fake.url, aud: CLIENT, nonce: NONCE, now: new Date() });
+
+  test('a JWKS endpoint that does not answer past max-age is tried again after the cooldown, not at every validation', async () => {
+    const { state, now } = failing(async () => {
+      throw new TypeError('connection refused');
+    });
+    const idToken = await realToken();
+    await validateIdToken(idToken, now());
+    state.down = true;
+    await Bun.sleep(1100);
+    for (let i = 0; i < 20; i++) await validateIdToken(idToken, now()).catch(() => {});
+    expect(state.fetches).toBe(2);
+  });
+
+  test('a failed refresh does not lift the max-age bound: a key withdrawn meanwhile is refused once it answers', async () => {
+    const { state, cache, now } = failing(async () => new Response('unavailable', { status: 503 }));
+    const idToken = await realToken();
+    await validateIdToken(idToken, now());
+    state.down = true;
+    await Bun.sleep(1100);
+    await validateIdToken(idToken, now()).catch(() => {});
+    state.down = false;
+    fake.published = [];
+    await Bun.sleep(1100);
+    const err = await validateIdToken(idToken, now()).catch((e) => e);
+    expect(err).toBeInstanceOf(IdTokenError);
+    // The first set, the refresh that failed, and the one after the cooldown.
+    expect(cache.fetchCount).toBe(3);
+  });
+
   test('a JWKS endpoint that fails is an UnexpectedResponseError, not a refused token', async () => {
     const cache = createJwksCache({ jwksUri: `${fake.url}/no-such-jwks` });
     const err = await validateIdToken(await token(), opts(cache)).catch((e) => e);

@@ -6,7 +6,7 @@ const refuse = () => new Error('wrong sub');
 
 test('a claim asked for with a value is kept only with that value; sub is refused instead', () => {
   const asked = { sub: { value: 's1' }, email: { values: ['a@example.com'] }, name: null };
-  const got = { sub: 's1', email: 'b@example.com', name: 'B' };
+  const got: Record<string, unknown> = { sub: 's1', email: 'b@example.com', name: 'B' };
   expect(keepRequested(asked, got, now, refuse)).toEqual({ sub: 's1', name: 'B' });
   expect(() => keepRequested(asked, { ...got, sub: 's2' }, now, refuse)).toThrow('wrong sub');
   // Nothing asked for: nothing changed.
@@ -19,7 +19,9 @@ test('verified_claims are kept only where they meet a request: framework, level,
       trust_framework: { value: 'eidas' },
       assurance_level: { values: ['high'] },
       time: { max_age: 3600 },
-      evidence: [{ type: { value: 'document' }, document_details: { type: { values: ['passport'] } } }],
+      evidence: [
+        { type: { value: 'document' as const }, document_details: { type: { values: ['passport'] } } },
+      ],
     },
     claims: { given_name: null },
   };
@@ -33,7 +35,12 @@ test('verified_claims are kept only where they meet a request: framework, level,
     claims: { given_name: 'Ada' },
   };
   const keep = (vc: unknown) =>
-    keepRequested({ verified_claims: request }, { verified_claims: vc }, now, refuse);
+    keepRequested<Record<string, unknown>>(
+      { verified_claims: request },
+      { verified_claims: vc },
+      now,
+      refuse,
+    );
   expect(keep(met)).toEqual({ verified_claims: met });
   const withVerification = (v: object) => ({ ...met, verification: { ...met.verification, ...v } });
   for (const unmet of [
