@@ -71,7 +71,9 @@ export async function openDb(target: string): Promise<Db> {
   }
   const driver = await runtime.openSqlite(path);
   driver.exec('PRAGMA journal_mode = WAL');
-  driver.exec('PRAGMA synchronous = NORMAL');
+  // A commit is on disk before its answer, a power loss included (NORMAL may roll the last ones back);
+  // the group commit shares one sync among its writes.
+  driver.exec('PRAGMA synchronous = FULL');
   driver.exec('PRAGMA foreign_keys = ON');
   driver.exec('PRAGMA busy_timeout = 5000');
   // A second connection, only for reads (turn-snapshot.ts); an in-memory database cannot have one.

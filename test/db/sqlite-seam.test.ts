@@ -42,7 +42,7 @@ describe.skipIf(onPostgres)('SQLite seam', () => {
         journal_mode: 'wal',
         foreign_keys: 1,
         busy_timeout: 5000,
-        synchronous: 1,
+        synchronous: 2,
       });
       expect(report.journalModeAfterReopen).toBe('wal');
       expect(report.runResult).toEqual({ changes: 1 });
