@@ -102,11 +102,17 @@ export const personsCommands: Command[] = [
     usage: 'PERSON_ID',
     async run(cli, args) {
       const personId = positional(args, 0, 'PERSON_ID');
-      // Disabling ends the person's consents too, so applications are told (consent.revoked).
+      // Disabling ends the person's consents too, so applications are told (consent.revoked), in one
+      // transaction: no crash leaves a disabled person with consents in force and nothing sent.
       const result = await withContext(cli, async (ctx) => {
-        const r = disablePerson(ctx, personId, { actor: 'cli' });
-        await revokePersonConsents(ctx, r.personId, { actor: 'cli' });
-        return r;
+        let disabled: ReturnType<typeof disablePerson> | undefined;
+        await revokePersonConsents(ctx, personId, {
+          actor: 'cli',
+          together: () => {
+            disabled = disablePerson(ctx, personId, { actor: 'cli' });
+          },
+        });
+        return disabled!;
       });
       cli.print(result.changed ? `${personId} disabled` : `${personId} was already disabled`, {
         personId: result.personId,

@@ -14,6 +14,8 @@ interface EndOptions {
   /** Recorded in the audit log when a person or an operator ended the consent. */
   actor?: AuditActor;
   auditAction?: string;
+  /** A change that must commit with the consents' end (disabling their person), run in each attempt. */
+  together?: () => void;
 }
 
 /**
@@ -43,6 +45,7 @@ async function endConsents(
     const { missing: incomplete, endedNow } = ctx.db.sql.transaction(() => {
       let missing = false;
       const endedNow: ConsentRecord[] = [];
+      opts.together?.();
       for (const c of pick(store, now)) {
         const sub = subs.get(`${c.applicationId}:${c.personId}`);
         if (sub === undefined) {
