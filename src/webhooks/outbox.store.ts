@@ -66,7 +66,8 @@ export function enqueueEvent<T extends EventType>(
 /**
  * Queues the stored event again for these endpoints (a redelivery): same id, same body. An endpoint
  * whose delivery of the event is still pending and not in flight is simply made due now instead of
- * getting a second row. Returns the delivery ids.
+ * getting a second row; one in flight gets a row of its own, which a failed attempt cannot put on the
+ * retry schedule. Returns the delivery ids.
  */
 export function requeueEvent(ctx: OutboxContext, eventId: string, endpointIds: string[]): string[] {
   const { db } = ctx;
@@ -76,9 +77,10 @@ export function requeueEvent(ctx: OutboxContext, eventId: string, endpointIds: s
     const pending = db.sql
       .prepare<{ id: string }>(
         `SELECT id FROM webhook_deliveries WHERE event_id = ? AND endpoint_id = ? AND status = 'pending'
+           AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
          ORDER BY created_at DESC LIMIT 1`,
       )
-      .get(eventId, endpointId);
+      .get(eventId, endpointId, t);
     if (pending) {
       db.sql
         .prepare(

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { jsonLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
-import { listAllAttempts } from '../../src/webhooks/deliveries.ts';
+import { listAllAttempts, redeliverAsOperator } from '../../src/webhooks/deliveries.ts';
 import { dispatchDue } from '../../src/webhooks/dispatcher.ts';
 import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
 import { keptLog } from '../helpers/log.ts';
 import { freePort } from '../helpers/server.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   enqueueConsentEvent,
   LOCALHOST_OK,
@@ -235,4 +236,34 @@ describe('webhook retries', () => {
     expect((await dispatchDue(ctx))[0]).toMatchObject({ attempt: 2, status: 'delivered' });
     await expectSameEventFreshSignatures(r, ev.id, ep.secret, [t0, t0 + 60]);
   }, 15_000);
+});
+
+describe('a redelivery asked for while an attempt is in flight', () => {
+  test('is sent at once, though that attempt then fails and goes to the retry schedule', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const o = await owner(ctx);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let calls = 0;
+    const rx = receivers.start(async () => {
+      // The first attempt is held, then fails; every later one succeeds.
+      if (++calls === 1) {
+        await gate;
+        return new Response('down', { status: 500 });
+      }
+      return new Response('ok');
+    });
+    await sandboxEndpoint(ctx, o, rx.url, ['consent.granted']);
+    const event = enqueueConsentEvent(ctx, o, 'consent.granted');
+    const first = dispatchDue(ctx);
+    await waitFor('the first attempt to be in flight', () => rx.received.length === 1);
+    expect(redeliverAsOperator(ctx, event.id).deliveries).toHaveLength(1);
+    release();
+    await first;
+    // The same moment, the next wake-up: the redelivery goes out, not a minute later.
+    await dispatchDue(ctx);
+    expect(rx.received.length).toBe(2);
+  });
 });
