@@ -58,4 +58,5 @@ test('consents ended by a transaction run again are reported once', async () => 
   } finally {
     other.close();
   }
-});
+  // In the SQLite suite this may be the test that starts the PostgreSQL server (initdb and all).
+}, 60_000);
