@@ -17,6 +17,9 @@ import { createKeyStore, type KeyRow, type KeyStore } from './key.store.ts';
 import { type KeyFiles, keyFiles } from './key-files.ts';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from './signing-algs.ts';
 
+/** How soon a key file that could not be read is tried again (a shared volume's hiccup, EMFILE). */
+const UNREAD_KEY_RETRY_SECONDS = 1;
+
 /**
  * An active key: its kid, its algorithm, its private JWK (sent to the signing threads) and the key
  * imported from it.
@@ -36,7 +39,11 @@ export class KeyService {
   readonly store: KeyStore;
   readonly files: KeyFiles;
   private signing = new Map<SigningAlg, SigningKey>();
-  private jwks?: { body: string; version: number };
+  /**
+   * The JWKS as last built for a key-set version; `retryAt` (unix seconds) when a key that is not
+   * retired could not be read then: it is read again from that time, not only at the next change.
+   */
+  private jwks?: { body: string; version: number; retryAt?: number };
   /** Key files never change under a kid (it is their thumbprint), so public parts are read once. */
   private publicByKid = new Map<string, JWK>();
   /** Started on the first signature: commands that never sign start no threads. */
@@ -99,9 +106,18 @@ export class KeyService {
     this.jwks = undefined;
   }
 
+  /** Whether the JWKS as built serves for the key set as it is now. */
+  private current(): boolean {
+    const j = this.jwks;
+    return (
+      j?.version === cacheVersion(this.db, 'signing_keys') &&
+      (j.retryAt === undefined || unix(this.clock) < j.retryAt)
+    );
+  }
+
   private async refresh(): Promise<void> {
+    if (this.current()) return;
     const version = cacheVersion(this.db, 'signing_keys');
-    if (this.jwks?.version === version) return;
     const rows = this.store.list();
     const keys: JWK[] = [];
     for (const row of rows) {
@@ -140,7 +156,13 @@ export class KeyService {
       }
     }
     this.signing = signing;
-    this.jwks = { body: JSON.stringify({ keys }), version };
+    // A next key left out for a failed read must not stay out until its promotion.
+    const unread = rows.some((r) => r.state !== 'retired' && !this.publicByKid.has(r.kid));
+    this.jwks = {
+      body: JSON.stringify({ keys }),
+      version,
+      ...(unread ? { retryAt: unix(this.clock) + UNREAD_KEY_RETRY_SECONDS } : {}),
+    };
   }
 
   async signingKey(alg: SigningAlg = DEFAULT_SIGNING_ALG): Promise<SigningKey> {
@@ -178,7 +200,7 @@ export class KeyService {
 
   /** The JWKS as served; without a promise while the key set is unchanged (every request but one). */
   jwksBody(): string | Promise<string> {
-    if (this.jwks?.version === cacheVersion(this.db, 'signing_keys')) return this.jwks.body;
+    if (this.current()) return this.jwks!.body;
     return this.refresh().then(() => this.jwks!.body);
   }
 
