@@ -3,13 +3,13 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /**
  * node-oidc-provider's storage in one SQLite table (better-sqlite3), with Verity's settings (WAL,
- * `synchronous = NORMAL`): every model keyed by its name and id, with the secondary keys the provider
+ * `synchronous = FULL`): every model keyed by its name and id, with the secondary keys the provider
  * looks up (session uid, device user code, grant id) indexed. Expired rows are not returned.
  */
 export function sqliteAdapter(path: string): (model: string) => Adapter {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma('synchronous = FULL');
   db.exec(`
     CREATE TABLE IF NOT EXISTS models (
       model TEXT NOT NULL, id TEXT NOT NULL, payload TEXT NOT NULL,
