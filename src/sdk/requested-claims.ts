@@ -1,38 +1,108 @@
 import type { ClaimsRequest, ClaimsRequestMember } from './claims-parameter.ts';
 
-/** The keys of one claim's request (`{ essential, value, values, max_age }`), as against nested elements. */
-const REQUEST_KEYS = new Set(['essential', 'value', 'values', 'max_age', 'purpose']);
-
 /**
- * Whether `got` meets every `value`, `values` and `max_age` that `asked` sets, at any depth of a
- * `verified_claims` request; a list of requests (`evidence`) is met when each element returned meets
- * one of them. A constrained element that is missing does not meet its constraint.
+ * The answer (ID token claims, UserInfo) held to what the sign-in asked for, by the rules Verity answers
+ * with (its `src/assurance/verified-claims.ts`; a test keeps the two in agreement): the request rides in
+ * the authorization URL, where the person can edit it, so a constraint they removed would otherwise go
+ * unchecked (docs/integration.md).
  */
-function meets(asked: unknown, got: unknown, nowSeconds: number): boolean {
-  if (asked === null || typeof asked !== 'object') return true;
-  if (Array.isArray(asked))
-    return (
-      got === undefined ||
-      (Array.isArray(got) && got.every((g) => asked.some((a) => meets(a, g, nowSeconds))))
-    );
-  const request = asked as Record<string, unknown>;
-  if (Object.keys(request).every((k) => REQUEST_KEYS.has(k))) {
-    const {
-      value,
-      values,
-      max_age: maxAge,
-    } = request as { value?: unknown; values?: unknown[]; max_age?: number };
-    if (value !== undefined && got !== value) return false;
-    if (values !== undefined && !values.includes(got)) return false;
-    if (maxAge !== undefined) return typeof got === 'string' && nowSeconds - Date.parse(got) / 1000 <= maxAge;
-    return true;
-  }
-  if (got === undefined) return true;
-  if (got === null || typeof got !== 'object') return false;
-  return Object.entries(request).every(([k, v]) => meets(v, (got as Record<string, unknown>)[k], nowSeconds));
+
+type Json = Record<string, unknown>;
+/** One element's request (Core §5.5.1, OIDC4IDA §5.5.2); `null` and members not understood ask nothing. */
+interface ElementRequest {
+  value?: unknown;
+  values?: unknown[];
+  max_age?: number;
 }
 
-const asList = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+const object = (v: unknown): Json | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+const element = (r: unknown): ElementRequest => object(r) ?? {};
+const constrained = (r: ElementRequest) =>
+  r.value !== undefined || r.values !== undefined || r.max_age !== undefined;
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
+
+/** Seconds since a date (`YYYY-MM-DD`, from its last second, OIDC4IDA §5.5.2) or a timestamp. */
+function secondsSince(value: unknown, now: Date): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T23:59:59Z`) : Date.parse(value);
+  return Number.isNaN(at) ? undefined : (now.getTime() - at) / 1000;
+}
+
+function meets(value: unknown, r: ElementRequest, now: Date): boolean {
+  if (r.value !== undefined && !same(value, r.value)) return false;
+  if (r.values !== undefined && !r.values.some((v) => same(value, v))) return false;
+  if (r.max_age === undefined) return true;
+  const age = secondsSince(value, now);
+  return age !== undefined && age <= r.max_age;
+}
+
+/** Every constrained element of `request` present in `held` and meeting it (`verification`'s rule). */
+function strictlyMeets(held: unknown, request: unknown, now: Date): boolean {
+  const h = object(held) ?? {};
+  return Object.entries(object(request) ?? {}).every(([name, r]) => {
+    const e = element(r);
+    return !constrained(e) || (h[name] !== undefined && meets(h[name], e, now));
+  });
+}
+
+const DETAIL_ELEMENTS = ['type', 'document_number', 'serial_number', 'date_of_issuance', 'date_of_expiry'];
+
+/** Whether an evidence passes one evidence request, its filter (OIDC4IDA §5.4). */
+function evidencePasses(item: unknown, r: unknown, now: Date): boolean {
+  const held = object(item) ?? {};
+  const request = object(r) ?? {};
+  if (held.type !== element(request.type).value) return false;
+  const checks = asList(request.check_details);
+  if (checks.length) {
+    const kept = asList(held.check_details).filter((c) =>
+      checks.some((entry) => strictlyMeets(c, entry, now)),
+    );
+    const anyConstrained = checks.some((entry) =>
+      Object.values(object(entry) ?? {}).some((e) => constrained(element(e))),
+    );
+    if (!kept.length && anyConstrained) return false;
+  }
+  const details = object(request.document_details);
+  if (!details) return true;
+  const heldDetails = object(held.document_details) ?? {};
+  const flat = Object.fromEntries(DETAIL_ELEMENTS.map((k) => [k, details[k]]));
+  return strictlyMeets(heldDetails, flat, now) && strictlyMeets(heldDetails.issuer, details.issuer, now);
+}
+
+/**
+ * One `verified_claims` as it may stand against one request: its `verification` must meet every
+ * constraint there and hold evidence passing the evidence filters when asked (else undefined); of its
+ * claims, those that do not meet theirs are left out.
+ */
+function answerTo(vc: unknown, request: unknown, now: Date): Json | undefined {
+  const got = object(vc);
+  const asked = object(request);
+  const verification = object(got?.verification);
+  const askedVerification = object(asked?.verification) ?? {};
+  if (!got || !verification || verification.trust_framework === undefined) return undefined;
+  const elements = Object.fromEntries(
+    ['trust_framework', 'assurance_level', 'time', 'verification_process'].map((k) => [
+      k,
+      askedVerification[k],
+    ]),
+  );
+  if (!strictlyMeets(verification, elements, now)) return undefined;
+  let kept = verification;
+  if (askedVerification.evidence !== undefined) {
+    const filters = asList(askedVerification.evidence);
+    const evidence = asList(verification.evidence).filter((e) =>
+      filters.some((f) => evidencePasses(e, f, now)),
+    );
+    if (!evidence.length) return undefined;
+    kept = { ...verification, evidence };
+  }
+  const claims = { ...(object(got.claims) ?? {}) };
+  for (const [name, r] of Object.entries(object(asked?.claims) ?? {}))
+    if (claims[name] !== undefined && !meets(claims[name], element(r), now)) delete claims[name];
+  return { ...got, verification: kept, claims };
+}
 
 /** The `claims` parameter as the transaction kept it (its JSON text), or undefined. */
 export function parseClaimsRequest(claims: string | ClaimsRequest | undefined): ClaimsRequest | undefined {
@@ -40,11 +110,10 @@ export function parseClaimsRequest(claims: string | ClaimsRequest | undefined): 
 }
 
 /**
- * What came back (ID token claims, UserInfo), held to what the sign-in asked for: the request rides in
- * the authorization URL, which the person can edit, so a constraint they removed would go unchecked
- * (docs/integration.md, "What the SDK checks"). A claim that does not meet its request is dropped, as
- * Verity itself leaves it out, and so is each `verified_claims` that meets none of the requests; a
- * `sub` other than the one asked for is `onWrongSub`'s to refuse.
+ * `got` as far as it meets `asked` (one member of the claims request): a claim that does not meet its
+ * request is left out, as Verity leaves it out, and so is each `verified_claims` that meets none of the
+ * requests (evidence that passes none of their filters goes with it); a `sub` other than the one asked
+ * for is `onWrongSub`'s to refuse.
  */
 export function keepRequested<T extends Record<string, unknown>>(
   asked: ClaimsRequestMember | undefined,
@@ -53,17 +122,22 @@ export function keepRequested<T extends Record<string, unknown>>(
   onWrongSub: () => Error,
 ): T {
   if (!asked) return got;
-  const nowSeconds = now.getTime() / 1000;
-  const out: Record<string, unknown> = { ...got };
+  const out: Json = { ...got };
   for (const [name, request] of Object.entries(asked)) {
-    if (name === 'verified_claims' || request === undefined || !(name in out)) continue;
-    if (meets(request, out[name], nowSeconds)) continue;
+    if (name === 'verified_claims' || out[name] === undefined || meets(out[name], element(request), now))
+      continue;
     if (name === 'sub') throw onWrongSub();
     delete out[name];
   }
   if (asked.verified_claims !== undefined && out.verified_claims !== undefined) {
     const requests = asList(asked.verified_claims);
-    const kept = asList(out.verified_claims).filter((vc) => requests.some((r) => meets(r, vc, nowSeconds)));
+    const kept = asList(out.verified_claims).flatMap((vc) => {
+      for (const r of requests) {
+        const answer = answerTo(vc, r, now);
+        if (answer) return [answer];
+      }
+      return [];
+    });
     if (!kept.length) delete out.verified_claims;
     else out.verified_claims = Array.isArray(out.verified_claims) ? kept : kept[0];
   }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { approveAuthorization } from '../../src/oauth/authorization-result.ts';
 import { createAuthorizationRequest, validateAuthorizeRequest } from '../../src/oauth/authorize-request.ts';
 import { unix } from '../../src/platform/clock.ts';
@@ -11,6 +11,7 @@ import {
 import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createTestConsent, createTestPerson, REDIRECT } from '../oauth/fixtures.ts';
+import { setDocumentPolicy } from '../userinfo/fixtures.ts';
 
 /**
  * The authorization URL passes through the browser, where the person signing in can edit it. What the
@@ -192,5 +193,55 @@ test('with prompt=login deleted, a sign-in from before this one is refused', asy
   expect(outcome).toEqual({
     accepted: false,
     error: 'ID token auth_time is before this sign-in, which asked for prompt=login',
+  });
+});
+
+describe('evidence asked for: a passport only', () => {
+  const DAN = 'psn_sandbox_dan'; // holds a Dutch ID card, no passport
+  const scopes = 'openid identity_verified legal_name document_type';
+  const passportOnly = {
+    verification: {
+      trust_framework: null,
+      evidence: [{ type: { value: 'document' }, document_details: { type: { values: ['passport'] } } }],
+    },
+    claims: { given_name: null, family_name: null },
+  };
+  let documents: TestApp;
+  beforeAll(async () => {
+    documents = await createTestApp(server.ctx, { type: 'confidential', redirectUris: [REDIRECT], scopes });
+    setDocumentPolicy(server.ctx, documents, ['passport', 'id_card'], ['NL', 'DE']);
+  });
+  const signIn = async (session: string, request: object, tamper?: (c: any) => void) => {
+    const verity = sdkClient(server, documents);
+    const started = await verity.startSignIn({ sessionId: session, scope: scopes, claims: request as never });
+    const callback = await approveAs(server, documents, started.authorizationUrl, DAN, (q) => {
+      if (!tamper) return;
+      const c = JSON.parse(q.get('claims')!);
+      tamper(c);
+      q.set('claims', JSON.stringify(c));
+    });
+    return (await verity.handleCallback(callback, session)).result.claims!.verified_claims;
+  };
+  const claims = { id_token: { verified_claims: passportOnly } };
+
+  test('an ID card does not meet it, whether the request is intact or its evidence deleted from the URL', async () => {
+    expect(await signIn('e-1', claims)).toBeUndefined();
+    expect(
+      await signIn('e-2', claims, (c) => delete c.id_token.verified_claims.verification.evidence),
+    ).toBeUndefined();
+    const noDetails = (c: any) => delete c.id_token.verified_claims.verification.evidence[0].document_details;
+    expect(await signIn('e-3', claims, noDetails)).toBeUndefined();
+  });
+
+  test('what Verity answers to an intact request is kept whole, a claim it left out for its value included', async () => {
+    const request = {
+      id_token: {
+        verified_claims: {
+          verification: { trust_framework: null },
+          claims: { given_name: { value: 'Someone Else' }, family_name: null },
+        },
+      },
+    };
+    expect(await signIn('e-4', request)).toMatchObject({ claims: { family_name: 'Sandbox' } });
   });
 });
