@@ -37,6 +37,7 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
   // When the set fetched last goes stale by its own response's Cache-Control (the interface: clients
   // cache according to the response headers), so a key the issuer withdrew is not trusted for longer.
   let staleAt = Number.POSITIVE_INFINITY;
+  let expired = false;
   const keySet = createRemoteJWKSet(new URL(jwksUri), {
     ...durations,
     [customFetch]: async (url, init) => {
@@ -62,10 +63,14 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     async getKey(kid, alg = 'RS256') {
       try {
         if (Date.now() >= staleAt) {
-          // Until the set is fetched, tried again after the cooldown rather than at every validation.
+          // Tried again after the cooldown rather than at every validation; until it is fetched, a set
+          // past its max-age is no longer used.
           staleAt = Date.now() + (durations.cooldownDuration ?? 30_000);
+          expired = true;
           await keySet.reload();
+          expired = false;
         }
+        if (expired) throw new Error('past its Cache-Control max-age, and not fetched again since');
         return await keySet({ alg, kid });
       } catch (e) {
         if (e instanceof errors.JWKSNoMatchingKey) return undefined;

@@ -223,6 +223,22 @@ describe('validateIdToken', () => {
     expect(state.fetches).toBe(2);
   });
 
+  test('a key set past its max-age that could not be fetched again is not used, through the cooldown', async () => {
+    const { state, now } = failing(async () => {
+      throw new TypeError('connection refused');
+    });
+    const idToken = await realToken();
+    await validateIdToken(idToken, now());
+    state.down = true;
+    await Bun.sleep(1100);
+    for (let i = 0; i < 3; i++)
+      expect(await validateIdToken(idToken, now()).catch((e) => e)).toBeInstanceOf(UnexpectedResponseError);
+    // Reachable again after the cooldown: the set is fetched and used.
+    state.down = false;
+    await Bun.sleep(1000);
+    expect((await validateIdToken(idToken, now())).sub).toBeString();
+  });
+
   test('a failed refresh does not lift the max-age bound: a key withdrawn meanwhile is refused once it answers', async () => {
     const { state, cache, now } = failing(async () => new Response('unavailable', { status: 503 }));
     const idToken = await realToken();
