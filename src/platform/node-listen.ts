@@ -38,16 +38,23 @@ function framedAsUnderBun(req: Request, incoming: Incoming | undefined): boolean
 
 /**
  * Closes a socket silent for the idle timeout, as Bun's idleTimeout does, but not while the app works
- * on a request it has received whole: the socket is silent then because the answer is not ready.
+ * on a request it has received whole and not begun to answer: the socket is silent then because the
+ * answer is not ready. Once the answer is written, a client that does not read it is closed alike.
  */
 function closeWhenSilent(server: Server, seconds: number) {
-  const inFlight = new WeakMap<Socket, IncomingMessage>();
+  const answering = new WeakMap<Socket, Set<[IncomingMessage, ServerResponse]>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    inFlight.set(req.socket, req);
-    res.once('close', () => inFlight.delete(req.socket));
+    let pending = answering.get(req.socket);
+    if (!pending) answering.set(req.socket, (pending = new Set()));
+    const entry: [IncomingMessage, ServerResponse] = [req, res];
+    pending.add(entry);
+    res.once('close', () => pending.delete(entry));
   });
   server.setTimeout(seconds * 1000, (socket: Socket) => {
-    if (!inFlight.get(socket)?.complete) socket.destroy();
+    const working = [...(answering.get(socket) ?? [])].some(([req, res]) => req.complete && !res.headersSent);
+    // Node's timer fires once: armed again, it closes a socket whose answer is then not read.
+    if (working) socket.setTimeout(seconds * 1000);
+    else socket.destroy();
   });
 }
 

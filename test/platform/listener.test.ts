@@ -48,6 +48,32 @@ interface Answer {
   closedAfter: number;
 }
 
+/** Sends `request`, reads nothing for `stallMs`, then reads until the server closes (at most 20 s more). */
+function stalledReader(port: number, request: string, stallMs: number): Promise<{ bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.pause();
+    let bytes = 0;
+    socket.on('error', () => resolve({ bytes }));
+    socket.write(request);
+    setTimeout(() => {
+      socket.on('data', (d) => {
+        bytes += d.length;
+      });
+      socket.resume();
+      const t = setTimeout(() => {
+        socket.destroy();
+        resolve({ bytes });
+      }, 20_000);
+      socket.on('close', () => {
+        clearTimeout(t);
+        resolve({ bytes });
+      });
+    }, stallMs);
+    void reject;
+  });
+}
+
 /** Writes `request` on a fresh connection and waits (up to 25 s) for the server to close it. */
 function exchange(port: number, request: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -104,6 +130,21 @@ for (const [name, command] of Object.entries(commands)) {
         'POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc',
       );
       expect(a.text).toEndWith('POST http://a/slow 3');
+    });
+
+    test('pipelined, a quick request then a slow one: both answered', async () => {
+      const a = await exchange(
+        port,
+        'GET /quick HTTP/1.1\r\nHost: a\r\n\r\nGET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+      );
+      expect(a.text).toContain('GET http://a/quick 0');
+      expect(a.text).toEndWith('GET http://a/slow 0');
+    });
+
+    test('a client that does not read its answer is closed, not kept for ever', async () => {
+      // Silent for six idle timeouts (Bun checks its own every few seconds): by then the server has given up.
+      const { bytes } = await stalledReader(port, 'GET /big HTTP/1.1\r\nHost: a\r\n\r\n', 6000);
+      expect(bytes).toBeLessThan(32 * 1024 * 1024);
     });
 
     test('headers past 16 KiB are refused with 431', async () => {
