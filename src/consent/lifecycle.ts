@@ -14,7 +14,10 @@ interface EndOptions {
   /** Recorded in the audit log when a person or an operator ended the consent. */
   actor?: AuditActor;
   auditAction?: string;
-  /** A change that must commit with the consents' end (disabling their person), run in each attempt. */
+  /**
+   * A change that must commit with the consents' end (disabling their person): made in the first
+   * round's transaction (again if that transaction runs again), not in the rounds after it.
+   */
   together?: () => void;
 }
 
@@ -45,7 +48,7 @@ async function endConsents(
     const { missing: incomplete, endedNow } = ctx.db.sql.transaction(() => {
       let missing = false;
       const endedNow: ConsentRecord[] = [];
-      opts.together?.();
+      if (round === 0) opts.together?.();
       for (const c of pick(store, now)) {
         const sub = subs.get(`${c.applicationId}:${c.personId}`);
         if (sub === undefined) {

@@ -16,7 +16,7 @@ import { createTestApp, type TestApp } from '../helpers/apps.ts';
 import { cli } from '../helpers/cli.ts';
 import { type TestContext, testContext, testToml } from '../helpers/context.ts';
 import { refuseWrites } from '../helpers/db-probes.ts';
-import { inProcess, REDIRECT } from '../oauth/fixtures.ts';
+import { createTestConsent, inProcess, REDIRECT } from '../oauth/fixtures.ts';
 import { bearer, issueToken } from '../userinfo/fixtures.ts';
 
 let ctx: TestContext;
@@ -171,6 +171,27 @@ describe('revocation', () => {
     ctx.clock.advance(1_000);
     expect((await userinfoStatus(a.accessToken)).status).toBe(200);
     expect(consentRow(a.consentId).last_used_at).toBe(second());
+  });
+});
+
+describe("a change made together with the end of a person's consents", () => {
+  test('is made once, in the first round, though a consent granted meanwhile sends the loop round again', async () => {
+    const one = await setup();
+    const two = await createTestApp(ctx, { type: 'confidential', redirectUris: [REDIRECT], scopes: SCOPES });
+    await consentWithToken(one);
+    let calls = 0;
+    const ended = await revokePersonConsents(ctx, ADA, {
+      together: () => {
+        // The first time, as a consent to another application is granted at that very moment.
+        if (++calls === 1) createTestConsent(ctx, two, ADA, SCOPES);
+      },
+    });
+    expect(calls).toBe(1);
+    expect(ended).toHaveLength(2);
+    const active = ctx.db.sql
+      .prepare<{ n: number }>("SELECT count(*) AS n FROM consents WHERE person_id = ? AND status = 'active'")
+      .get(ADA)!.n;
+    expect(Number(active)).toBe(0);
   });
 });
 
