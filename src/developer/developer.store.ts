@@ -79,6 +79,23 @@ export function setDeveloperPassword(db: Db, developerId: string, passwordHash: 
   db.sql.prepare('UPDATE developers SET password_hash = ? WHERE id = ?').run(passwordHash, developerId);
 }
 
+/**
+ * A sign-in's re-hash of the password it checked: written only if the hash is still `was`, so a change
+ * made meanwhile is not undone. Whether it was written.
+ */
+export function replaceDeveloperPasswordHash(
+  db: Db,
+  developerId: string,
+  was: string,
+  hash: string,
+): boolean {
+  return (
+    db.sql
+      .prepare('UPDATE developers SET password_hash = ? WHERE id = ? AND password_hash = ?')
+      .run(hash, developerId, was).changes === 1
+  );
+}
+
 export function listDevelopers(db: Db): Developer[] {
   return db.sql
     .prepare<DeveloperRow>('SELECT * FROM developers ORDER BY created_at, email')

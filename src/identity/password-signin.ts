@@ -53,8 +53,12 @@ export async function passwordSignIn(
     );
     return { ok: false, reason: 'invalid' };
   }
+  // The hash the password was checked against, or the one a sign-in re-hash replaced it with.
+  let checked = stored;
   const valid = await throttle.check(input.email, input.ip, who, () =>
-    checkPassword(input.password, stored, (hash) => persons.replacePasswordHash(person!.id, stored!, hash)),
+    checkPassword(input.password, stored, (hash) => {
+      if (persons.replacePasswordHash(person!.id, stored!, hash)) checked = hash;
+    }),
   );
   if (!valid || !person) {
     securityEvent(ctx, 'signin.failed', {
@@ -65,9 +69,8 @@ export async function passwordSignIn(
     return { ok: false, reason: 'invalid' };
   }
   throttle.succeeded(input.email, input.ip, who);
-  // With the hash as it is now: a sign-in may have just replaced an imported one.
-  const current = persons.flowPerson(person.id)?.passwordHash;
-  if (current) await input.browser?.remember(person.id, current);
+  // Never with a hash set meanwhile: the browser knew the password it was checked against.
+  if (checked) await input.browser?.remember(person.id, checked);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: person.id });
   return { ok: true, person };
 }

@@ -238,11 +238,11 @@ export function createPersonStore(db: Db) {
       orm.update(persons).set(fields).where(eq(persons.id, id)).run(),
 
     /** Replaces the password hash, unless it changed since `was` was read. */
-    replacePasswordHash: (id: string, was: string, hash: string): void => {
+    /** Replaces the hash only if it is still `was`; whether it did. */
+    replacePasswordHash: (id: string, was: string, hash: string): boolean =>
       db.sql
         .prepare('UPDATE persons SET password_hash = ? WHERE id = ? AND password_hash = ?')
-        .run(hash, id, was);
-    },
+        .run(hash, id, was).changes === 1,
 
     /** Returns whether the status changed. */
     setStatus: (id: string, status: PersonRow['status'], now: number): boolean =>

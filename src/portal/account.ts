@@ -10,6 +10,7 @@ import {
   findDeveloperByEmail,
   getDeveloper,
   normaliseEmail,
+  replaceDeveloperPasswordHash,
   setDeveloperPassword,
 } from '../developer/developer.store.ts';
 import { ApiError, ValidationError } from '../errors.ts';
@@ -56,8 +57,12 @@ export async function developerSignIn(
     securityEvent(ctx, 'signin.throttled', log);
     return { ok: false, reason: 'throttled' };
   }
+  // The hash the password was checked against, or the one a sign-in re-hash replaced it with.
+  let checked = hash;
   const valid = await t.check(account, input.ip, who, () =>
-    checkPassword(input.password, hash, (h) => setDeveloperPassword(ctx.db, dev!.developerId, h)),
+    checkPassword(input.password, hash, (h) => {
+      if (replaceDeveloperPasswordHash(ctx.db, dev!.developerId, hash!, h)) checked = h;
+    }),
   );
   if (!valid || !dev) {
     securityEvent(ctx, 'signin.failed', {
@@ -68,9 +73,8 @@ export async function developerSignIn(
     return { ok: false, reason: 'invalid' };
   }
   t.succeeded(account, input.ip, who);
-  // With the hash as it is now: a sign-in may have just replaced one of other parameters.
-  const current = developerPasswordHash(ctx.db, dev.developerId);
-  if (current) await input.browser?.remember(dev.developerId, current);
+  // Never with a hash set meanwhile: the browser knew the password it was checked against.
+  if (checked) await input.browser?.remember(dev.developerId, checked);
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
   return { ok: true, developer: dev };
 }
