@@ -44,8 +44,8 @@ function framedAsUnderBun(req: Request, incoming: Incoming | undefined): boolean
 function closeWhenSilent(server: Server, seconds: number) {
   const answering = new WeakMap<Socket, Set<[IncomingMessage, ServerResponse]>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    let pending = answering.get(req.socket);
-    if (!pending) answering.set(req.socket, (pending = new Set()));
+    const pending = answering.get(req.socket) ?? new Set();
+    answering.set(req.socket, pending);
     const entry: [IncomingMessage, ServerResponse] = [req, res];
     pending.add(entry);
     res.once('close', () => pending.delete(entry));
