@@ -113,38 +113,28 @@ for (const [name, command] of Object.entries(commands)) {
     });
     afterAll(() => child?.kill());
 
-    test('a silent connection is closed: before a request, within its head, within its body', async () => {
-      const [nothing, halfHead, halfBody] = await Promise.all([
+    // One test, its connections side by side: each waits on the idle timeout, Bun's for at least 10 s.
+    test('the idle timeout: a silent connection is closed, a slow answer is not, an unread one is', async () => {
+      const [nothing, halfHead, halfBody, slow, pipelined, unread] = await Promise.all([
         exchange(port, ''),
         exchange(port, 'GET / HTTP/1.1\r\nHost: a\r\n'),
         exchange(port, 'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nabc'),
+        // The app works on its answer for longer than the idle timeout.
+        exchange(port, 'POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc'),
+        exchange(
+          port,
+          'GET /quick HTTP/1.1\r\nHost: a\r\n\r\nGET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+        ),
+        // Not read for six idle timeouts (Bun checks its own every few seconds).
+        stalledReader(port, 'GET /big HTTP/1.1\r\nHost: a\r\n\r\n', 6000),
       ]);
-      // Bun waits at least 10 s, its own floor, before closing a connection that sent no request.
+      // Closed before a request, within its head, within its body.
       for (const a of [nothing, halfHead, halfBody]) expect(a.closedAfter).toBeLessThan(20);
       expect(halfBody.text).not.toContain('POST');
-    });
-
-    test('a request the app works on for longer than the idle timeout is still answered', async () => {
-      const a = await exchange(
-        port,
-        'POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc',
-      );
-      expect(a.text).toEndWith('POST http://a/slow 3');
-    });
-
-    test('pipelined, a quick request then a slow one: both answered', async () => {
-      const a = await exchange(
-        port,
-        'GET /quick HTTP/1.1\r\nHost: a\r\n\r\nGET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
-      );
-      expect(a.text).toContain('GET http://a/quick 0');
-      expect(a.text).toEndWith('GET http://a/slow 0');
-    });
-
-    test('a client that does not read its answer is closed, not kept for ever', async () => {
-      // Silent for six idle timeouts (Bun checks its own every few seconds): by then the server has given up.
-      const { bytes } = await stalledReader(port, 'GET /big HTTP/1.1\r\nHost: a\r\n\r\n', 6000);
-      expect(bytes).toBeLessThan(32 * 1024 * 1024);
+      expect(slow.text).toEndWith('POST http://a/slow 3');
+      expect(pipelined.text).toContain('GET http://a/quick 0');
+      expect(pipelined.text).toEndWith('GET http://a/slow 0');
+      expect(unread.bytes).toBeLessThan(32 * 1024 * 1024);
     });
 
     test('headers past 16 KiB are refused with 431', async () => {
