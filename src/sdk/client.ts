@@ -196,7 +196,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
             ...(tx.prompt === 'login' ? { signedInSince: new Date(tx.createdAt) } : {}),
           });
           const asked = parseClaimsRequest(tx.claims)?.id_token;
-          const claims = keepRequested(asked, validated, clock.now(), () => wrongSub('the ID token'));
+          const claims = keepRequested(asked, validated, clock.now(), wrongSubInIdToken);
           return { tokens, claims, scopes };
         },
       });
@@ -239,7 +239,7 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
         ...(expectedSub ? { expectedSub } : {}),
       });
       const asked = parseClaimsRequest(claims)?.userinfo;
-      return keepRequested(asked, info, clock.now(), () => wrongSub('UserInfo'));
+      return keepRequested(asked, info, clock.now(), wrongSubInUserinfo);
     },
     listDocuments: (accessToken) => listDocuments({ baseUrl: issuer, accessToken, fetch: fetchFn, clock }),
     getDocument: (accessToken, documentReference) =>
@@ -261,7 +261,7 @@ const claimsText = (claims: ClaimsRequest | string) =>
   typeof claims === 'string' ? claims : JSON.stringify(claims);
 
 /** The sign-in asked for one person (`claims` with a `sub` value) and the answer is about another. */
-const wrongSub = (what: string) =>
-  what === 'UserInfo'
-    ? new UnexpectedResponseError('UserInfo answered for another sub than the sign-in asked for')
-    : new IdTokenError('id_token_sub', 'ID token sub is not the one the sign-in asked for');
+const wrongSubInIdToken = () =>
+  new IdTokenError('id_token_sub', 'ID token sub is not the one the sign-in asked for');
+const wrongSubInUserinfo = () =>
+  new UnexpectedResponseError('UserInfo answered for another sub than the sign-in asked for');

@@ -37,7 +37,9 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
   // When the set fetched last goes stale by its own response's Cache-Control (the interface: clients
   // cache according to the response headers), so a key the issuer withdrew is not trusted for longer.
   let staleAt = Number.POSITIVE_INFINITY;
-  let expired = false;
+  // The refetch past max-age while it runs, and after it failed: until one succeeds, the old set is
+  // not used (concurrent validations wait for the same one).
+  let refetch: Promise<void> | undefined;
   const keySet = createRemoteJWKSet(new URL(jwksUri), {
     ...durations,
     [customFetch]: async (url, init) => {
@@ -63,14 +65,18 @@ export function createJwksCache(opts: JwksCacheOptions): JwksCache {
     async getKey(kid, alg = 'RS256') {
       try {
         if (Date.now() >= staleAt) {
-          // Tried again after the cooldown rather than at every validation; until it is fetched, a set
-          // past its max-age is no longer used.
+          // Tried again after the cooldown, not at every validation.
           staleAt = Date.now() + (durations.cooldownDuration ?? 30_000);
-          expired = true;
-          await keySet.reload();
-          expired = false;
+          const attempt = keySet.reload();
+          refetch = attempt;
+          attempt.then(
+            () => {
+              if (refetch === attempt) refetch = undefined;
+            },
+            () => {},
+          );
         }
-        if (expired) throw new Error('past its Cache-Control max-age, and not fetched again since');
+        await refetch;
         return await keySet({ alg, kid });
       } catch (e) {
         if (e instanceof errors.JWKSNoMatchingKey) return undefined;

@@ -223,6 +223,16 @@ describe('validateIdToken', () => {
     expect(state.fetches).toBe(2);
   });
 
+  test('validations side by side when the set goes stale wait for one refetch, and all pass', async () => {
+    const { state, cache, now } = failing(async () => new Response('unused', { status: 500 }));
+    const idToken = await realToken();
+    await validateIdToken(idToken, now());
+    await Bun.sleep(1100);
+    const subs = await Promise.all(Array.from({ length: 5 }, () => validateIdToken(idToken, now())));
+    expect(subs.map((c) => c.sub)).toEqual(Array(5).fill(subs[0]!.sub));
+    expect([state.fetches, cache.fetchCount]).toEqual([2, 2]);
+  });
+
   test('a key set past its max-age that could not be fetched again is not used, through the cooldown', async () => {
     const { state, now } = failing(async () => {
       throw new TypeError('connection refused');
