@@ -211,58 +211,50 @@ describe('validateIdToken', () => {
   }
   const realToken = () => signIdToken({ key, iss: fake.url, aud: CLIENT, nonce: NONCE, now: new Date() });
 
-  test('a JWKS endpoint that does not answer past max-age is tried again after the cooldown, not at every validation', async () => {
-    const { state, now } = failing(async () => {
-      throw new TypeError('connection refused');
-    });
+  /**
+   * A token validated once, then the set gone stale (kept one second, cooldown one second); with `down`,
+   * its endpoint then failing as `failure` does.
+   */
+  async function staleAfterOne(failure: () => Promise<Response>, down = true) {
+    const { state, cache, now } = failing(failure);
     const idToken = await realToken();
-    await validateIdToken(idToken, now());
-    state.down = true;
+    const validate = () => validateIdToken(idToken, now());
+    await validate();
+    state.down = down;
     await Bun.sleep(1100);
-    for (let i = 0; i < 20; i++) await validateIdToken(idToken, now()).catch(() => {});
-    expect(state.fetches).toBe(2);
+    return { state, cache, validate };
+  }
+  const refused = async (): Promise<Response> => {
+    throw new TypeError('connection refused');
+  };
+
+  test('past max-age an endpoint that does not answer fails every validation, and is tried again only after the cooldown', async () => {
+    const s = await staleAfterOne(refused);
+    for (let i = 0; i < 20; i++)
+      expect(await s.validate().catch((e) => e)).toBeInstanceOf(UnexpectedResponseError);
+    expect(s.state.fetches).toBe(2);
+    // Reachable again after the cooldown: the set is fetched and used.
+    s.state.down = false;
+    await Bun.sleep(1000);
+    expect((await s.validate()).sub).toBeString();
   });
 
   test('validations side by side when the set goes stale wait for one refetch, and all pass', async () => {
-    const { state, cache, now } = failing(async () => new Response('unused', { status: 500 }));
-    const idToken = await realToken();
-    await validateIdToken(idToken, now());
-    await Bun.sleep(1100);
-    const subs = await Promise.all(Array.from({ length: 5 }, () => validateIdToken(idToken, now())));
+    const s = await staleAfterOne(refused, false);
+    const subs = await Promise.all(Array.from({ length: 5 }, () => s.validate()));
     expect(subs.map((c) => c.sub)).toEqual(Array(5).fill(subs[0]!.sub));
-    expect([state.fetches, cache.fetchCount]).toEqual([2, 2]);
-  });
-
-  test('a key set past its max-age that could not be fetched again is not used, through the cooldown', async () => {
-    const { state, now } = failing(async () => {
-      throw new TypeError('connection refused');
-    });
-    const idToken = await realToken();
-    await validateIdToken(idToken, now());
-    state.down = true;
-    await Bun.sleep(1100);
-    for (let i = 0; i < 3; i++)
-      expect(await validateIdToken(idToken, now()).catch((e) => e)).toBeInstanceOf(UnexpectedResponseError);
-    // Reachable again after the cooldown: the set is fetched and used.
-    state.down = false;
-    await Bun.sleep(1000);
-    expect((await validateIdToken(idToken, now())).sub).toBeString();
+    expect([s.state.fetches, s.cache.fetchCount]).toEqual([2, 2]);
   });
 
   test('a failed refresh does not lift the max-age bound: a key withdrawn meanwhile is refused once it answers', async () => {
-    const { state, cache, now } = failing(async () => new Response('unavailable', { status: 503 }));
-    const idToken = await realToken();
-    await validateIdToken(idToken, now());
-    state.down = true;
-    await Bun.sleep(1100);
-    await validateIdToken(idToken, now()).catch(() => {});
-    state.down = false;
+    const s = await staleAfterOne(async () => new Response('unavailable', { status: 503 }));
+    await s.validate().catch(() => {});
+    s.state.down = false;
     fake.published = [];
     await Bun.sleep(1100);
-    const err = await validateIdToken(idToken, now()).catch((e) => e);
-    expect(err).toBeInstanceOf(IdTokenError);
+    expect(await s.validate().catch((e) => e)).toBeInstanceOf(IdTokenError);
     // The first set, the refresh that failed, and the one after the cooldown.
-    expect(cache.fetchCount).toBe(3);
+    expect(s.cache.fetchCount).toBe(3);
   });
 
   test('a JWKS endpoint that fails is an UnexpectedResponseError, not a refused token', async () => {
