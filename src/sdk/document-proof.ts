@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from 'jose';
 import { type SdkClock, systemClock } from './clock.ts';
-import { DocumentProofError } from './errors.ts';
+import { DocumentProofError, quoted } from './errors.ts';
 import { MAX_SKEW_SECONDS } from './id-token.ts';
 import type { JwksCache } from './jwks.ts';
 import type { IdentityDocument, Verification } from './types.ts';
@@ -60,11 +60,11 @@ export async function verifyDocumentProof(
   }
   // Decided before any key is looked up, so `none`/HS256 proofs and ID tokens never reach verification.
   if (header.alg !== 'RS256')
-    throw new DocumentProofError('proof_alg', `document proof alg must be RS256, got ${String(header.alg)}`);
+    throw new DocumentProofError('proof_alg', `document proof alg must be RS256, got ${quoted(header.alg)}`);
   if (header.typ !== DOCUMENT_PROOF_TYP)
     throw new DocumentProofError(
       'proof_typ',
-      `not a document proof: typ is ${String(header.typ)}, not ${DOCUMENT_PROOF_TYP}`,
+      `not a document proof: typ is ${quoted(header.typ)}, not ${DOCUMENT_PROOF_TYP}`,
     );
   if (typeof header.kid !== 'string' || header.kid === '')
     throw new DocumentProofError('proof_kid', 'document proof header has no kid');
@@ -94,7 +94,7 @@ export async function verifyDocumentProof(
 async function keyFor(jwks: JSONWebKeySet | JwksCache, kid: string) {
   if (!('getKey' in jwks)) return createLocalJWKSet(jwks);
   const key = await jwks.getKey(kid);
-  if (!key) throw new DocumentProofError('proof_kid', `no RS256 key with kid ${kid} in the JWKS`);
+  if (!key) throw new DocumentProofError('proof_kid', `no RS256 key with kid ${quoted(kid)} in the JWKS`);
   return key;
 }
 

@@ -142,3 +142,12 @@ export class UnexpectedResponseError extends VerityError {
     super('unexpected_response', message);
   }
 }
+
+/**
+ * A value from a token's header as an error message quotes it: JSON-escaped (no line breaks or control
+ * characters reach a log) and cut to 64 characters. The token may be anyone's.
+ */
+export function quoted(value: unknown): string {
+  const text = JSON.stringify(typeof value === 'string' ? value : String(value));
+  return text.length > 66 ? `${text.slice(0, 65)}…"` : text;
+}

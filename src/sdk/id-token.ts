@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { type SdkClock, systemClock } from './clock.ts';
-import { IdTokenError } from './errors.ts';
+import { IdTokenError, quoted } from './errors.ts';
 import type { JwksCache } from './jwks.ts';
 import { base64url, timingSafeEqual } from './random.ts';
 
@@ -65,11 +65,12 @@ export async function validateIdToken(idToken: string, opts: ValidateIdTokenOpti
   // Decided before any key is looked up, so `none`/HS256 tokens never reach verification.
   const alg = opts.alg ?? 'RS256';
   if (header.alg !== alg)
-    throw new IdTokenError('id_token_alg', `ID token alg must be ${alg}, got ${String(header.alg)}`);
+    throw new IdTokenError('id_token_alg', `ID token alg must be ${alg}, got ${quoted(header.alg)}`);
   if (typeof header.kid !== 'string' || header.kid === '')
     throw new IdTokenError('id_token_kid', 'ID token header has no kid');
   const key = await opts.jwks.getKey(header.kid, alg);
-  if (!key) throw new IdTokenError('id_token_kid', `no ${alg} key with kid ${header.kid} in the JWKS`);
+  if (!key)
+    throw new IdTokenError('id_token_kid', `no ${alg} key with kid ${quoted(header.kid)} in the JWKS`);
 
   let payload: Record<string, unknown>;
   try {

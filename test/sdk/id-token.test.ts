@@ -257,6 +257,20 @@ describe('validateIdToken', () => {
     expect(s.cache.fetchCount).toBe(3);
   });
 
+  test("a header's alg and kid are quoted in the error escaped and cut short: the token may be anyone's", async () => {
+    const forged = '\nlevel=error msg="admin signed in"'.repeat(10);
+    const messages = await Promise.all(
+      [{ alg: forged }, { alg: 'RS256', kid: forged }].map((header) =>
+        validateIdToken(unsignedToken({}, header), opts()).catch((e: Error) => e.message),
+      ),
+    );
+    for (const m of messages) {
+      expect(m).not.toContain('\n');
+      expect(m).toContain('\\nlevel=error');
+      expect(m.length).toBeLessThan(120);
+    }
+  });
+
   test('a JWKS endpoint that fails is an UnexpectedResponseError, not a refused token', async () => {
     const cache = createJwksCache({ jwksUri: `${fake.url}/no-such-jwks` });
     const err = await validateIdToken(await token(), opts(cache)).catch((e) => e);
