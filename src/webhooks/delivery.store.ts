@@ -289,10 +289,11 @@ export function createDeliveryStore(db: Db) {
           `DELETE FROM webhook_events WHERE id IN (
              SELECT ev.id FROM webhook_events ev
              WHERE ev.created_at < ?
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'pending')
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id
+                 AND (d.status = 'pending' OR d.updated_at >= ?))
              LIMIT ?)`,
         )
-        .run(cutoff, batch).changes;
+        .run(cutoff, cutoff, batch).changes;
     },
 
     pendingCount(): number {

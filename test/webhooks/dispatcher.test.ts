@@ -224,4 +224,20 @@ describe('webhook history retention', () => {
     const left = ctx.db.sql.prepare<{ id: string }>('SELECT id FROM webhook_events').all();
     expect(left.map((r) => r.id)).toEqual([stuck.id]);
   });
+
+  test('an old event redelivered keeps its new history for 90 days after that delivery', async () => {
+    ctx = await testContext({ extra: LOCALHOST_OK });
+    const ok = rx();
+    const o = await owner(ctx);
+    await sandboxEndpoint(ctx, o, ok.url, ['consent.granted']);
+    const event = granted(o);
+    await dispatchDue(ctx);
+    ctx.clock.advance(89 * 86_400_000);
+    redeliverAsOperator(ctx, event.id);
+    await dispatchDue(ctx);
+    ctx.clock.advance(2 * 86_400_000);
+    expect(pruneWebhookHistory(ctx, unix(ctx.clock))).toBe(0);
+    ctx.clock.advance(89 * 86_400_000);
+    expect(pruneWebhookHistory(ctx, unix(ctx.clock))).toBe(1);
+  });
 });
