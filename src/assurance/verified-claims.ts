@@ -1,3 +1,4 @@
+import { constrained, DETAIL_ELEMENTS, meets, VERIFICATION_ELEMENTS } from '../sdk/element-match.ts';
 import type {
   ElementRequest,
   EvidenceRequest,
@@ -62,32 +63,6 @@ export function availableVerifiedClaims(
   return { verification, claims };
 }
 
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * Seconds since a date (`YYYY-MM-DD`, counted from its last second, as OIDC4IDA §5.5.2 says) or a
- * timestamp; undefined for anything else.
- */
-function secondsSince(value: unknown, now: Date): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T23:59:59Z`) : Date.parse(value);
-  return Number.isNaN(at) ? undefined : (now.getTime() - at) / 1000;
-}
-
-/** Whether a value meets a request's `value`, `values` (Core §5.5.1) and `max_age` (OIDC4IDA §5.4.2). */
-export function meets(value: unknown, request: ElementRequest, now: Date): boolean {
-  if (request.value !== undefined && !same(value, request.value)) return false;
-  if (request.values !== undefined && !request.values.some((v) => same(value, v))) return false;
-  if (request.max_age !== undefined) {
-    const age = secondsSince(value, now);
-    if (age === undefined || age > request.max_age) return false;
-  }
-  return true;
-}
-
-const constrained = (r: ElementRequest) =>
-  r.value !== undefined || r.values !== undefined || r.max_age !== undefined;
-
 /**
  * The requested elements that are available and meet their constraints. With `strict` (elements of
  * `verification`, OIDC4IDA §5.7.4), a constrained element that is missing or does not match fails the whole
@@ -107,8 +82,6 @@ export function select(
   }
   return out;
 }
-
-const DETAIL_ELEMENTS = ['type', 'document_number', 'serial_number', 'date_of_issuance', 'date_of_expiry'];
 
 /**
  * The checks an evidence request's `check_details` lets through (OIDC4IDA §5.4: its entries are OR'ed),
@@ -174,8 +147,6 @@ function evidenceList(
     return [];
   });
 }
-
-const VERIFICATION_ELEMENTS = ['trust_framework', 'assurance_level', 'time', 'verification_process'] as const;
 
 /**
  * The `verification` element a request asks for, or undefined when the available data does not meet

@@ -1,7 +1,6 @@
 import type { ApplicationType } from '../apps/application.store.ts';
 
 import { storedClaimsRequest } from '../assurance/claims-request.ts';
-import { meets } from '../assurance/verified-claims.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import { isConsentInForceFor } from '../consent/consent.store.ts';
 import type { AppContext } from '../context.ts';
@@ -10,6 +9,7 @@ import type { Environment } from '../environment.ts';
 import { NotFoundError } from '../errors.ts';
 import { subjectFor } from '../keys/pairwise.ts';
 import { unix } from '../platform/clock.ts';
+import { meets } from '../sdk/element-match.ts';
 import type { EventData } from '../webhooks/events.ts';
 import { enqueueEvent } from '../webhooks/outbox.store.ts';
 import {

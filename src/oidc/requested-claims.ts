@@ -1,5 +1,6 @@
 import type { RequestedClaims } from '../assurance/claims-request.ts';
-import { meets, type VerifiedClaims, verifiedClaimsAnswer } from '../assurance/verified-claims.ts';
+import { type VerifiedClaims, verifiedClaimsAnswer } from '../assurance/verified-claims.ts';
+import { meets } from '../sdk/element-match.ts';
 import type { Claims } from './claims.ts';
 
 /** Claims of the ID token itself: a claims request can neither add nor replace them. */

@@ -1,42 +1,25 @@
 import type { ClaimsRequest, ClaimsRequestMember } from './claims-parameter.ts';
+import {
+  constrained,
+  DETAIL_ELEMENTS,
+  type ElementConstraints,
+  meets,
+  VERIFICATION_ELEMENTS,
+} from './element-match.ts';
 
 /**
  * The answer (ID token claims, UserInfo) held to what the sign-in asked for, by the rules Verity answers
- * with (its `src/assurance/verified-claims.ts`; a test keeps the two in agreement): the request rides in
+ * with (`src/assurance/verified-claims.ts`, through the same element-match.ts): the request rides in
  * the authorization URL, where the person can edit it, so a constraint they removed would otherwise go
  * unchecked (docs/integration.md).
  */
 
 type Json = Record<string, unknown>;
-/** One element's request (Core §5.5.1, OIDC4IDA §5.5.2); `null` and members not understood ask nothing. */
-interface ElementRequest {
-  value?: unknown;
-  values?: unknown[];
-  max_age?: number;
-}
-
 const object = (v: unknown): Json | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-const element = (r: unknown): ElementRequest => object(r) ?? {};
-const constrained = (r: ElementRequest) =>
-  r.value !== undefined || r.values !== undefined || r.max_age !== undefined;
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+/** One element's request; `null` and members not understood ask nothing. */
+const element = (r: unknown): ElementConstraints => object(r) ?? {};
 const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
-
-/** Seconds since a date (`YYYY-MM-DD`, from its last second, OIDC4IDA §5.5.2) or a timestamp. */
-function secondsSince(value: unknown, now: Date): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T23:59:59Z`) : Date.parse(value);
-  return Number.isNaN(at) ? undefined : (now.getTime() - at) / 1000;
-}
-
-function meets(value: unknown, r: ElementRequest, now: Date): boolean {
-  if (r.value !== undefined && !same(value, r.value)) return false;
-  if (r.values !== undefined && !r.values.some((v) => same(value, v))) return false;
-  if (r.max_age === undefined) return true;
-  const age = secondsSince(value, now);
-  return age !== undefined && age <= r.max_age;
-}
 
 /** Every constrained element of `request` present in `held` and meeting it (`verification`'s rule). */
 function strictlyMeets(held: unknown, request: unknown, now: Date): boolean {
@@ -46,8 +29,6 @@ function strictlyMeets(held: unknown, request: unknown, now: Date): boolean {
     return !constrained(e) || (h[name] !== undefined && meets(h[name], e, now));
   });
 }
-
-const DETAIL_ELEMENTS = ['type', 'document_number', 'serial_number', 'date_of_issuance', 'date_of_expiry'];
 
 /** Whether an evidence passes one evidence request, its filter (OIDC4IDA §5.4). */
 function evidencePasses(item: unknown, r: unknown, now: Date): boolean {
@@ -82,12 +63,7 @@ function answerTo(vc: unknown, request: unknown, now: Date): Json | undefined {
   const verification = object(got?.verification);
   const askedVerification = object(asked?.verification) ?? {};
   if (!got || !verification || verification.trust_framework === undefined) return undefined;
-  const elements = Object.fromEntries(
-    ['trust_framework', 'assurance_level', 'time', 'verification_process'].map((k) => [
-      k,
-      askedVerification[k],
-    ]),
-  );
+  const elements = Object.fromEntries(VERIFICATION_ELEMENTS.map((k) => [k, askedVerification[k]]));
   if (!strictlyMeets(verification, elements, now)) return undefined;
   let kept = verification;
   if (askedVerification.evidence !== undefined) {

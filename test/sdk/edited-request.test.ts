@@ -74,47 +74,37 @@ afterAll(() => server.stop());
 
 const claimsForSub = (sub: string) => ({ id_token: { sub: { value: sub } } }) as never;
 
-test('a sign-in asked for one person: Verity refuses another while the request is intact', async () => {
+/** Alice signed in once; the application now asks for her by her `sub` (a step-up), and Bob is at the keyboard. */
+async function stepUpForAlice(session: string) {
   const verity = sdkClient(server, app);
   const alice = createTestPerson(server.ctx);
   const bob = createTestPerson(server.ctx);
-  const first = await verity.startSignIn({ sessionId: 's-a', scope: 'openid' });
+  const first = await verity.startSignIn({ sessionId: session, scope: 'openid' });
   const { result } = await verity.handleCallback(
     await approveAs(server, app, first.authorizationUrl, alice),
-    's-a',
+    session,
   );
-  const aliceSub = result.claims!.sub;
-
   const stepUp = await verity.startSignIn({
-    sessionId: 's-a',
+    sessionId: session,
     scope: 'openid',
-    claims: claimsForSub(aliceSub),
+    claims: claimsForSub(result.claims!.sub),
   });
+  return { verity, bob, authorizationUrl: stepUp.authorizationUrl };
+}
+
+test('a sign-in asked for one person: Verity refuses another while the request is intact', async () => {
+  const { verity, bob, authorizationUrl } = await stepUpForAlice('s-a');
   const err = await verity
-    .handleCallback(await approveAs(server, app, stepUp.authorizationUrl, bob), 's-a')
+    .handleCallback(await approveAs(server, app, authorizationUrl, bob), 's-a')
     .catch((e) => e);
   expect(err).toBeInstanceOf(AuthorizationError);
   expect(err.code).toBe('access_denied');
 });
 
 test('with the claims request deleted from the URL, another person is refused by the SDK', async () => {
-  const verity = sdkClient(server, app);
-  const alice = createTestPerson(server.ctx);
-  const bob = createTestPerson(server.ctx);
-  const first = await verity.startSignIn({ sessionId: 's-b', scope: 'openid' });
-  const { result } = await verity.handleCallback(
-    await approveAs(server, app, first.authorizationUrl, alice),
-    's-b',
-  );
-  const aliceSub = result.claims!.sub;
-
-  // The application asks for Alice again; Bob, at the keyboard, deletes `claims` from the address bar.
-  const stepUp = await verity.startSignIn({
-    sessionId: 's-b',
-    scope: 'openid',
-    claims: claimsForSub(aliceSub),
-  });
-  const callback = await approveAs(server, app, stepUp.authorizationUrl, bob, (q) => q.delete('claims'));
+  const { verity, bob, authorizationUrl } = await stepUpForAlice('s-b');
+  // Bob deletes `claims` from the address bar.
+  const callback = await approveAs(server, app, authorizationUrl, bob, (q) => q.delete('claims'));
   const outcome = await verity.handleCallback(callback, 's-b').then(
     (r) => ({ accepted: true as const, sub: r.result.claims?.sub }),
     (e: Error) => ({ accepted: false as const, error: e.message }),

@@ -101,6 +101,16 @@ describe('validateIdToken', () => {
     expect((await validateIdToken(t, opts())).sub).toBe('pairwise-sub-1');
   });
 
+  test('with prompt=login, refuses a sign-in from before this one began (60 s of skew allowed)', async () => {
+    const t = await token({ authTimeOffset: -100 });
+    const since = (secondsAgo: number) => new Date(clock.now().getTime() - secondsAgo * 1000);
+    expect((await validateIdToken(t, { ...opts(), signedInSince: since(100) })).sub).toBe('pairwise-sub-1');
+    expect((await validateIdToken(t, { ...opts(), signedInSince: since(41) })).sub).toBe('pairwise-sub-1');
+    expect(await refusal(validateIdToken(t, { ...opts(), signedInSince: since(39) }))).toBe(
+      'id_token_auth_time',
+    );
+  });
+
   test('tolerates at most 60 s of skew on exp, iat and auth_time', async () => {
     const t = await token({ expIn: 900 });
     clock.advance(900_000 + 59_000);
