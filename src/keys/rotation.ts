@@ -69,8 +69,9 @@ const activatedAt = (ctx: AppContext, now: number) =>
  * next ones have been published for `publish_ahead`, publishes next keys `publish_ahead` before they
  * are needed (or completes a set that lacks one), and removes key files left without a row by a crash.
  */
-export function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Promise<RotationReport> {
-  return withKeysLock(ctx, () => rotateDueLocked(ctx, at));
+export function rotateDue(ctx: AppContext): Promise<RotationReport> {
+  // The time is read once the lock is held: a promotion dates its retirements from when it happens.
+  return withKeysLock(ctx, () => rotateDueLocked(ctx, unix(ctx.clock)));
 }
 
 /**
@@ -80,8 +81,7 @@ export function rotateDue(ctx: AppContext, at: Date = ctx.clock.now()): Promise<
 export const withKeysLock = <T>(ctx: AppContext, fn: () => Promise<T>): Promise<T> =>
   exclusively(ctx.db, LOCKS.signingKeys, fn);
 
-async function rotateDueLocked(ctx: AppContext, at: Date): Promise<RotationReport> {
-  const now = Math.floor(at.getTime() / 1000);
+async function rotateDueLocked(ctx: AppContext, now: number): Promise<RotationReport> {
   const t = timings(ctx);
   const report: RotationReport = {
     published: [],

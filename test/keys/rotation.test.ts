@@ -8,7 +8,14 @@ import { createContext } from '../../src/bootstrap.ts';
 import type { AppContext } from '../../src/context.ts';
 import { keysJobs } from '../../src/keys/jobs.ts';
 import { keyMaterialOnDisk, verifyKeyBinding } from '../../src/keys/key-binding.ts';
-import { ORPHAN_GRACE_SECONDS, promote, publishNext, rotateDue } from '../../src/keys/rotation.ts';
+import {
+  ORPHAN_GRACE_SECONDS,
+  promote,
+  publishNext,
+  rotateDue,
+  timings,
+  withKeysLock,
+} from '../../src/keys/rotation.ts';
 import { SIGNING_ALGS, type SigningAlg } from '../../src/keys/signing-algs.ts';
 import { silentLogger } from '../../src/log.ts';
 import { unix } from '../../src/platform/clock.ts';
@@ -192,6 +199,29 @@ describe('scheduled rotation with a fixed clock', () => {
     ctx.clock.advance(1000);
     expect((await rotateDue(ctx)).promoted).toContain(b);
     expect((await sign(ctx, 'ES256')).kid).toBe(b);
+  });
+
+  test('a rotation that waited for the keys lock dates its retirements from when it promotes', async () => {
+    ctx = await testContext({ extra: 'rotate_every = "1d"\npublish_ahead = "1h"' });
+    const start = ctx.clock.now().getTime();
+    ctx.clock.set(start + DAY - HOUR);
+    await rotateDue(ctx);
+    ctx.clock.set(start + DAY);
+    // Another change of the key set holds the lock while 20 s pass.
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
+    const held = withKeysLock(ctx, () => released);
+    const rotation = rotateDue(ctx);
+    ctx.clock.advance(20_000);
+    release();
+    await held;
+    const { promoted, retired } = await rotation;
+    expect(promoted).toHaveLength(3);
+    const promotedAt = unix(ctx.clock);
+    for (const kid of retired) {
+      const row = ctx.keys.store.get(kid)!;
+      expect(row.retired_at).toBe(promotedAt);
+      expect(row.remove_after).toBe(promotedAt + timings(ctx).keepRetired);
+    }
   });
 
   test('a set missing one next key is completed first, and promoted whole once the newest has been published for publish_ahead', async () => {
