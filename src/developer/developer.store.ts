@@ -234,36 +234,52 @@ export async function findInvitation(db: Db, clock: Clock, token: string): Promi
   return { invitationId: row.id, email: row.email, expiresAt: row.expires_at };
 }
 
+const unusableInvitation = () => new ValidationError('this invitation is unknown, expired or already used');
+
 /**
- * Redeems an invitation: creates the developer, or gives a password to the account an operator
- * created beforehand. Single use: the conditional update lets exactly one redemption win.
- * `passwordHash` is argon2id from `src/crypto/password.ts`, computed by the caller before this call.
+ * Uses up an invitation before its password is hashed (see `hashForUsedLink`). Single use: the
+ * conditional update lets exactly one claim win. Throws when the invitation is unknown, expired or
+ * used, or its account has a password already.
  */
-export async function acceptInvitation(
-  db: Db,
-  clock: Clock,
-  token: string,
-  input: { name?: string; passwordHash: string },
-): Promise<{ developerId: string }> {
+export async function claimInvitation(db: Db, clock: Clock, token: string): Promise<Invitation> {
   const hash = await sha256Hex(token);
   return db.sql.transaction(() => {
     const now = unix(clock);
     const row = db.sql
       .prepare<InvitationRow>('SELECT * FROM developer_invitations WHERE token_hash = ?')
       .get(hash);
-    const claimed =
-      row &&
-      db.sql
-        .prepare(
-          'UPDATE developer_invitations SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL AND expires_at > ?',
-        )
-        .run(now, row.id, now).changes === 1;
-    if (!row || !claimed) throw new ValidationError('this invitation is unknown, expired or already used');
-    const existing = findDeveloperByEmail(db, row.email);
+    if (!row || findDeveloperByEmail(db, row.email)?.hasPassword) throw unusableInvitation();
+    const claimed = db.sql
+      .prepare(
+        'UPDATE developer_invitations SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL AND expires_at > ?',
+      )
+      .run(now, row.id, now);
+    if (claimed.changes !== 1) throw unusableInvitation();
+    return { invitationId: row.id, email: row.email, expiresAt: row.expires_at };
+  });
+}
+
+/** Gives back an invitation claimed for a password that could not be hashed. */
+export function releaseInvitation(db: Db, invitationId: string): void {
+  db.sql.prepare('UPDATE developer_invitations SET accepted_at = NULL WHERE id = ?').run(invitationId);
+}
+
+/**
+ * Accepts a claimed invitation: creates the developer, or gives a password to the account an operator
+ * created beforehand. `passwordHash` is argon2id from `src/crypto/password.ts`.
+ */
+export function acceptInvitation(
+  db: Db,
+  clock: Clock,
+  invitation: Invitation,
+  input: { name?: string; passwordHash: string },
+): { developerId: string } {
+  return db.sql.transaction(() => {
+    const now = unix(clock);
+    const existing = findDeveloperByEmail(db, invitation.email);
     let developerId: string;
     if (existing) {
-      if (existing.hasPassword)
-        throw new ValidationError('this invitation is unknown, expired or already used');
+      if (existing.hasPassword) throw unusableInvitation();
       developerId = existing.developerId;
       db.sql
         .prepare(
@@ -273,7 +289,7 @@ export async function acceptInvitation(
         .run(input.passwordHash, input.name ?? '', input.name ?? '', now, developerId);
     } else {
       // The invitation reached this mailbox: the address is verified.
-      developerId = insertDeveloper(db, clock, row.email, {
+      developerId = insertDeveloper(db, clock, invitation.email, {
         name: input.name,
         passwordHash: input.passwordHash,
         verified: true,
@@ -282,8 +298,8 @@ export async function acceptInvitation(
     recordAudit(db, clock, {
       actor: `developer:${developerId}`,
       action: 'developer.invitation_accept',
-      target: row.id,
-      details: { developerId, email: row.email },
+      target: invitation.invitationId,
+      details: { developerId, email: invitation.email },
     });
     return { developerId };
   });

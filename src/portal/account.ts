@@ -1,15 +1,17 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { checkPassword, hashPassword, verifyPassword } from '../crypto/password.ts';
+import { checkPassword, hashForUsedLink, hashPassword, verifyPassword } from '../crypto/password.ts';
 import {
   acceptInvitation,
+  claimInvitation,
   createDeveloper,
   type Developer,
   developerPasswordHash,
   findDeveloperByEmail,
   getDeveloper,
   normaliseEmail,
+  releaseInvitation,
   replaceDeveloperPasswordHash,
   setDeveloperPassword,
 } from '../developer/developer.store.ts';
@@ -162,8 +164,11 @@ export async function acceptInvite(
 ): Promise<{ developerId: string }> {
   refuse([...nameProblems(input.name), ...passwordProblems(input.password, input.confirm)]);
   const name = input.name.trim();
-  const passwordHash = await hashPassword(input.password);
-  const accepted = await acceptInvitation(ctx.db, ctx.clock, token, { name, passwordHash });
+  const invitation = await claimInvitation(ctx.db, ctx.clock, token);
+  const passwordHash = await hashForUsedLink(input.password, () =>
+    releaseInvitation(ctx.db, invitation.invitationId),
+  );
+  const accepted = acceptInvitation(ctx.db, ctx.clock, invitation, { name, passwordHash });
   securityEvent(ctx, 'developer.signed_up', { developerId: accepted.developerId, method: 'invitation' });
   return accepted;
 }

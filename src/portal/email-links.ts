@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
-import { hashPassword } from '../crypto/password.ts';
+import { hashForUsedLink } from '../crypto/password.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
 import { listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import {
@@ -102,18 +102,12 @@ export async function resetPassword(
   const unusable = () => new ValidationError('this link is unknown, expired or already used');
   if (!(await resetLinkOwner(ctx, token))) throw unusable();
   refuse(passwordProblems(input.password, input.confirm));
-  // The link is used up before the hash, so that a link (made up, or posted many times at once) costs
-  // at most one; a hash that cannot be made gives it back.
   const tokenHash = await sha256Hex(token);
   const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
   if (!developerId) throw unusable();
-  let passwordHash: string;
-  try {
-    passwordHash = await hashPassword(input.password);
-  } catch (e) {
-    releaseEmailToken(ctx.db, tokenHash, 'reset_password');
-    throw e;
-  }
+  const passwordHash = await hashForUsedLink(input.password, () =>
+    releaseEmailToken(ctx.db, tokenHash, 'reset_password'),
+  );
   return ctx.db.sql.transaction(() => {
     const dev = findDeveloper(ctx.db, developerId);
     if (dev?.status !== 'active') throw unusable();

@@ -3,6 +3,7 @@ import { listAudit } from '../../src/audit/audit.store.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import {
   acceptInvitation,
+  claimInvitation,
   createDeveloper,
   createInvitation,
   findDeveloperByEmail,
@@ -33,6 +34,9 @@ describe('developers', () => {
       expect(() => createDeveloper(ctx.db, ctx.clock, { email: bad })).toThrow(ValidationError);
   });
 
+  const accept = async (token: string, input: { name?: string; passwordHash: string }) =>
+    acceptInvitation(ctx.db, ctx.clock, await claimInvitation(ctx.db, ctx.clock, token), input);
+
   test('an invitation is single use, expires, and stores only its hash', async () => {
     const inv = await createInvitation(ctx.db, ctx.clock, { email: 'new@example.com' });
     expect(inv.token).toMatch(/^inv_/);
@@ -41,31 +45,22 @@ describe('developers', () => {
     expect(raw.includes(await sha256Hex(inv.token))).toBe(true);
 
     expect((await findInvitation(ctx.db, ctx.clock, inv.token))?.email).toBe('new@example.com');
-    const { developerId } = await acceptInvitation(ctx.db, ctx.clock, inv.token, {
-      name: 'New',
-      passwordHash: '$argon2id$test',
-    });
+    const { developerId } = await accept(inv.token, { name: 'New', passwordHash: '$argon2id$test' });
     expect(findDeveloperByEmail(ctx.db, 'new@example.com')).toMatchObject({ developerId, hasPassword: true });
     expect(await findInvitation(ctx.db, ctx.clock, inv.token)).toBeUndefined();
-    await expect(
-      acceptInvitation(ctx.db, ctx.clock, inv.token, { passwordHash: '$argon2id$again' }),
-    ).rejects.toThrow('already used');
+    await expect(accept(inv.token, { passwordHash: '$argon2id$again' })).rejects.toThrow('already used');
 
     const late = await createInvitation(ctx.db, ctx.clock, { email: 'late@example.com', ttlSeconds: 60 });
     ctx.clock.advance(61_000);
     expect(await findInvitation(ctx.db, ctx.clock, late.token)).toBeUndefined();
-    await expect(acceptInvitation(ctx.db, ctx.clock, late.token, { passwordHash: 'x' })).rejects.toThrow(
-      'expired',
-    );
+    await expect(accept(late.token, { passwordHash: 'x' })).rejects.toThrow('expired');
     expect(findDeveloperByEmail(ctx.db, 'late@example.com')).toBeUndefined();
   });
 
   test('an invitation gives a password to an account created by an operator', async () => {
     const { developerId } = createDeveloper(ctx.db, ctx.clock, { email: 'op@example.com' });
     const inv = await createInvitation(ctx.db, ctx.clock, { email: 'op@example.com' });
-    expect((await acceptInvitation(ctx.db, ctx.clock, inv.token, { passwordHash: 'h' })).developerId).toBe(
-      developerId,
-    );
+    expect((await accept(inv.token, { passwordHash: 'h' })).developerId).toBe(developerId);
     await expect(createInvitation(ctx.db, ctx.clock, { email: 'op@example.com' })).rejects.toThrow(
       'already accepted',
     );

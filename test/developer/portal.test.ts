@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { approveReview, rejectReview } from '../../src/apps/production-review.ts';
+import { configurePasswordHashing } from '../../src/crypto/password.ts';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import { createInvitation, findDeveloperByEmail } from '../../src/developer/developer.store.ts';
 import { developerSignIn } from '../../src/portal/account.ts';
@@ -76,6 +77,33 @@ describe('accounts', () => {
     // Single use.
     const again = new Browser(p.app);
     expect((await again.get(url)).status).toBe(404);
+  });
+
+  test('an invitation posted many times at once costs one hash; one the pool could not hash stays usable', async () => {
+    p = await portal({ signup: 'invite' });
+    const inv = await createInvitation(p.ctx.db, p.ctx.clock, { email: 'invited@example.com' });
+    const url = `${P}/invitations/${inv.token}`;
+    const b = new Browser(p.app);
+    const { csrf } = await page(b, url);
+    const post = () =>
+      b.request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
+        body: new URLSearchParams({ csrf_token: csrf, name: 'Ivy', password: PASSWORD, confirm: PASSWORD }),
+      });
+    try {
+      // No worker free: the hash cannot be made, and the invitation is given back.
+      await configurePasswordHashing({ size: 1, maxQueue: 0 });
+      expect((await post()).status).toBe(503);
+      expect(findDeveloperByEmail(p.ctx.db, 'invited@example.com')).toBeUndefined();
+      // One hash at a time: of six posts at once, one creates the account; the rest find the link used.
+      await configurePasswordHashing({ size: 1, maxQueue: 1 });
+      const statuses = (await Promise.all(Array.from({ length: 6 }, post))).map((r) => r.status);
+      expect(statuses.sort()).toEqual([303, 404, 404, 404, 404, 404]);
+      expect(findDeveloperByEmail(p.ctx.db, 'invited@example.com')?.hasPassword).toBe(true);
+    } finally {
+      await configurePasswordHashing();
+    }
   });
 
   test('sign-in: same answer for unknown email and wrong password, throttled per account', async () => {
