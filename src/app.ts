@@ -3,6 +3,7 @@ import { applicationsRouter } from './api/applications.router.ts';
 import { webhooksRouter } from './api/webhooks.router.ts';
 import { registerSecurityEvents } from './audit/security-events.ts';
 import { capabilitiesRouter } from './capabilities/capabilities.router.ts';
+import { surfaceMount, surfacePath } from './config/surfaces.ts';
 import type { AppContext } from './context.ts';
 import { documentsRouter } from './documents/documents.router.ts';
 import { ApiError, OAuthError } from './errors.ts';
@@ -24,9 +25,6 @@ import { openApiRouter } from './openapi/openapi.router.ts';
 import type { FetchHandler, PlainHandler, Routes } from './platform/listen.ts';
 import { portalPaths } from './portal/paths.ts';
 import { proofsRouter } from './proofs/proofs.router.ts';
-
-/** Path prefix of a surface URL ("http://h/identity" → "/identity", "https://id.example" → ""). */
-export const surfacePath = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
 
 /** Which surfaces a host serves. */
 interface Surfaces {
@@ -113,18 +111,17 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
     for (const [path, methods] of Object.entries(plain))
       for (const [method, handler] of Object.entries(methods) as [string, PlainHandler][])
         app.on(method, path, (c) => handler(c.req.raw, c.env));
-  const identityPath = surfacePath(ctx.config.server.identity_url);
-  const developerPath = surfacePath(ctx.config.server.developer_url);
+  const { server } = ctx.config;
   if (serves.identity || serves.portal) {
     // The pages are loaded with the first request for one (docs/architecture.md#memory).
     let pages: Promise<Hono<AppEnv>> | undefined;
-    const isIdentityPage = identityPaths(identityPath);
-    const isPortalPage = portalPaths(developerPath);
+    const isIdentityPage = identityPaths(surfaceMount(server, server.identity_url));
+    const isPortalPage = portalPaths(surfaceMount(server, server.developer_url));
     const isPage = (path: string) =>
       (serves.identity && isIdentityPage(path)) || (serves.portal && isPortalPage(path));
     app.use(async (c, next) => {
       if (!isPage(c.req.path)) return next();
-      pages ??= pagesApp(ctx, serves, identityPath, developerPath);
+      pages ??= pagesApp(ctx, serves);
       return (await pages).fetch(c.req.raw, c.env);
     });
   }
@@ -152,11 +149,13 @@ function surfacesApp(ctx: AppContext, plain: Routes, serves: Surfaces) {
 }
 
 /** The identity experience and the portal, as far as this host serves them, behind the same middleware. */
-async function pagesApp(ctx: AppContext, serves: Surfaces, identityPath: string, developerPath: string) {
+async function pagesApp(ctx: AppContext, serves: Surfaces) {
   const [{ identityRouter }, { portalRouter }] = await Promise.all([
     import('./identity/identity.router.tsx'),
     import('./portal/portal.router.tsx'),
   ]);
+  const identityPath = surfacePath(ctx.config.server.identity_url);
+  const developerPath = surfacePath(ctx.config.server.developer_url);
   const app = new Hono<AppEnv>();
   perRequest(app, ctx);
   const mounts: [string, () => void][] = [];
@@ -170,10 +169,7 @@ async function pagesApp(ctx: AppContext, serves: Surfaces, identityPath: string,
 
 /** The routes of the identity experience and the portal, loaded (for tests that check every page). */
 export async function pageRoutes(ctx: AppContext) {
-  const { server } = ctx.config;
-  const every = { api: false, identity: true, portal: true };
-  return (await pagesApp(ctx, every, surfacePath(server.identity_url), surfacePath(server.developer_url)))
-    .routes;
+  return (await pagesApp(ctx, { api: false, identity: true, portal: true })).routes;
 }
 
 /** What every request gets first: its id, its context, its metrics. */

@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { securityEvent } from '../audit/security-events.ts';
+import { surfaceMount } from '../config/surfaces.ts';
 import type { AppContext } from '../context.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
 import { ApiError, NotFoundError } from '../errors.ts';
@@ -97,7 +98,8 @@ const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 /** The hosted identity experience, mounted at the path of `[server] identity_url`. */
 export function identityRouter(ctx: AppContext) {
   const app = new Hono<Env>();
-  const base = new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '');
+  const { server } = ctx.config;
+  const { path: base, ownHost } = surfaceMount(server, server.identity_url);
   const path = (id: string, step = '') => `${base}/authorize/${encodeURIComponent(id)}${step}`;
   const browsers = knownPersonBrowsers(ctx);
 
@@ -117,13 +119,13 @@ export function identityRouter(ctx: AppContext) {
     return waiting ? BODY_LIMITS.cameraFrames : BODY_LIMITS.pages;
   };
 
-  // Scoped to the flow's paths: when the identity surface has its own host it is mounted at "/", and
-  // these must not touch the API routes that share the app.
+  // Scoped to the flow's paths: at the root of the base host the identity surface is mounted at "/",
+  // and these must not touch the API routes that share the app.
   const flow = '/authorize/*';
   app.use(flow, trimTrailingSlash());
   app.use('/account/*', trimTrailingSlash());
-  // The surface's own address leads to the person's account page (with its own host, "/" is the API's).
-  if (base) {
+  // The surface's own address leads to the person's account page (at the base host's root, "/" is the API's).
+  if (base || ownHost) {
     app.get('/', (c) => c.redirect(`${base}/account`, 303));
     app.get('/*', (c, next) => (c.req.path === `${base}/` ? c.redirect(`${base}/account`, 303) : next()));
   }

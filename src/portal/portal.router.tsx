@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { surfaceMount } from '../config/surfaces.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, NotFoundError, ValidationError, validationMessage } from '../errors.ts';
 import { pageBodyLimit } from '../http/body-limit.ts';
@@ -23,11 +24,13 @@ export const DEVELOPER_COOKIE = '__Host-verity_dev';
 /** The developer portal, mounted at the path of `[server] developer_url`. */
 export function portalRouter(ctx: AppContext) {
   const app = new Hono<PortalEnv & SecurityHeadersEnv>();
-  const base = new URL(ctx.config.server.developer_url).pathname.replace(/\/+$/, '');
+  const { server } = ctx.config;
+  const mount = surfaceMount(server, server.developer_url);
+  const base = mount.path;
   const portal = createPortal(ctx, base);
 
   // One registration each (a request must not be counted or checked twice), limited to portal paths.
-  const inPortal = portalPaths(base);
+  const inPortal = portalPaths(mount);
   const isPrivate = (path: string) => PRIVATE.includes(path.slice(base.length).split('/')[1] ?? '');
   const only =
     (mw: unknown): MiddlewareHandler<PortalEnv> =>

@@ -60,6 +60,33 @@ describe('an unknown address under a surface', () => {
     expect((await a.request('/v1/nope')).headers.get('content-type')).toStartWith('application/json');
   });
 
+  test('a surface at the root of a host of its own answers every address but the API and the probes', async () => {
+    const a = await app(
+      '[server]\nidentity_url = "http://id.localhost:8080"\ndeveloper_url = "http://dev.localhost:8080"',
+    );
+    for (const [host, text] of [
+      ['http://id.localhost:8080', 'There is no such page.'],
+      ['http://dev.localhost:8080', 'Page not found'],
+    ]) {
+      for (const path of ['/nope', '/v1x', '/developer/signin', '/identity/account', '/robots.txt']) {
+        const res = await a.request(`${host}${path}`);
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+        expect(res.headers.get('content-security-policy')).toContain('nonce-');
+        expect(await res.text()).toContain(text);
+      }
+      for (const path of ['/v1/capabilities/scopes', '/.well-known/jwks.json', '/openapi.json']) {
+        const res = await a.request(`${host}${path}`);
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+        expect((await res.json()).error.code).toBe('NOT_FOUND');
+      }
+      expect((await a.request(`${host}/healthz`)).status).toBe(200);
+    }
+    // The identity host's own address leads to the account page, as a surface's path does.
+    const root = await a.request('http://id.localhost:8080/', { redirect: 'manual' });
+    expect(root.status).toBe(303);
+    expect(root.headers.get('location')).toBe('/account');
+  });
+
   test("one surface's path inside the other's: each answers its own", async () => {
     const a = await app(
       '[server]\nidentity_url = "http://localhost:8080/id"\ndeveloper_url = "http://localhost:8080/id/dev"',
