@@ -67,7 +67,7 @@ describe('an unknown address under a surface', () => {
     for (const [host, text] of [
       ['http://id.localhost:8080', 'There is no such page.'],
       ['http://dev.localhost:8080', 'Page not found'],
-    ]) {
+    ] as const) {
       for (const path of ['/nope', '/v1x', '/developer/signin', '/identity/account', '/robots.txt']) {
         const res = await a.request(`${host}${path}`);
         expect({ path, status: res.status }).toEqual({ path, status: 404 });
