@@ -7,7 +7,7 @@ import { surfaceMount, surfacePath } from './config/surfaces.ts';
 import type { AppContext } from './context.ts';
 import { documentsRouter } from './documents/documents.router.ts';
 import { ApiError, OAuthError } from './errors.ts';
-import { BODY_LIMITS, LARGEST_BODY_LIMIT, limitBody, payloadTooLarge } from './http/body-limit.ts';
+import { BODY_LIMITS, limitBody, payloadTooLarge } from './http/body-limit.ts';
 import { corsPreflights } from './http/cors.ts';
 import type { AppEnv } from './http/env.ts';
 import { apiErrorResponse, tokenErrorResponse } from './http/errors.ts';
@@ -222,7 +222,7 @@ function apiBodyLimit(): MiddlewareHandler<AppEnv> {
 export function createHandlers(
   ctx: AppContext,
   extend?: (app: ReturnType<typeof createApp>) => void,
-): { fetch: FetchHandler; routes: Routes; maxBodySize: number } {
+): { fetch: FetchHandler; routes: Routes } {
   const plain = plainRoutes(ctx);
   const app = createApp(ctx, plain);
   extend?.(app);
@@ -237,5 +237,5 @@ export function createHandlers(
     routes[path] = Object.fromEntries(
       Object.entries(methods).map(([method, handler]) => [method, apiHostsOnly(handler)]),
     );
-  return { fetch: (req, conn) => app.fetch(req, conn), routes, maxBodySize: LARGEST_BODY_LIMIT };
+  return { fetch: (req, conn) => app.fetch(req, conn), routes };
 }

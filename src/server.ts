@@ -37,12 +37,11 @@ export async function startServer(
   if (port !== 0) await assertBindable(addr.hostname, port);
   const ctx = await createContext(config, { clock: opts.clock, log: opts.log, migrate: true });
   const stopCheckpoints = await startBackgroundCheckpoints(ctx.db, ctx.log);
-  const { fetch, routes, maxBodySize } = createHandlers(ctx, opts.extend);
+  const { fetch, routes } = createHandlers(ctx, opts.extend);
   const server: Listening = await runtime.listen(fetch, {
     hostname: addr.hostname,
     port,
     routes,
-    maxBodySize,
   });
   const unboundHeap = runtime.boundHeap();
   const stopJobs = opts.jobs === false ? () => {} : startJobs(ctx);

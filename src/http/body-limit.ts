@@ -20,8 +20,6 @@ export const BODY_LIMITS = {
   other: 1 * MiB,
 } as const;
 
-export const LARGEST_BODY_LIMIT = Math.max(...Object.values(BODY_LIMITS));
-
 /**
  * A chunked body, or undefined if it is larger than `maxSize`: counted as it streams, and the stream
  * cancelled once the count passes the limit.

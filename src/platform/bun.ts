@@ -1,5 +1,5 @@
 import { loadLibcrypto } from './libcrypto.ts';
-import { backstopBodySize, type ConnInfo, IDLE_TIMEOUT_SECONDS, listenError } from './listen.ts';
+import { type ConnInfo, IDLE_TIMEOUT_SECONDS, listenError } from './listen.ts';
 import { importRsaPrivateJwk, type Rs256Signer, rs256Signer } from './rs256.ts';
 import type { Runtime } from './runtime.ts';
 import { type SqliteDriver, statementCache } from './sqlite.ts';
@@ -62,7 +62,8 @@ export const bunRuntime: Runtime = {
         hostname: opts.hostname,
         port: opts.port,
         idleTimeout: opts.idleTimeoutSeconds ?? IDLE_TIMEOUT_SECONDS,
-        maxRequestBodySize: backstopBodySize(opts.maxBodySize),
+        // The app's limits decide, in each surface's shape: past Bun's own it would close without an answer.
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
         fetch: (req, srv) => (wellFormed(req) ? handler(req, connOf(req, srv)) : badRequest()),
       });
     } catch (e) {

@@ -46,8 +46,6 @@ export interface ListenOptions {
   port: number;
   /** Matched ahead of the handler where the listener can (Bun). */
   routes?: Routes;
-  /** Bodies past this are refused by the listener where it has a limit of its own (Bun). */
-  maxBodySize?: number;
   /** A connection that sends nothing for this long is closed; IDLE_TIMEOUT_SECONDS by default. */
   idleTimeoutSeconds?: number;
 }
@@ -60,12 +58,6 @@ export interface Listening {
   hostname: string;
   close(): Promise<void>;
 }
-
-/**
- * The most a listener accepts before the app sees the body. The app's own limits decide, with their
- * error shapes; this is a backstop above the largest (Bun's default would be 128 MiB, Deno has none).
- */
-export const backstopBodySize = (maxBodySize = 1024 * 1024): number => maxBodySize + 1024 * 1024;
 
 /** Parses "host:port", including "[::1]:8080". */
 export function parseListen(listen: string): { hostname: string; port: number } {

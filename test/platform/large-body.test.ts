@@ -8,8 +8,8 @@ setDefaultTimeout(120_000);
 
 /**
  * A 200 MB body streamed without a Content-Length is refused while it streams, under Bun, under
- * Node 20 and under Deno (whose `node:http` listener, as Node's, has no limit of its own): the answer
- * is a 413 in the surface's shape and the server's resident memory grows by less than 32 MiB.
+ * Node 20 and under Deno (no listener has a limit of its own): the answer is a 413 in the surface's
+ * shape and the server's resident memory grows by less than 32 MiB. A declared one is refused at once.
  */
 
 const root = join(import.meta.dir, '../..');
@@ -72,6 +72,23 @@ for (const way of ['bun', 'node', 'deno'] as Way[]) {
       });
       expect(answer.sent).toBeLessThan(200 * MiB);
       expect(growth).toBeLessThan(32 * MiB);
+    });
+
+    test('a declared length past every limit: the surface answers 413 before the body, in its shape', async () => {
+      for (const [path, shape] of [
+        ['/v1/oauth/token', 'invalid_request'],
+        ['/v1/applications', 'PAYLOAD_TOO_LARGE'],
+        ['/developer/signup', 'The request body is too large.'],
+      ] as const) {
+        const answer = await streamBody(`${server.baseUrl}${path}`, {
+          bytes: 0,
+          declared: 200 * MiB,
+          contentType: 'application/x-www-form-urlencoded',
+          timeoutMs: 5_000,
+        });
+        expect({ path, status: answer.status }).toEqual({ path, status: 413 });
+        expect(answer.body).toContain(shape);
+      }
     });
   });
 }
