@@ -26,7 +26,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const log = opts.log ?? jsonLogger(config.log.level);
   const db = await openDb(databaseTarget(config));
   if (opts.migrate !== false) {
-    migrate(db, clock);
+    migrate(db, clock, { log });
     seedPersonas(db);
   }
   optimize(db);

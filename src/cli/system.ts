@@ -2,7 +2,9 @@ import { DEFAULT_CONFIG_PATH } from '../config/file.ts';
 import { configWarnings } from '../config/warnings.ts';
 import { migrate, pendingMigrations } from '../db/migrate.ts';
 import { databaseTarget, openDb, redactUrl } from '../db/open.ts';
+import { jsonLogger } from '../log.ts';
 import { systemClock } from '../platform/clock.ts';
+import { proc } from '../platform/process.ts';
 import { VERSION } from '../version.ts';
 import type { Command } from './command.ts';
 
@@ -14,7 +16,9 @@ export const systemCommands: Command[] = [
       const config = await cli.loadConfig();
       const db = await openDb(databaseTarget(config));
       try {
-        const applied = migrate(db, systemClock);
+        // Waiting for another process's migration is said on stderr, as the server logs it.
+        const log = jsonLogger('warn', (line) => proc.stderr(`${line}\n`));
+        const applied = migrate(db, systemClock, { log });
         cli.print(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date', {
           applied,
           pending: pendingMigrations(db),

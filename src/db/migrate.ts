@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Logger, silentLogger } from '../log.ts';
 import type { Clock } from '../platform/clock.ts';
 import { unix } from '../platform/clock.ts';
 import { LOCKS } from './exclusive.ts';
@@ -23,10 +24,14 @@ const RECOVER = 'restore a backup made by this release, or run the release that 
  * with its SHA-256, so a re-run is a no-op and a crash mid-way leaves the database at a migration
  * boundary. Refuses a database whose applied migrations are not the ones shipped (see verifyHistory).
  */
-export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(db)): string[] {
+export function migrate(
+  db: Db,
+  clock: Clock,
+  { migrations = shipped(db), log = silentLogger }: { migrations?: Migration[]; log?: Logger } = {},
+): string[] {
   if (db.engine === 'postgres') {
     // Instances starting together take turns: the first migrates, the others find nothing pending.
-    waitForLock(db, LOCKS.migrations);
+    waitForLock(db, LOCKS.migrations, log);
     try {
       db.sql.exec(
         'CREATE TABLE IF NOT EXISTS _migrations (name text PRIMARY KEY NOT NULL, applied_at bigint NOT NULL, checksum text)',
@@ -44,14 +49,41 @@ export function migrate(db: Db, clock: Clock, migrations: Migration[] = shipped(
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
+/** How long a wait for the migrations lock goes unreported, and then between reports. */
+const LOCK_WAIT_REPORT_MS = { first: 3_000, every: 30_000 };
+
 /**
- * Takes a session advisory lock however long another instance's migration holds it. Polled: a waiting
- * `pg_advisory_lock` would meet the connection's lock and answer timeouts, which are for statements.
+ * Takes a session advisory lock however long another instance's migration holds it (a backfill may take
+ * minutes), and says who holds it while it waits. Polled: a waiting `pg_advisory_lock` would meet the
+ * connection's lock and answer timeouts, which are for statements.
  */
-function waitForLock(db: Db, lock: number): void {
+function waitForLock(db: Db, lock: number, log: Logger): void {
   const tryLock = db.sql.prepare<{ ok: number }>(`SELECT pg_try_advisory_lock(${lock}) AS ok`);
-  while (!tryLock.get()!.ok) Atomics.wait(pause, 0, 0, 100);
+  const start = Date.now();
+  let reportAt = start + LOCK_WAIT_REPORT_MS.first;
+  while (!tryLock.get()!.ok) {
+    if (Date.now() >= reportAt) {
+      log.warn('waiting for another process to finish migrating the database', {
+        waitedSeconds: Math.round((Date.now() - start) / 1000),
+        heldBy: lockHolders(db, lock),
+      });
+      reportAt += LOCK_WAIT_REPORT_MS.every;
+    }
+    Atomics.wait(pause, 0, 0, 100);
+  }
 }
+
+/** The sessions holding an advisory lock on this database (a key below 2^32 is its `objid`). */
+const lockHolders = (db: Db, lock: number) =>
+  db.sql
+    .prepare<{ pid: number; application: string; client: string | null; connectedAt: string }>(
+      `SELECT a.pid, a.application_name AS application, host(a.client_addr) AS client,
+         to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "connectedAt"
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = ${lock}
+         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    )
+    .all();
 
 /** The migrations this build ships for the database's engine. */
 export const shipped = (db: Pick<Db, 'engine'>): Migration[] =>

@@ -211,7 +211,7 @@ describe.skipIf(!postgresAvailable())('verity db copy', () => {
     cleanups.push(tmp.cleanup);
     const file = join(tmp.dir, 'verity.db');
     const old = await openDb(file);
-    migrate(old, fixedClock(0), migrations.slice(0, 5));
+    migrate(old, fixedClock(0), { migrations: migrations.slice(0, 5) });
     old.close();
     const url = freshDatabaseUrl();
     const r = await cli('db', 'copy', '--from', `sqlite:${file}`, '--to', url);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { LOCKS } from '../../src/db/exclusive.ts';
 import { migrate, migrationChecksum, pendingMigrations, shipped } from '../../src/db/migrate.ts';
 import { type Db, openDb } from '../../src/db/open.ts';
+import { jsonLogger } from '../../src/log.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { onPostgres, tempDir, testDatabase } from '../helpers/context.ts';
 
@@ -95,7 +96,7 @@ describe('migrations', () => {
   // Another instance of a new release migrating longer than the connection's 5-second lock timeout
   // (a backfill on a large table): this one waits for it, as operations.md says, and does not fail.
   // Advisory locks are PostgreSQL's: named, so it runs in either suite.
-  test('an instance starting while another migrates waits as long as it takes', async () => {
+  test('an instance starting while another migrates waits as long as it takes, saying who holds it', async () => {
     const { dir, cleanup } = tempDir();
     const url = testDatabase(dir, 'postgres');
     const held = Bun.spawn(
@@ -109,9 +110,19 @@ describe('migrations', () => {
         'SELECT 1 FROM pg_locks WHERE locktype = ? AND objid = ? AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
       );
       while (!holding.get('advisory', LOCKS.migrations)) await Bun.sleep(50);
+      const lines: string[] = [];
+      const log = jsonLogger('info', (line) => lines.push(line));
       const started = Date.now();
-      expect(migrate(db, fixedClock()).length).toBeGreaterThan(0);
+      expect(migrate(db, fixedClock(), { log }).length).toBeGreaterThan(0);
       expect(Date.now() - started).toBeGreaterThan(4000);
+      // Reported after 3 s, naming the session that holds the lock.
+      expect(lines.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          msg: 'waiting for another process to finish migrating the database',
+          heldBy: [expect.objectContaining({ pid: expect.any(Number), application: 'psql' })],
+        }),
+      ]);
     } finally {
       db.close();
       await held.exited;
@@ -127,7 +138,7 @@ describe('migrations', () => {
         name: '0002_bad',
         sql: 'CREATE TABLE half (id INTEGER PRIMARY KEY);\n--> statement-breakpoint\nCREATE TABLE oops (',
       };
-      expect(() => migrate(db, clock, [good, bad])).toThrow();
+      expect(() => migrate(db, clock, { migrations: [good, bad] })).toThrow();
       const names = schemaOf(db).map((s) => s.name);
       expect(names).toContain('good');
       expect(names).not.toContain('half');
@@ -212,11 +223,11 @@ describe('a migration history that does not match the shipped migrations', () =>
 
   test('an applied migration whose SQL changed is refused by name, and nothing is applied', async () => {
     await withDb((db) => {
-      migrate(db, fixedClock(), [one]);
+      migrate(db, fixedClock(), { migrations: [one] });
       const edited = { ...one, sql: `${one.sql}\n-- edited` };
       const before = schemaOf(db);
       for (const run of [
-        () => migrate(db, fixedClock(), [edited, two]),
+        () => migrate(db, fixedClock(), { migrations: [edited, two] }),
         () => pendingMigrations(db, [edited, two]),
       ])
         expect(run).toThrow(
@@ -229,8 +240,11 @@ describe('a migration history that does not match the shipped migrations', () =>
 
   test('a database migrated by a newer release (a migration not shipped) is refused by name', async () => {
     await withDb((db) => {
-      migrate(db, fixedClock(), [one, two]);
-      for (const run of [() => migrate(db, fixedClock(), [one]), () => pendingMigrations(db, [one])])
+      migrate(db, fixedClock(), { migrations: [one, two] });
+      for (const run of [
+        () => migrate(db, fixedClock(), { migrations: [one] }),
+        () => pendingMigrations(db, [one]),
+      ])
         expect(run).toThrow(
           'the database has migration 0001_two applied, which this version of Verity does not ship (a newer release migrated it): restore a backup made by this release, or run the release that migrated the database',
         );
@@ -239,8 +253,8 @@ describe('a migration history that does not match the shipped migrations', () =>
 
   test('a shipped migration numbered before one already applied is refused, not applied out of order', async () => {
     await withDb((db) => {
-      migrate(db, fixedClock(), [one, three]);
-      expect(() => migrate(db, fixedClock(), [one, two, three])).toThrow(
+      migrate(db, fixedClock(), { migrations: [one, three] });
+      expect(() => migrate(db, fixedClock(), { migrations: [one, two, three] })).toThrow(
         'migration 0001_two is not applied but the later 0002_three is',
       );
       expect(names(db)).not.toContain('two');
@@ -261,10 +275,12 @@ describe('a migration history that does not match the shipped migrations', () =>
         db.sql.prepare('INSERT INTO _migrations (name, applied_at) VALUES (?, ?)').run(one.name, 1);
         const columns = () => db.sql.prepare("SELECT name FROM pragma_table_info('_migrations')").all();
         // Refused before anything is written, even the new column.
-        expect(() => migrate(db, fixedClock(), [two])).toThrow('migration 0000_one applied, which');
+        expect(() => migrate(db, fixedClock(), { migrations: [two] })).toThrow(
+          'migration 0000_one applied, which',
+        );
         expect(columns()).toEqual([{ name: 'name' }, { name: 'applied_at' }]);
         expect(pendingMigrations(db, [one, two])).toEqual(['0001_two']);
-        expect(migrate(db, fixedClock(), [one, two])).toEqual(['0001_two']);
+        expect(migrate(db, fixedClock(), { migrations: [one, two] })).toEqual(['0001_two']);
         const recorded = db.sql
           .prepare<{ name: string; checksum: string }>('SELECT name, checksum FROM _migrations ORDER BY name')
           .all();
@@ -272,9 +288,9 @@ describe('a migration history that does not match the shipped migrations', () =>
           { name: one.name, checksum: migrationChecksum(one) },
           { name: two.name, checksum: migrationChecksum(two) },
         ]);
-        expect(() => migrate(db, fixedClock(), [{ ...one, sql: `${one.sql} ` }, two])).toThrow(
-          'migration 0000_one applied to the database',
-        );
+        expect(() =>
+          migrate(db, fixedClock(), { migrations: [{ ...one, sql: `${one.sql} ` }, two] }),
+        ).toThrow('migration 0000_one applied to the database');
       });
     },
   );

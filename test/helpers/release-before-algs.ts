@@ -14,7 +14,7 @@ export const SIGNING_ALGS_MIGRATION = migrations.findIndex((m) => m.name.endsWit
  */
 export async function releaseBeforeSigningAlgs(dir: string, clock: FixedClock): Promise<string> {
   const db = await openDb(join(dir, 'verity.db'));
-  migrate(db, clock, migrations.slice(0, SIGNING_ALGS_MIGRATION));
+  migrate(db, clock, { migrations: migrations.slice(0, SIGNING_ALGS_MIGRATION) });
   const { kid } = await keyFiles(join(dir, 'keys')).generate('RS256', unix(clock), 'the-release-before');
   db.sql
     .prepare("INSERT INTO signing_keys (kid, state, created_at, activated_at) VALUES (?, 'active', ?, ?)")
