@@ -1,4 +1,5 @@
 import { appsJobs } from './apps/jobs.ts';
+import { auditJobs } from './audit/jobs.ts';
 import { consentJobs } from './consent/jobs.ts';
 import { identityJobs } from './identity/jobs.ts';
 import type { Job } from './jobs.ts';
@@ -16,4 +17,5 @@ export const allJobs = (): Job[] => [
   ...identityJobs,
   ...appsJobs,
   ...portalJobs,
+  ...auditJobs,
 ];
