@@ -41,19 +41,6 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /**
- * Hashes the password for a single-use link already used up on its behalf (so that one link posted many
- * times at once costs one hash), and gives the link back when the hash cannot be made.
- */
-export async function hashForUsedLink(password: string, giveBack: () => void): Promise<string> {
-  try {
-    return await hashPassword(password);
-  } catch (e) {
-    giveBack();
-    throw e;
-  }
-}
-
-/**
  * What an argon2id hash may ask of a check, whoever made it. The ceilings keep a hash from holding the
  * hashing pool (every failed sign-in pays its cost; about 13 times Verity's own at most) while taking
  * the defaults of common libraries (argon2-cffi, PHP, Spring, Keycloak). The floors, below which a hash

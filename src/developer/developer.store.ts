@@ -224,42 +224,60 @@ type InvitationRow = Pick<
   'id' | 'email' | 'token_hash' | 'expires_at' | 'accepted_at'
 >;
 
-/** A usable invitation for this token, or undefined when unknown, expired or already accepted. */
-export async function findInvitation(db: Db, clock: Clock, token: string): Promise<Invitation | undefined> {
-  const hash = await sha256Hex(token);
+/**
+ * How long a claim holds an invitation whose account has no password yet. An older one was cut off (a
+ * crash while the password was hashed), and the link works again.
+ */
+const CLAIM_SECONDS = 60;
+
+/** The invitation row of a token, if it can be accepted at `now`: see `claimInvitation`. */
+function usableInvitation(db: Db, tokenHash: string, now: number): InvitationRow | undefined {
   const row = db.sql
     .prepare<InvitationRow>('SELECT * FROM developer_invitations WHERE token_hash = ?')
-    .get(hash);
-  if (!row || row.accepted_at !== null || row.expires_at <= unix(clock)) return undefined;
-  return { invitationId: row.id, email: row.email, expiresAt: row.expires_at };
+    .get(tokenHash);
+  if (!row || row.expires_at <= now || findDeveloperByEmail(db, row.email)?.hasPassword) return undefined;
+  return row.accepted_at === null || row.accepted_at <= now - CLAIM_SECONDS ? row : undefined;
+}
+
+const invitationOf = (row: InvitationRow): Invitation => ({
+  invitationId: row.id,
+  email: row.email,
+  expiresAt: row.expires_at,
+});
+
+/** A usable invitation for this token, or undefined when unknown, expired or already accepted. */
+export async function findInvitation(db: Db, clock: Clock, token: string): Promise<Invitation | undefined> {
+  const row = usableInvitation(db, await sha256Hex(token), unix(clock));
+  return row && invitationOf(row);
 }
 
 const unusableInvitation = () => new ValidationError('this invitation is unknown, expired or already used');
 
 /**
- * Uses up an invitation before its password is hashed (see `hashForUsedLink`). Single use: the
- * conditional update lets exactly one claim win. Throws when the invitation is unknown, expired or
- * used, or its account has a password already.
+ * Claims an invitation before its password is hashed, so that one link posted many times at once costs
+ * one hash: the conditional update lets exactly one claim win. Accepting it gives its account a
+ * password, which uses it up for good; a claim that fails is given back (`releaseInvitation`), and one
+ * cut off by a crash lapses after CLAIM_SECONDS. Throws when the invitation is unknown, expired, used
+ * or claimed, or its account has a password already.
  */
 export async function claimInvitation(db: Db, clock: Clock, token: string): Promise<Invitation> {
   const hash = await sha256Hex(token);
   return db.sql.transaction(() => {
     const now = unix(clock);
-    const row = db.sql
-      .prepare<InvitationRow>('SELECT * FROM developer_invitations WHERE token_hash = ?')
-      .get(hash);
-    if (!row || findDeveloperByEmail(db, row.email)?.hasPassword) throw unusableInvitation();
-    const claimed = db.sql
-      .prepare(
-        'UPDATE developer_invitations SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL AND expires_at > ?',
-      )
-      .run(now, row.id, now);
-    if (claimed.changes !== 1) throw unusableInvitation();
-    return { invitationId: row.id, email: row.email, expiresAt: row.expires_at };
+    const row = usableInvitation(db, hash, now);
+    const claimed =
+      row &&
+      db.sql
+        .prepare(
+          'UPDATE developer_invitations SET accepted_at = ? WHERE id = ? AND (accepted_at IS NULL OR accepted_at <= ?)',
+        )
+        .run(now, row.id, now - CLAIM_SECONDS).changes === 1;
+    if (!claimed) throw unusableInvitation();
+    return invitationOf(row);
   });
 }
 
-/** Gives back an invitation claimed for a password that could not be hashed. */
+/** Gives back a claimed invitation that could not be accepted. */
 export function releaseInvitation(db: Db, invitationId: string): void {
   db.sql.prepare('UPDATE developer_invitations SET accepted_at = NULL WHERE id = ?').run(invitationId);
 }

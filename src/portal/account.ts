@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import { securityEvent } from '../audit/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { checkPassword, hashForUsedLink, hashPassword, verifyPassword } from '../crypto/password.ts';
+import { checkPassword, hashPassword, verifyPassword } from '../crypto/password.ts';
 import {
   acceptInvitation,
   claimInvitation,
@@ -24,6 +24,7 @@ import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { emailProblems, nameProblems, passwordProblems, refuse } from './account-rules.ts';
 import { sendVerificationEmail } from './email-links.ts';
+import { applyUsedLink } from './used-link.ts';
 
 /**
  * Developers are throttled by the identity experience's throttle and limits, in their own key space so a
@@ -165,10 +166,13 @@ export async function acceptInvite(
   refuse([...nameProblems(input.name), ...passwordProblems(input.password, input.confirm)]);
   const name = input.name.trim();
   const invitation = await claimInvitation(ctx.db, ctx.clock, token);
-  const passwordHash = await hashForUsedLink(input.password, () =>
-    releaseInvitation(ctx.db, invitation.invitationId),
+  const accepted = await applyUsedLink(
+    () => releaseInvitation(ctx.db, invitation.invitationId),
+    async () => {
+      const passwordHash = await hashPassword(input.password);
+      return acceptInvitation(ctx.db, ctx.clock, invitation, { name, passwordHash });
+    },
   );
-  const accepted = acceptInvitation(ctx.db, ctx.clock, invitation, { name, passwordHash });
   securityEvent(ctx, 'developer.signed_up', { developerId: accepted.developerId, method: 'invitation' });
   return accepted;
 }

@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
-import { hashForUsedLink } from '../crypto/password.ts';
+import { hashPassword } from '../crypto/password.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
 import { listApiKeys, revokeApiKey } from '../developer/api-key.store.ts';
 import {
@@ -19,6 +19,7 @@ import {
 import { ValidationError } from '../errors.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
+import { applyUsedLink } from './used-link.ts';
 
 const VERIFY_TTL_SECONDS = 24 * 3600;
 const RESET_TTL_SECONDS = 3600;
@@ -87,6 +88,8 @@ export async function resetLinkOwner(ctx: AppContext, token: string): Promise<De
   return dev?.status === 'active' ? dev : undefined;
 }
 
+const unusableResetLink = () => new ValidationError('this link is unknown, expired or already used');
+
 /**
  * Sets the password chosen through a reset link, once: ends every session of the developer, and
  * verifies the address (the link reached it). An account whose address was not yet verified may have
@@ -99,18 +102,26 @@ export async function resetPassword(
   token: string,
   input: { password: string; confirm: string },
 ): Promise<{ developerId: string }> {
-  const unusable = () => new ValidationError('this link is unknown, expired or already used');
-  if (!(await resetLinkOwner(ctx, token))) throw unusable();
+  if (!(await resetLinkOwner(ctx, token))) throw unusableResetLink();
   refuse(passwordProblems(input.password, input.confirm));
   const tokenHash = await sha256Hex(token);
   const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
-  if (!developerId) throw unusable();
-  const passwordHash = await hashForUsedLink(input.password, () =>
-    releaseEmailToken(ctx.db, tokenHash, 'reset_password'),
+  if (!developerId) throw unusableResetLink();
+  const giveBack = () => releaseEmailToken(ctx.db, tokenHash, 'reset_password');
+  return applyUsedLink(giveBack, async () =>
+    setResetPassword(ctx, developerId, await hashPassword(input.password)),
   );
+}
+
+/** The reset's change, in one transaction; refused (a ValidationError) for an account not active. */
+function setResetPassword(
+  ctx: AppContext,
+  developerId: string,
+  passwordHash: string,
+): { developerId: string } {
   return ctx.db.sql.transaction(() => {
     const dev = findDeveloper(ctx.db, developerId);
-    if (dev?.status !== 'active') throw unusable();
+    if (dev?.status !== 'active') throw unusableResetLink();
     setDeveloperPassword(ctx.db, developerId, passwordHash);
     // A reset ends every session: whoever knew the old password is signed out.
     createSessionStore(ctx.db).deleteOthers('developer', developerId, '');

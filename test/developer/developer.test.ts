@@ -57,6 +57,22 @@ describe('developers', () => {
     expect(findDeveloperByEmail(ctx.db, 'late@example.com')).toBeUndefined();
   });
 
+  test('a claim cut off by a crash lapses after a minute; an accepted invitation never does', async () => {
+    const inv = await createInvitation(ctx.db, ctx.clock, { email: 'new@example.com' });
+    // The process dies while the password is hashed: claimed, no account.
+    await claimInvitation(ctx.db, ctx.clock, inv.token);
+    expect(await findInvitation(ctx.db, ctx.clock, inv.token)).toBeUndefined();
+    ctx.clock.advance(59_000);
+    await expect(claimInvitation(ctx.db, ctx.clock, inv.token)).rejects.toThrow('already used');
+    ctx.clock.advance(1_000);
+    expect((await findInvitation(ctx.db, ctx.clock, inv.token))?.email).toBe('new@example.com');
+    const { developerId } = await accept(inv.token, { passwordHash: '$argon2id$test' });
+    expect(findDeveloperByEmail(ctx.db, 'new@example.com')?.developerId).toBe(developerId);
+    ctx.clock.advance(86_400_000);
+    expect(await findInvitation(ctx.db, ctx.clock, inv.token)).toBeUndefined();
+    await expect(accept(inv.token, { passwordHash: '$argon2id$again' })).rejects.toThrow('already used');
+  });
+
   test('an invitation gives a password to an account created by an operator', async () => {
     const { developerId } = createDeveloper(ctx.db, ctx.clock, { email: 'op@example.com' });
     const inv = await createInvitation(ctx.db, ctx.clock, { email: 'op@example.com' });

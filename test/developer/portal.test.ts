@@ -106,6 +106,33 @@ describe('accounts', () => {
     }
   });
 
+  test('an invitation whose account could not be written stays usable', async () => {
+    p = await portal({ signup: 'invite' });
+    const inv = await createInvitation(p.ctx.db, p.ctx.clock, { email: 'invited@example.com' });
+    const url = `${P}/invitations/${inv.token}`;
+    const b = new Browser(p.app);
+    const form = { name: 'Ivy', password: PASSWORD, confirm: PASSWORD };
+    // The database refuses the account's insert once.
+    const sql = p.ctx.db.sql;
+    if (p.ctx.db.engine === 'postgres') {
+      sql.exec(
+        "CREATE FUNCTION refuse_once() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ LANGUAGE plpgsql",
+      );
+      sql.exec(
+        'CREATE TRIGGER refuse_once BEFORE INSERT ON developers FOR EACH ROW EXECUTE FUNCTION refuse_once()',
+      );
+    } else
+      sql.exec(
+        "CREATE TRIGGER refuse_once BEFORE INSERT ON developers BEGIN SELECT RAISE(ABORT, 'refused'); END",
+      );
+    expect((await submit(b, url, url, form)).status).toBe(500);
+    sql.exec(
+      p.ctx.db.engine === 'postgres' ? 'DROP TRIGGER refuse_once ON developers' : 'DROP TRIGGER refuse_once',
+    );
+    expect((await submit(b, url, url, form)).status).toBe(303);
+    expect(findDeveloperByEmail(p.ctx.db, 'invited@example.com')?.hasPassword).toBe(true);
+  });
+
   test('sign-in: same answer for unknown email and wrong password, throttled per account', async () => {
     p = await portal();
     await signUp(p, 'dev@example.com');
