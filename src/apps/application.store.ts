@@ -399,6 +399,17 @@ export function ownsApplicationIn(
   return row?.owner === developerId && row.has_env === 1;
 }
 
+/** Revokes every active client secret of every application the developer owns, at this instant. */
+export function revokeOwnerSecrets(db: Db, clock: Clock, developerId: string): number {
+  return db.sql
+    .prepare(
+      `UPDATE client_secrets SET revoked_at = ? WHERE revoked_at IS NULL AND environment_id IN (
+         SELECT e.id FROM application_environments e JOIN applications a ON a.id = e.application_id
+         WHERE a.owner_developer_id = ?)`,
+    )
+    .run(unix(clock), developerId).changes;
+}
+
 /** Revokes every active secret of the environment at this instant. */
 export function revokeSecrets(db: Db, clock: Clock, environmentId: string): number {
   return db.sql

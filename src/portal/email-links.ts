@@ -1,3 +1,4 @@
+import { revokeOwnerSecrets } from '../apps/application.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword } from '../crypto/password.ts';
@@ -18,6 +19,7 @@ import {
 } from '../developer/email-token.store.ts';
 import { ValidationError } from '../errors.ts';
 import { createSessionStore } from '../web/session.store.ts';
+import { createEndpointStore } from '../webhooks/endpoint.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
 import { applyUsedLink } from './used-link.ts';
 
@@ -93,8 +95,9 @@ const unusableResetLink = () => new ValidationError('this link is unknown, expir
 /**
  * Sets the password chosen through a reset link, once: ends every session of the developer, and
  * verifies the address (the link reached it). An account whose address was not yet verified may have
- * been made by someone else in the owner's name: its API keys are revoked too, so only the owner, now
- * proven, holds access. A link used, expired or unknown meanwhile is refused with a ValidationError
+ * been made by someone else in the owner's name, who saw every secret it holds: its API keys and its
+ * applications' client secrets are revoked too, and its webhook endpoints (their signing secrets with
+ * them) deleted, so only the owner, now proven, holds access. A link used, expired or unknown meanwhile is refused with a ValidationError
  * without fields.
  */
 export async function resetPassword(
@@ -113,6 +116,16 @@ export async function resetPassword(
   );
 }
 
+/** What someone who held an unverified account may still use: its API keys, client and webhook secrets. */
+function takeBack(ctx: AppContext, developerId: string) {
+  for (const key of listApiKeys(ctx.db, developerId))
+    if (!key.revokedAt) revokeApiKey(ctx.db, ctx.clock, key.keyId, { actor: `developer:${developerId}` });
+  return {
+    clientSecretsRevoked: revokeOwnerSecrets(ctx.db, ctx.clock, developerId),
+    webhookEndpointsDeleted: createEndpointStore(ctx.db).deleteOwnedBy(developerId),
+  };
+}
+
 /** The reset's change, in one transaction; refused (a ValidationError) for an account not active. */
 function setResetPassword(
   ctx: AppContext,
@@ -125,14 +138,13 @@ function setResetPassword(
     setDeveloperPassword(ctx.db, developerId, passwordHash);
     // A reset ends every session: whoever knew the old password is signed out.
     createSessionStore(ctx.db).deleteOthers('developer', developerId, '');
-    if (!dev.emailVerified)
-      for (const key of listApiKeys(ctx.db, developerId))
-        if (!key.revokedAt) revokeApiKey(ctx.db, ctx.clock, key.keyId, { actor: `developer:${developerId}` });
+    const taken = dev.emailVerified ? undefined : takeBack(ctx, developerId);
     markEmailVerified(ctx.db, ctx.clock, developerId);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.password_reset',
       target: developerId,
+      details: taken,
     });
     return { developerId };
   });

@@ -100,6 +100,15 @@ export function createEndpointStore(db: Db) {
       return sql.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0;
     },
 
+    /** Every endpoint of the applications a developer owns, as `delete` does one. */
+    deleteOwnedBy(developerId: string): number {
+      return sql
+        .prepare(
+          'DELETE FROM webhook_endpoints WHERE application_id IN (SELECT id FROM applications WHERE owner_developer_id = ?)',
+        )
+        .run(developerId).changes;
+    },
+
     insertSecret(row: SecretRow): void {
       sql
         .prepare(

@@ -19,6 +19,7 @@ import {
   portal,
   signUp,
   submit,
+  submitPage,
 } from './portal-helpers.ts';
 
 setDefaultTimeout(60_000);
@@ -150,6 +151,27 @@ describe('links and rules', () => {
 
   const path = (url: string) => new URL(url).pathname;
 
+  /** Whether the token endpoint takes the client's secret (a made-up code is then an invalid_grant). */
+  const clientAuthenticates = async (client: { id: string; secret: string }) => {
+    const res = await p.app.request('/v1/oauth/token', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${client.id}:${client.secret}`)}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'made-up',
+        redirect_uri: 'https://rp.example/callback',
+      }),
+    });
+    return ((await res.json()) as { error: string }).error !== 'invalid_client';
+  };
+  const endpointCount = (applicationId: string) =>
+    p.ctx.db.sql
+      .prepare<{ n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE application_id = ?')
+      .get(applicationId)!.n;
+
   test('a reset request answers the same for unknown and known addresses, and mails only the known', async () => {
     const lines = await loggingPortal();
     await signUp(p, 'known@example.com');
@@ -191,12 +213,22 @@ describe('links and rules', () => {
     expect(findDeveloperByEmail(p.ctx.db, 'dev@example.com')!.emailVerified).toBe(false);
   });
 
-  test('a reset of an address not yet verified revokes the API keys someone made in its name', async () => {
+  test('a reset of an address not yet verified takes back every secret someone made in its name', async () => {
     const lines = await loggingPortal();
-    // Someone signs up with an address that is not theirs, and takes a sandbox key.
-    await signUp(p, 'owner@example.com', { verified: false });
+    // Someone signs up with an address that is not theirs, takes a sandbox key, creates an application
+    // (seeing its client secret) and a webhook endpoint (seeing its signing secret).
+    const squatter = await signUp(p, 'owner@example.com', { verified: false });
     const dev = findDeveloperByEmail(p.ctx.db, 'owner@example.com')!;
     const squatted = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
+    const { html, applicationId } = await createApp_(squatter);
+    const client = { id: /cid_test_[\w-]+/.exec(html)![0], secret: /cs_test_[\w-]+/.exec(html)![0] };
+    const hooks = `${P}/apps/${applicationId}/sandbox/webhooks`;
+    await submitPage(squatter, `${hooks}/new`, hooks, {
+      url: 'https://hooks.example/in',
+      events: ['webhook.test'],
+    });
+    expect(await clientAuthenticates(client)).toBe(true);
+    expect(endpointCount(applicationId)).toBe(1);
     // The address's owner takes the account back with "Forgot password?".
     await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
       email: 'owner@example.com',
@@ -209,8 +241,17 @@ describe('links and rules', () => {
     });
     expect(r.status).toBe(303);
     expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, squatted.key)).toBeUndefined();
-    // Once the address is verified, a reset leaves the owner's own keys alone.
+    expect(await clientAuthenticates(client)).toBe(false);
+    expect(endpointCount(applicationId)).toBe(0);
+    // Once the address is verified, a reset leaves the owner's own keys and secrets alone.
     const own = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
+    const owner = new Browser(p.app);
+    await submit(owner, `${P}/signin`, `${P}/signin`, { email: 'owner@example.com', password: NEW_PASSWORD });
+    const ownApp = await createApp_(owner);
+    const ownClient = {
+      id: /cid_test_[\w-]+/.exec(ownApp.html)![0],
+      secret: /cs_test_[\w-]+/.exec(ownApp.html)![0],
+    };
     await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
       email: 'owner@example.com',
     });
@@ -220,6 +261,7 @@ describe('links and rules', () => {
       (await submit(new Browser(p.app), again, again, { password: PASSWORD, confirm: PASSWORD })).status,
     ).toBe(303);
     expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, own.key)).toBeDefined();
+    expect(await clientAuthenticates(ownClient)).toBe(true);
   });
 
   test('a newer verification link replaces the older one', async () => {
