@@ -91,6 +91,17 @@ export function markConsentUsedAt(db: Db, consentId: string, now: number): void 
   db.sql.prepare(MARK_USED).run(now, consentId, now);
 }
 
+/** Whether the holder has a consent (in any state) to the application environment: it signed in there. */
+export function holdsConsentTo(db: Db, holder: ConsentHolder, environmentId: string): boolean {
+  return (
+    db.sql
+      .prepare(
+        'SELECT 1 AS x FROM consents WHERE environment_id = ? AND person_id = ? AND session_id_hash IS NOT DISTINCT FROM ? LIMIT 1',
+      )
+      .get(environmentId, holder.personId, holder.sessionIdHash) !== undefined
+  );
+}
+
 /** Who holds a consent: the person, and for a sandbox persona the identity session too (`holder.ts`). */
 export interface ConsentHolder {
   personId: string;

@@ -162,6 +162,30 @@ describe('RP-initiated logout with id_token_hint', () => {
     expect(await signedIn()).toBe(true);
   });
 
+  test("another developer's hint for a shared persona asks first: it counts from this session's apps only", async () => {
+    await setup();
+    // Another developer's sandbox application, with a sign-out address of its own.
+    const other = await createTestApp(f.ctx, {
+      type: 'confidential',
+      redirectUris: [CALLBACK],
+      scopes: 'openid email',
+    });
+    replacePostLogoutRedirectUris(f.ctx.db, other.environmentId, ['https://other.example/out']);
+    const othersAda = await signIn(other, new Browser(f.app, '203.0.113.66'), 'ada');
+    // This browser signs in as Ada to its own developer's application only.
+    const ownAda = await signIn();
+    const res = await logout({
+      id_token_hint: othersAda,
+      post_logout_redirect_uri: 'https://other.example/out',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('asks to sign you out');
+    expect(await signedIn()).toBe(true);
+    // The hint of an application this session signed in to still signs out at once.
+    expect((await logout({ id_token_hint: ownAda })).status).toBe(200);
+    expect(await signedIn()).toBe(false);
+  });
+
   test("a client_id other than the hint's audience is refused", async () => {
     await setup();
     const second = await createTestApp(f.ctx, {

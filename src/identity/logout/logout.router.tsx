@@ -3,6 +3,8 @@ import { type Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { securityEvent } from '../../audit/security-events.ts';
+import { holdsConsentTo } from '../../consent/consent.store.ts';
+import { consentHolder } from '../../consent/holder.ts';
 import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { BODY_LIMITS, pageBodyLimit } from '../../http/body-limit.ts';
@@ -91,11 +93,25 @@ export function logoutRouter(ctx: AppContext, cookieName: string, base: string) 
   const finish = (c: C, req: LogoutRequest) =>
     req.returnTo ? c.redirect(req.returnTo, 303) : c.html(<SignedOutPage {...props(c, req, '')} />);
 
+  /**
+   * Whether the hint names this session's person at its client. A sandbox persona is shared by every
+   * developer, any of whom can hold an ID token for it: its hint counts only from an application this
+   * session itself signed in to.
+   */
+  const hintNamesSession = async (c: C, req: LogoutRequest, personId: string) => {
+    if (!req.client || req.hintSubject !== (await subjectFor(ctx, req.client.applicationId, personId)))
+      return false;
+    const person = createPersonStore(ctx.db).flowPerson(personId);
+    if (person?.environment !== 'sandbox') return true;
+    const holder = consentHolder(person, c.get('session').idHash);
+    return holdsConsentTo(ctx.db, holder, req.client.environmentId);
+  };
+
   /** The GET's answer, and the re-posted form's: at once with a hint naming them, else asked. */
   const answer = async (c: C, req: LogoutRequest) => {
     const personId = c.get('session').subjectId;
     if (!personId) return finish(c, req);
-    if (req.client && req.hintSubject === (await subjectFor(ctx, req.client.applicationId, personId))) {
+    if (await hintNamesSession(c, req, personId)) {
       endSession(c, req, 'id_token_hint');
       return finish(c, req);
     }
