@@ -97,8 +97,8 @@ const unusableResetLink = () => new ValidationError('this link is unknown, expir
  * verifies the address (the link reached it). An account whose address was not yet verified may have
  * been made by someone else in the owner's name, who saw every secret it holds: its API keys and its
  * applications' client secrets are revoked too, and its webhook endpoints (their signing secrets with
- * them) deleted, so only the owner, now proven, holds access. A link used, expired or unknown meanwhile is refused with a ValidationError
- * without fields.
+ * them) deleted, so only the owner, now proven, holds access. A link used, expired or unknown
+ * meanwhile is refused with a ValidationError without fields.
  */
 export async function resetPassword(
   ctx: AppContext,
