@@ -38,15 +38,13 @@ interface Surfaces {
  * each serves; empty when both live on the base host.
  */
 export function ownSurfaceHosts(server: AppContext['config']['server']): Map<string, Surfaces> {
-  const hostOf = (url: string) => new URL(url).host;
-  const base = hostOf(server.base_url);
   const hosts = new Map<string, Surfaces>();
   for (const [url, surface] of [
     [server.identity_url, 'identity'],
     [server.developer_url, 'portal'],
   ] as const) {
-    const host = hostOf(url);
-    if (host === base) continue;
+    if (!surfaceMount(server, url).ownHost) continue;
+    const host = new URL(url).host;
     const s = hosts.get(host) ?? { api: false, identity: false, portal: false };
     s[surface] = true;
     hosts.set(host, s);

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { clockSkewSeconds } from '../db/clock-skew.ts';
 
 /** A difference beyond this is warned about: well inside a webhook lease's margin and a job's slot. */
-export const CLOCK_SKEW_WARN_SECONDS = 5;
+const CLOCK_SKEW_WARN_SECONDS = 5;
 
 /**
  * Compares this instance's clock with the database server's (several instances decide leases, job

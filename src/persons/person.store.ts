@@ -237,8 +237,7 @@ export function createPersonStore(db: Db) {
     update: (id: string, fields: Partial<PersonInsert>) =>
       orm.update(persons).set(fields).where(eq(persons.id, id)).run(),
 
-    /** Replaces the password hash, unless it changed since `was` was read. */
-    /** Replaces the hash only if it is still `was`; whether it did. */
+    /** Replaces the password hash, unless it changed since `was` was read; whether it did. */
     replacePasswordHash: (id: string, was: string, hash: string): boolean =>
       db.sql
         .prepare('UPDATE persons SET password_hash = ? WHERE id = ? AND password_hash = ?')

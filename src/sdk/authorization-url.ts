@@ -1,4 +1,4 @@
-import type { ClaimsRequest } from './claims-parameter.ts';
+import { type ClaimsRequest, claimsText } from './claims-parameter.ts';
 import { codeChallenge, type Transaction } from './transaction.ts';
 
 export interface AuthorizationUrlParams {
@@ -40,6 +40,6 @@ export async function authorizationUrl(p: AuthorizationUrlParams): Promise<strin
   if (p.maxAge !== undefined) q.set('max_age', String(p.maxAge));
   if (p.loginHint) q.set('login_hint', p.loginHint);
   if (p.uiLocales) q.set('ui_locales', p.uiLocales);
-  if (p.claims) q.set('claims', typeof p.claims === 'string' ? p.claims : JSON.stringify(p.claims));
+  if (p.claims) q.set('claims', claimsText(p.claims));
   return url.toString();
 }

@@ -53,6 +53,10 @@ export interface ClaimsRequest {
   id_token?: ClaimsRequestMember;
 }
 
+/** The parameter as sent (JSON text): a string is sent as it is. */
+export const claimsText = (claims: ClaimsRequest | string): string =>
+  typeof claims === 'string' ? claims : JSON.stringify(claims);
+
 /** A `verified_claims` request in short: a string is a `value`, a list `values`, `true` just asks. */
 export interface VerifiedClaimsSelection {
   /** Omitted: any framework. */

@@ -1,6 +1,6 @@
 import { type AuthorizationUrlParams, authorizationUrl } from './authorization-url.ts';
 import { type CallbackOutcome, DEFAULT_TRANSACTION_TTL_SECONDS, handleCallback } from './callback.ts';
-import type { ClaimsRequest } from './claims-parameter.ts';
+import { type ClaimsRequest, claimsText } from './claims-parameter.ts';
 import { type SdkClock, systemClock } from './clock.ts';
 import { discover } from './discovery.ts';
 import { type DocumentProofClaims, verifyDocumentProof } from './document-proof.ts';
@@ -256,9 +256,6 @@ export function createVerityClient(options: VerityClientOptions): VerityClient {
   };
   return client;
 }
-
-const claimsText = (claims: ClaimsRequest | string) =>
-  typeof claims === 'string' ? claims : JSON.stringify(claims);
 
 /** The sign-in asked for one person (`claims` with a `sub` value) and the answer is about another. */
 const wrongSubInIdToken = () =>

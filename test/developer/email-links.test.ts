@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import {
   Browser,
   createApp_,
+  formPost,
   P,
   PASSWORD,
   type Portal,
@@ -151,8 +152,8 @@ describe('links and rules', () => {
 
   const path = (url: string) => new URL(url).pathname;
 
-  /** Whether the token endpoint takes the client's secret (a made-up code is then an invalid_grant). */
-  const clientAuthenticates = async (client: { id: string; secret: string }) => {
+  /** The token endpoint's answer to the client's secret with a made-up code. */
+  const tokenAnswer = async (client: { id: string; secret: string }) => {
     const res = await p.app.request('/v1/oauth/token', {
       method: 'POST',
       headers: {
@@ -165,8 +166,12 @@ describe('links and rules', () => {
         redirect_uri: 'https://rp.example/callback',
       }),
     });
-    return ((await res.json()) as { error: string }).error !== 'invalid_client';
+    const { error } = (await res.json()) as { error: string };
+    return { status: res.status, error, challenge: res.headers.get('www-authenticate') };
   };
+  /** Whether the token endpoint takes the client's secret (a made-up code is then an invalid_grant). */
+  const clientAuthenticates = async (client: { id: string; secret: string }) =>
+    (await tokenAnswer(client)).error !== 'invalid_client';
   const endpointCount = (applicationId: string) =>
     p.ctx.db.sql
       .prepare<{ n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE application_id = ?')
@@ -242,6 +247,11 @@ describe('links and rules', () => {
     expect(r.status).toBe(303);
     expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, squatted.key)).toBeUndefined();
     expect(await clientAuthenticates(client)).toBe(false);
+    expect(await tokenAnswer(client)).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      challenge: expect.stringMatching(/^Basic /),
+    });
     expect(endpointCount(applicationId)).toBe(0);
     // Once the address is verified, a reset leaves the owner's own keys and secrets alone.
     const own = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
@@ -349,18 +359,10 @@ describe('links and rules', () => {
     });
     await Bun.sleep(0);
     const reset = path(lastLink(lines));
-    const b = new Browser(p.app);
-    const { csrf } = await page(b, reset);
-    const post = () =>
-      b.request(reset, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
-        body: new URLSearchParams({
-          csrf_token: csrf,
-          password: NEW_PASSWORD,
-          confirm: NEW_PASSWORD,
-        }).toString(),
-      });
+    const post = await formPost(new Browser(p.app), reset, reset, {
+      password: NEW_PASSWORD,
+      confirm: NEW_PASSWORD,
+    });
     try {
       // No worker free: the hash cannot be made, and the link is given back.
       await configurePasswordHashing({ size: 1, maxQueue: 0 });

@@ -38,7 +38,7 @@ export async function page(b: Browser, path: string) {
 }
 
 /** The POST of a form as a browser sends it, with the CSRF token of the form page; call it to send it. */
-async function formPost(
+export async function formPost(
   b: Browser,
   formPath: string,
   action: string,

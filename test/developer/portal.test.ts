@@ -8,6 +8,7 @@ import {
   apiKeyIdOn,
   Browser,
   createApp_,
+  formPost,
   location,
   P,
   PASSWORD,
@@ -83,14 +84,11 @@ describe('accounts', () => {
     p = await portal({ signup: 'invite' });
     const inv = await createInvitation(p.ctx.db, p.ctx.clock, { email: 'invited@example.com' });
     const url = `${P}/invitations/${inv.token}`;
-    const b = new Browser(p.app);
-    const { csrf } = await page(b, url);
-    const post = () =>
-      b.request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: b.origin },
-        body: new URLSearchParams({ csrf_token: csrf, name: 'Ivy', password: PASSWORD, confirm: PASSWORD }),
-      });
+    const post = await formPost(new Browser(p.app), url, url, {
+      name: 'Ivy',
+      password: PASSWORD,
+      confirm: PASSWORD,
+    });
     try {
       // No worker free: the hash cannot be made, and the invitation is given back.
       await configurePasswordHashing({ size: 1, maxQueue: 0 });

@@ -6,7 +6,7 @@ import { signJwt } from '../../src/keys/sign-jwt.ts';
 import { jsonLogger } from '../../src/log.ts';
 import { runtime } from '../../src/platform/runtime.ts';
 import { DOCUMENT_PROOF_TYP } from '../../src/sdk/document-proof.ts';
-import { createTestApp, type TestApp } from '../helpers/apps.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/apps.ts';
 import {
   Browser,
   CALLBACK,
@@ -79,6 +79,18 @@ async function signedIn(b: Browser = f.browser): Promise<boolean> {
   }
   expect(res.status).toBe(303);
   return true;
+}
+
+/** Another application environment on the server, with `uri` as its one post-logout redirect URI. */
+async function otherClient(uri: string, opts: Partial<TestAppOptions> = {}): Promise<TestApp> {
+  const client = await createTestApp(f.ctx, {
+    type: 'confidential',
+    redirectUris: [CALLBACK],
+    scopes: 'openid email',
+    ...opts,
+  });
+  replacePostLogoutRedirectUris(f.ctx.db, client.environmentId, [uri]);
+  return client;
 }
 
 const logout = (params: Record<string, string>, b: Browser = f.browser) =>
@@ -165,12 +177,7 @@ describe('RP-initiated logout with id_token_hint', () => {
   test("another developer's hint for a shared persona asks first: it counts from this session's apps only", async () => {
     await setup();
     // Another developer's sandbox application, with a sign-out address of its own.
-    const other = await createTestApp(f.ctx, {
-      type: 'confidential',
-      redirectUris: [CALLBACK],
-      scopes: 'openid email',
-    });
-    replacePostLogoutRedirectUris(f.ctx.db, other.environmentId, ['https://other.example/out']);
+    const other = await otherClient('https://other.example/out');
     const othersAda = await signIn(other, new Browser(f.app, '203.0.113.66'), 'ada');
     // This browser signs in as Ada to its own developer's application only.
     const ownAda = await signIn();
@@ -218,12 +225,7 @@ describe('RP-initiated logout never redirects where it should not', () => {
 
   test("another client's registered URI is refused", async () => {
     await setup();
-    const second = await createTestApp(f.ctx, {
-      type: 'public',
-      redirectUris: [CALLBACK],
-      scopes: 'openid',
-    });
-    replacePostLogoutRedirectUris(f.ctx.db, second.environmentId, ['https://other.example/bye']);
+    await otherClient('https://other.example/bye', { type: 'public', scopes: 'openid' });
     const idToken = await signIn();
     await refused(
       await logout({ id_token_hint: idToken, post_logout_redirect_uri: 'https://other.example/bye' }),
@@ -233,14 +235,11 @@ describe('RP-initiated logout never redirects where it should not', () => {
 
   test('a URI registered for production only is refused for a sandbox client', async () => {
     await setup();
-    const production = await createTestApp(f.ctx, {
-      type: 'confidential',
-      redirectUris: [CALLBACK],
+    await otherClient('https://live.example/bye', {
       scopes: 'openid',
       environment: 'production',
       applicationId: f.client.applicationId,
     });
-    replacePostLogoutRedirectUris(f.ctx.db, production.environmentId, ['https://live.example/bye']);
     const idToken = await signIn();
     await refused(
       await logout({ id_token_hint: idToken, post_logout_redirect_uri: 'https://live.example/bye' }),

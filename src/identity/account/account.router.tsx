@@ -2,6 +2,7 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { securityEvent } from '../../audit/security-events.ts';
+import { surfacePath } from '../../config/surfaces.ts';
 import { consentHolder, heldBy } from '../../consent/holder.ts';
 import { disconnectApplication, revokeConsent } from '../../consent/lifecycle.ts';
 import type { AppContext } from '../../context.ts';
@@ -47,7 +48,7 @@ const NOTICES = ['revoked', 'disconnected', 'sharing'] as const;
  */
 export function accountRouter(ctx: AppContext, cookieName: string) {
   const app = new Hono<Env>();
-  const base = `${new URL(ctx.config.server.identity_url).pathname.replace(/\/+$/, '')}/account`;
+  const base = `${surfacePath(ctx.config.server.identity_url)}/account`;
   const browsers = knownPersonBrowsers(ctx);
   app.use('*', securityHeaders());
   app.use('*', pageRateLimit(ctx));
