@@ -410,6 +410,19 @@ export function revokeOwnerSecrets(db: Db, clock: Clock, developerId: string): n
     .run(unix(clock), developerId).changes;
 }
 
+/**
+ * Deletes every redirect URI, post-logout redirect URI and web origin of every application the
+ * developer owns; returns how many.
+ */
+export function clearOwnerAddresses(db: Db, developerId: string): number {
+  const owned = `environment_id IN (SELECT e.id FROM application_environments e
+     JOIN applications a ON a.id = e.application_id WHERE a.owner_developer_id = ?)`;
+  let cleared = 0;
+  for (const table of ['redirect_uris', 'post_logout_redirect_uris', 'web_origins'])
+    cleared += db.sql.prepare(`DELETE FROM ${table} WHERE ${owned}`).run(developerId).changes;
+  return cleared;
+}
+
 /** Revokes every active secret of the environment at this instant. */
 export function revokeSecrets(db: Db, clock: Clock, environmentId: string): number {
   return db.sql

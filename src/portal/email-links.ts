@@ -1,4 +1,4 @@
-import { revokeOwnerSecrets } from '../apps/application.store.ts';
+import { clearOwnerAddresses, revokeOwnerSecrets } from '../apps/application.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword } from '../crypto/password.ts';
@@ -96,8 +96,9 @@ const unusableResetLink = () => new ValidationError('this link is unknown, expir
  * Sets the password chosen through a reset link, once: ends every session of the developer, and
  * verifies the address (the link reached it). An account whose address was not yet verified may have
  * been made by someone else in the owner's name, who saw every secret it holds: its API keys and its
- * applications' client secrets are revoked too, and its webhook endpoints (their signing secrets with
- * them) deleted, so only the owner, now proven, holds access. A link used, expired or unknown
+ * applications' client secrets are revoked too, its webhook endpoints (their signing secrets with
+ * them) deleted and its applications' redirect URIs and web origins cleared, so only the owner, now
+ * proven, holds access and chooses where codes go. A link used, expired or unknown
  * meanwhile is refused with a ValidationError without fields.
  */
 export async function resetPassword(
@@ -116,13 +117,17 @@ export async function resetPassword(
   );
 }
 
-/** What someone who held an unverified account may still use: its API keys, client and webhook secrets. */
+/**
+ * What someone who held an unverified account may still use: its API keys, client and webhook
+ * secrets, and the addresses its applications send codes, people and answers to.
+ */
 function takeBack(ctx: AppContext, developerId: string) {
   for (const key of listApiKeys(ctx.db, developerId))
     if (!key.revokedAt) revokeApiKey(ctx.db, ctx.clock, key.keyId, { actor: `developer:${developerId}` });
   return {
     clientSecretsRevoked: revokeOwnerSecrets(ctx.db, ctx.clock, developerId),
     webhookEndpointsDeleted: createEndpointStore(ctx.db).deleteOwnedBy(developerId),
+    addressesCleared: clearOwnerAddresses(ctx.db, developerId),
   };
 }
 

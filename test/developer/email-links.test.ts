@@ -172,6 +172,19 @@ describe('links and rules', () => {
   /** Whether the token endpoint takes the client's secret (a made-up code is then an invalid_grant). */
   const clientAuthenticates = async (client: { id: string; secret: string }) =>
     (await tokenAnswer(client)).error !== 'invalid_client';
+  // Where an authorization request for the client lands: 303 to sign in, or 400 for an unknown address.
+  const authorizeStatus = async (clientId: string) => {
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'https://rp.example/callback',
+      scope: 'openid',
+      state: 'state-123',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    return (await p.app.request(`/v1/oauth/authorize?${q}`)).status;
+  };
   const endpointCount = (applicationId: string) =>
     p.ctx.db.sql
       .prepare<{ n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE application_id = ?')
@@ -218,7 +231,7 @@ describe('links and rules', () => {
     expect(findDeveloperByEmail(p.ctx.db, 'dev@example.com')!.emailVerified).toBe(false);
   });
 
-  test('a reset of an address not yet verified takes back every secret someone made in its name', async () => {
+  test('a reset of an address not yet verified takes back every secret and address made in its name', async () => {
     const lines = await loggingPortal();
     // Someone signs up with an address that is not theirs, takes a sandbox key, creates an application
     // (seeing its client secret) and a webhook endpoint (seeing its signing secret).
@@ -234,6 +247,7 @@ describe('links and rules', () => {
     });
     expect(await clientAuthenticates(client)).toBe(true);
     expect(endpointCount(applicationId)).toBe(1);
+    expect(await authorizeStatus(client.id)).toBe(303);
     // The address's owner takes the account back with "Forgot password?".
     await submit(new Browser(p.app), `${P}/forgot-password`, `${P}/forgot-password`, {
       email: 'owner@example.com',
@@ -253,10 +267,14 @@ describe('links and rules', () => {
       challenge: expect.stringMatching(/^Basic /),
     });
     expect(endpointCount(applicationId)).toBe(0);
+    // The redirect URI the squatter registered no longer receives codes: the owner registers their own.
+    expect(await authorizeStatus(client.id)).toBe(400);
     // Once the address is verified, a reset leaves the owner's own keys and secrets alone.
     const own = await createApiKey(p.ctx.db, p.ctx.clock, dev.developerId, 'sandbox');
     const owner = new Browser(p.app);
     await submit(owner, `${P}/signin`, `${P}/signin`, { email: 'owner@example.com', password: NEW_PASSWORD });
+    // The taken-back application still opens, for the owner to register addresses and a secret.
+    expect((await owner.get(`${P}/apps/${applicationId}`)).status).toBe(200);
     const ownApp = await createApp_(owner);
     const ownClient = {
       id: /cid_test_[\w-]+/.exec(ownApp.html)![0],
@@ -272,6 +290,7 @@ describe('links and rules', () => {
     ).toBe(303);
     expect(await authenticateApiKey(p.ctx.db, p.ctx.clock, own.key)).toBeDefined();
     expect(await clientAuthenticates(ownClient)).toBe(true);
+    expect(await authorizeStatus(ownClient.id)).toBe(303);
   });
 
   test('a newer verification link replaces the older one', async () => {
