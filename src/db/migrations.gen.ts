@@ -95,6 +95,10 @@ export const migrations: { name: string; sql: string }[] = [
   {
     "name": "0023_face_check_started_at",
     "sql": "ALTER TABLE `authorization_requests` ADD `face_check_started_at` integer;"
+  },
+  {
+    "name": "0024_face_challenge",
+    "sql": "ALTER TABLE `authorization_requests` ADD `face_challenge` text;--> statement-breakpoint\nALTER TABLE `authorization_requests` ADD `face_challenge_issued_at` integer;"
   }
 ];
 export const postgresMigrations: { name: string; sql: string }[] = [
@@ -149,5 +153,9 @@ export const postgresMigrations: { name: string; sql: string }[] = [
   {
     "name": "0012_face_check_started_at",
     "sql": "ALTER TABLE \"authorization_requests\" ADD COLUMN \"face_check_started_at\" bigint;"
+  },
+  {
+    "name": "0013_face_challenge",
+    "sql": "ALTER TABLE \"authorization_requests\" ADD COLUMN \"face_challenge\" text;\n--> statement-breakpoint\nALTER TABLE \"authorization_requests\" ADD COLUMN \"face_challenge_issued_at\" bigint;"
   }
 ];

@@ -10,6 +10,7 @@ import {
   claimAuthorizationRequest,
   faceCheckCutOff,
   failFaceCheck,
+  issueFaceChallenge,
   loadAuthorizationRequest,
   rejectAuthorization,
   startFaceCheck,
@@ -19,6 +20,12 @@ import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import { createSessionStore, type Session } from '../web/session.store.ts';
 import { assuranceUnmet, faceCheckReusable } from './assurance.ts';
+import {
+  FACE_CHALLENGE_SECONDS,
+  type FaceChallenge,
+  faceChallenge,
+  newFaceChallenge,
+} from './face/challenge.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
 
@@ -154,6 +161,12 @@ export function faceStep(ctx: AppContext, req: AuthorizationRequest): Next {
   if (!faceCheckCutOff(ctx, req.id)) return { kind: 'face' };
   const m = messagesFor(req.uiLocales);
   return faceFailed(ctx, req, m.descFaceProvider(m.faceCheckCutOff), 'face_check_cut_off');
+}
+
+/** The camera page's challenge, replacing any earlier one; undefined once the request is past the step. */
+export function showFaceChallenge(ctx: AppContext, req: AuthorizationRequest): FaceChallenge | undefined {
+  const challenge = newFaceChallenge();
+  return issueFaceChallenge(ctx, req.id, challenge.value) ? challenge : undefined;
 }
 
 /** The face step after failed checks: why the last one failed and how many tries are left. */
@@ -296,24 +309,38 @@ export function faceUnavailable(ctx: AppContext, req: AuthorizationRequest): Nex
  * when an identical active consent exists and prompt=consent was not asked. A failed liveness or match
  * check may be tried again up to `[face] attempts`; any other failure (no template, no frames, the
  * provider unavailable) ends the request with access_denied and a description. Frames are handed to
- * the provider and dropped.
+ * the provider and dropped. Outside the sandbox they answer the step's last challenge
+ * (`showFaceChallenge`), once and in time; any other shows the step again and counts nothing.
  */
 export async function verifyFace(
   ctx: AppContext,
   req: AuthorizationRequest,
   person: FlowPerson,
   provider: FaceProvider,
-  frames: string[],
+  posted: { frames: string[]; challenge?: string },
 ): Promise<Next> {
   const m = messagesFor(req.uiLocales);
+  const { frames } = posted;
   if (!person.faceTemplateRef) return faceFailed(ctx, req, m.descNoTemplate, 'no_face_template');
-  if (provider.name !== 'sandbox' && frames.length === 0)
-    return faceFailed(ctx, req, m.descFaceNoFrames, 'no_frames');
+  const scripted = provider.name === 'sandbox';
+  if (!scripted && frames.length === 0) return faceFailed(ctx, req, m.descFaceNoFrames, 'no_frames');
+  let challenge: FaceChallenge | undefined;
+  if (!scripted) {
+    if (!posted.challenge) return faceStep(ctx, req);
+    challenge = faceChallenge(posted.challenge);
+  }
+  const issuedAfter = unix(ctx.clock) - FACE_CHALLENGE_SECONDS;
   // Counted before the provider sees the frames: concurrent posts get no more checks than allowed.
-  if (!startFaceCheck(ctx, req.id)) return faceStep(ctx, req);
+  if (!startFaceCheck(ctx, req.id, challenge && { value: challenge.value, issuedAfter }))
+    return faceStep(ctx, req);
   let result: FaceResult;
   try {
-    result = await provider.verify({ frames, templateRef: person.faceTemplateRef, personId: person.id });
+    result = await provider.verify({
+      frames,
+      templateRef: person.faceTemplateRef,
+      personId: person.id,
+      ...(challenge && { challenge }),
+    });
   } catch (e) {
     if (!(e instanceof FaceProviderError)) throw e;
     ctx.log.warn('face provider failed', { provider: provider.name, error: e.message });

@@ -41,6 +41,7 @@ import {
   type Next,
   personAtStep,
   resume,
+  showFaceChallenge,
   signedIn,
   verifyFace,
 } from './flow.ts';
@@ -93,6 +94,8 @@ const framesField = z
       )
       .max(MAX_FRAMES),
   );
+// 16 random bytes, base64url (face/challenge.ts).
+const challengeField = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
 const consentForm = z.object({ decision: z.enum(['allow', 'deny']) });
 
 /** The hosted identity experience, mounted at the path of `[server] identity_url`. */
@@ -252,7 +255,9 @@ export function identityRouter(ctx: AppContext) {
     if (req.environment === 'sandbox') return c.html(<SandboxFacePage {...p} />);
     if (!configuredFaceProvider(ctx.config))
       return c.html(<FaceUnavailablePage {...p} action={path(req.id, '/face/unavailable')} />);
-    return c.html(<CameraFacePage {...p} />);
+    const challenge = showFaceChallenge(ctx, req);
+    if (!challenge) return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
+    return c.html(<CameraFacePage {...p} challenge={challenge} />);
   });
 
   app.post('/authorize/:id/face', async (c) => {
@@ -261,12 +266,13 @@ export function identityRouter(ctx: AppContext) {
     if (!person) return go(c, req.id, await resume(c.var.ctx, req, c.get('session')));
     if (req.environment === 'sandbox') {
       const f = await readForm(c, sandboxFaceForm);
-      return go(c, req.id, await verifyFace(c.var.ctx, req, person, sandboxFaceProvider(f.outcome), []));
+      const scripted = sandboxFaceProvider(f.outcome);
+      return go(c, req.id, await verifyFace(c.var.ctx, req, person, scripted, { frames: [] }));
     }
     const provider = configuredFaceProvider(ctx.config);
     if (!provider) return go(c, req.id, faceUnavailable(c.var.ctx, req));
-    const f = await readForm(c, z.object({ frames: framesField }));
-    return go(c, req.id, await verifyFace(c.var.ctx, req, person, provider, f.frames));
+    const f = await readForm(c, z.object({ frames: framesField, challenge: challengeField }));
+    return go(c, req.id, await verifyFace(c.var.ctx, req, person, provider, f));
   });
 
   app.post('/authorize/:id/face/unavailable', async (c) => {

@@ -134,17 +134,39 @@ export function createAuthorizationRequestStore(db: Db) {
 
     /**
      * Counts a face check as it starts, in one conditional UPDATE, while fewer than `attempts` have
-     * been counted: concurrent posts cannot reach the provider more often than that. A check that
+     * been counted: concurrent posts cannot reach the provider more often than that. With a
+     * `challenge`, only the one the step showed last, issued after `issuedAfter`, starts a check, and
+     * it is used up. A check that
      * passes moves the request on, so `face_failures` counts the checks that failed or are running.
      */
-    startFaceCheck(id: string, now: number, attempts: number): boolean {
+    startFaceCheck(
+      id: string,
+      now: number,
+      attempts: number,
+      challenge?: { value: string; issuedAfter: number },
+    ): boolean {
+      const answers = challenge ? 'AND face_challenge = ? AND face_challenge_issued_at > ?' : '';
+      const args = challenge ? [challenge.value, challenge.issuedAfter] : [];
       return (
         db.sql
           .prepare(
-            `UPDATE authorization_requests SET face_failures = face_failures + 1, face_check_started_at = ?
-             WHERE id = ? AND status = 'authenticated' AND expires_at > ? AND face_failures < ?`,
+            `UPDATE authorization_requests SET face_failures = face_failures + 1, face_check_started_at = ?,
+               face_challenge = NULL
+             WHERE id = ? AND status = 'authenticated' AND expires_at > ? AND face_failures < ? ${answers}`,
           )
-          .run(now, id, now, attempts).changes === 1
+          .run(now, id, now, attempts, ...args).changes === 1
+      );
+    },
+
+    /** The face step's challenge, replacing any earlier one; false once the request is past the step. */
+    issueFaceChallenge(id: string, now: number, challenge: string): boolean {
+      return (
+        db.sql
+          .prepare(
+            `UPDATE authorization_requests SET face_challenge = ?, face_challenge_issued_at = ?
+             WHERE id = ? AND status = 'authenticated' AND expires_at > ?`,
+          )
+          .run(challenge, now, id, now).changes === 1
       );
     },
 

@@ -237,13 +237,25 @@ export async function approveAuthorization(
   });
 }
 
-/** Counts a face check as it starts; false once `[face] attempts` are counted (see the store). */
-export const startFaceCheck = (ctx: AppContext, requestId: string): boolean =>
+/**
+ * Counts a face check as it starts; false once `[face] attempts` are counted, or when `challenge` is
+ * not the step's last one issued after `issuedAfter` (see the store).
+ */
+export const startFaceCheck = (
+  ctx: AppContext,
+  requestId: string,
+  challenge?: { value: string; issuedAfter: number },
+): boolean =>
   createAuthorizationRequestStore(ctx.db).startFaceCheck(
     requestId,
     unix(ctx.clock),
     ctx.config.face.attempts,
+    challenge,
   );
+
+/** Records the challenge of the face step about to be shown; false once the request is past it. */
+export const issueFaceChallenge = (ctx: AppContext, requestId: string, challenge: string): boolean =>
+  createAuthorizationRequestStore(ctx.db).issueFaceChallenge(requestId, unix(ctx.clock), challenge);
 
 /**
  * Every attempt is counted and the last one, started longer ago than the provider's timeout and a

@@ -16,7 +16,8 @@ let rp: ReturnType<typeof startRelyingParty>;
 let browser: Browser;
 let client: TestApp;
 let face: ReturnType<typeof Bun.serve>;
-const received: { frames: string[]; templateRef: string }[] = [];
+const received: { frames: string[]; templateRef: string; challenge: { value: string; colours: string[] } }[] =
+  [];
 
 beforeAll(async () => {
   face = Bun.serve({
@@ -79,15 +80,32 @@ test('production: Email/Password, camera frames to the face service, consent, ca
   const context = await browser.newContext({ permissions: ['camera'] });
   const page = await context.newPage();
   const problems = watchConsole(page);
+  const lit: string[] = [];
+  await page.exposeFunction('recordLit', (colour: string) => lit.push(colour));
   await page.goto(`${server.url.replace('127.0.0.1', 'localhost')}/v1/oauth/authorize?${q}`);
   expect(await page.getByLabel('Email').inputValue()).toBe('lin@example.org');
   await page.getByLabel('Password').fill('a long passphrase');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Start face check' }).click();
+  const start = page.getByRole('button', { name: 'Start face check' });
+  await start.waitFor();
+  const shown = await page.locator('input[name="challenge"]').inputValue();
+  // The colours the screen shows while the frames are taken.
+  await page.evaluate(() => {
+    const record = (window as unknown as { recordLit(colour: string): void }).recordLit;
+    new MutationObserver(() => record(document.body.style.backgroundColor)).observe(document.body, {
+      attributeFilter: ['style'],
+    });
+  });
+  await start.click();
   await page.getByRole('button', { name: 'Allow' }).waitFor();
   expect(received).toHaveLength(1);
   expect(received[0]!.templateRef).toBe('tpl_lin');
   expect(received[0]!.frames).toHaveLength(3);
+  expect(received[0]!.challenge.value).toBe(shown);
+  const rgb = (hex: string) =>
+    `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+  expect(received[0]!.challenge.colours).toHaveLength(3);
+  expect(lit.slice(0, 3)).toEqual(received[0]!.challenge.colours.map(rgb));
   for (const frame of received[0]!.frames) expect(frame).toStartWith('data:image/jpeg;base64,');
   const arrived = rp.nextCallback();
   await page.getByRole('button', { name: 'Allow' }).click();

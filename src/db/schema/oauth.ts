@@ -46,6 +46,12 @@ export const authorizationRequests = sqliteTable(
      * longer than the provider's timeout ago and left no answer was cut off (a crash, a restart).
      */
     faceCheckStartedAt: time('face_check_started_at'),
+    /**
+     * The challenge the face step showed last (identity/face/challenge.ts) and when: one check may use
+     * it, within FACE_CHALLENGE_SECONDS; showing the step again replaces it.
+     */
+    faceChallenge: text('face_challenge'),
+    faceChallengeIssuedAt: time('face_challenge_issued_at'),
     /** Why the last face check failed, for the face step shown again. */
     lastFaceFailure: text('last_face_failure', { enum: ['liveness_failed', 'face_match_failed'] }),
     status: text('status', {

@@ -14,7 +14,7 @@ export interface HttpFaceOptions {
 
 /**
  * Calls an external face-verification service over the JSON contract in `docs/face-provider.md`:
- * `POST {url}` with `Authorization: Bearer {token}` and `{ templateRef, subject, frames }`, answered
+ * `POST {url}` with `Authorization: Bearer {token}` and `{ templateRef, subject, frames, challenge }`, answered
  * by `{ liveness: { passed, score }, match: { passed, score } }`. Anything else — a network error, a
  * timeout, a non-2xx status, a malformed body — is a `FaceProviderError`, never a pass.
  */
@@ -22,7 +22,7 @@ export function httpFaceProvider(opts: HttpFaceOptions): FaceProvider {
   const doFetch = opts.fetch ?? fetch;
   return {
     name: 'http',
-    async verify({ frames, templateRef, personId }): Promise<FaceResult> {
+    async verify({ frames, templateRef, personId, challenge }): Promise<FaceResult> {
       let res: Response;
       try {
         res = await doFetch(opts.url, {
@@ -32,7 +32,7 @@ export function httpFaceProvider(opts: HttpFaceOptions): FaceProvider {
             accept: 'application/json',
             authorization: `Bearer ${opts.token}`,
           },
-          body: JSON.stringify({ templateRef, subject: personId, frames }),
+          body: JSON.stringify({ templateRef, subject: personId, frames, challenge }),
           redirect: 'error',
           signal: AbortSignal.timeout(opts.timeout),
         });

@@ -1,3 +1,5 @@
+import type { FaceChallenge } from './challenge.ts';
+
 /**
  * Face assurance: is the person in front of the camera alive (liveness), and are they the person
  * whose face template the account holds (match)? Providers only decide; captured frames are passed
@@ -9,6 +11,8 @@ export interface FaceVerifyInput {
   /** The account's enrolled face template, as known to the provider. */
   templateRef: string;
   personId: string;
+  /** What the camera page lit the frames with (challenge.ts); absent in the sandbox. */
+  challenge?: FaceChallenge;
 }
 
 export interface FaceCheck {

@@ -55,7 +55,7 @@ export const en = {
   failLiveness: 'Fail liveness',
   failMatch: 'Fail face match',
   faceIntro:
-    'We need to confirm it is really you. Allow the camera, look at the screen and select Start face check. Images are used only for this check and are not stored.',
+    'We need to confirm it is really you. Allow the camera, look at the screen and select Start face check: the screen shows a few colours while the camera takes its pictures. Images are used only for this check and are not stored.',
   faceStart: 'Start face check',
   faceCameraLabel: 'Camera preview',
   faceCapturing: 'Hold still…',

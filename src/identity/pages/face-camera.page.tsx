@@ -1,11 +1,14 @@
 /** @jsxImportSource hono/jsx */
+import type { FaceChallenge } from '../face/challenge.ts';
 import type { FaceRetry } from '../flow.ts';
 import { FaceRetryAlert } from './face-retry.tsx';
 import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */
-export function CameraFacePage(props: PageProps & { action: string; retry?: FaceRetry }) {
-  const { m } = props;
+export function CameraFacePage(
+  props: PageProps & { action: string; retry?: FaceRetry; challenge: FaceChallenge },
+) {
+  const { m, challenge } = props;
   const script = `(() => {
   const start = document.getElementById('start');
   const video = document.getElementById('camera');
@@ -30,11 +33,14 @@ export function CameraFacePage(props: PageProps & { action: string; retry?: Face
     const canvas = document.createElement('canvas');
     canvas.width = 480; canvas.height = 360;
     const frames = [];
-    for (let i = 0; i < 3; i++) {
+    // The screen lights the face with the challenge's colours, one for each frame (face/challenge.ts).
+    for (const colour of ${JSON.stringify(challenge.colours)}) {
+      document.body.style.backgroundColor = colour;
       await wait(400);
       canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
       frames.push(canvas.toDataURL('image/jpeg', 0.8));
     }
+    document.body.style.backgroundColor = '';
     stream.getTracks().forEach((t) => t.stop());
     field.value = JSON.stringify(frames);
     form.submit();
@@ -53,6 +59,7 @@ export function CameraFacePage(props: PageProps & { action: string; retry?: Face
       <form method="post" action={props.action} id="face-form">
         <CsrfField token={props.csrf} />
         <input type="hidden" name="frames" id="frames" value="" />
+        <input type="hidden" name="challenge" value={challenge.value} />
         <button type="button" id="start" hidden>
           {m.faceStart}
         </button>
