@@ -134,10 +134,10 @@ export function createAuthorizationRequestStore(db: Db) {
 
     /**
      * Counts a face check as it starts, in one conditional UPDATE, while fewer than `attempts` have
-     * been counted: concurrent posts cannot reach the provider more often than that. With a
-     * `challenge`, only the one the step showed last, issued after `issuedAfter`, starts a check, and
-     * it is used up. A check that
+     * been counted: concurrent posts cannot reach the provider more often than that. A check that
      * passes moves the request on, so `face_failures` counts the checks that failed or are running.
+     * With a `challenge`, only the one the step showed last, issued after `issuedAfter`, starts a
+     * check, and it is used up.
      */
     startFaceCheck(
       id: string,
