@@ -8,9 +8,9 @@ import {
   type AuthorizationRequest,
   approveAuthorization,
   claimAuthorizationRequest,
+  faceChallengeToShow,
   faceCheckCutOff,
   failFaceCheck,
-  issueFaceChallenge,
   loadAuthorizationRequest,
   rejectAuthorization,
   startFaceCheck,
@@ -21,10 +21,11 @@ import { unix } from '../platform/clock.ts';
 import { createSessionStore, type Session } from '../web/session.store.ts';
 import { assuranceUnmet, faceCheckReusable } from './assurance.ts';
 import {
+  FACE_CHALLENGE_REUSE_SECONDS,
   FACE_CHALLENGE_SECONDS,
   type FaceChallenge,
   faceChallenge,
-  newFaceChallenge,
+  newFaceChallengeValue,
 } from './face/challenge.ts';
 import { type FaceProvider, FaceProviderError, type FaceResult, facePassed } from './face/provider.ts';
 import { messagesFor } from './messages/index.ts';
@@ -163,10 +164,14 @@ export function faceStep(ctx: AppContext, req: AuthorizationRequest): Next {
   return faceFailed(ctx, req, m.descFaceProvider(m.faceCheckCutOff), 'face_check_cut_off');
 }
 
-/** The camera page's challenge, replacing any earlier one; undefined once the request is past the step. */
+/**
+ * The camera page's challenge: the one shown before while it is unused and younger than
+ * FACE_CHALLENGE_REUSE_SECONDS, or else a new one. Undefined once the request is past the step.
+ */
 export function showFaceChallenge(ctx: AppContext, req: AuthorizationRequest): FaceChallenge | undefined {
-  const challenge = newFaceChallenge();
-  return issueFaceChallenge(ctx, req.id, challenge.value) ? challenge : undefined;
+  const reuseAfter = unix(ctx.clock) - FACE_CHALLENGE_REUSE_SECONDS;
+  const value = faceChallengeToShow(ctx, req.id, newFaceChallengeValue(), reuseAfter);
+  return value === undefined ? undefined : faceChallenge(value);
 }
 
 /** The face step after failed checks: why the last one failed and how many tries are left. */

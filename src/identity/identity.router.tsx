@@ -26,6 +26,7 @@ import {
 import { trimTrailingSlash } from '../web/trailing-slash.middleware.ts';
 import { accountRouter } from './account/account.router.tsx';
 import { errorResponse, identityErrorResponse } from './error-response.tsx';
+import { CHALLENGE_FRAMES } from './face/challenge.ts';
 import { configuredFaceProvider } from './face/configured.ts';
 import { sandboxFaceProvider } from './face/sandbox.ts';
 import {
@@ -63,8 +64,7 @@ type C = Context<Env>;
 
 export const IDENTITY_COOKIE = '__Host-verity_session';
 
-/** At most this many camera frames of at most this size each reach the face provider. */
-const MAX_FRAMES = 5;
+/** Camera frames of at most this size each reach the face provider, one under each challenge colour. */
 const MAX_FRAME_CHARS = 1_500_000;
 
 const signinForm = z.object({ email: z.string().max(320), password: z.string().max(1024) });
@@ -75,7 +75,7 @@ const personaForm = z.object({
 const sandboxFaceForm = z.object({ outcome: z.enum(['pass', 'fail_liveness', 'fail_match']) });
 const framesField = z
   .string()
-  .max(MAX_FRAMES * MAX_FRAME_CHARS + 100)
+  .max(CHALLENGE_FRAMES * MAX_FRAME_CHARS + 100)
   .transform((s, ctx) => {
     try {
       return JSON.parse(s) as unknown;
@@ -92,7 +92,10 @@ const framesField = z
           .max(MAX_FRAME_CHARS)
           .regex(/^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/=]+$/),
       )
-      .max(MAX_FRAMES),
+      // None (the camera gave nothing) ends the request; otherwise one frame under each colour.
+      .refine((frames) => frames.length === 0 || frames.length === CHALLENGE_FRAMES, {
+        message: `expected ${CHALLENGE_FRAMES} frames`,
+      }),
   );
 // 16 random bytes, base64url (face/challenge.ts).
 const challengeField = z.string().regex(/^[A-Za-z0-9_-]{22}$/);

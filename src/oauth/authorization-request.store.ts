@@ -158,16 +158,21 @@ export function createAuthorizationRequestStore(db: Db) {
       );
     },
 
-    /** The face step's challenge, replacing any earlier one; false once the request is past the step. */
-    issueFaceChallenge(id: string, now: number, challenge: string): boolean {
-      return (
-        db.sql
-          .prepare(
-            `UPDATE authorization_requests SET face_challenge = ?, face_challenge_issued_at = ?
-             WHERE id = ? AND status = 'authenticated' AND expires_at > ?`,
-          )
-          .run(challenge, now, id, now).changes === 1
-      );
+    /**
+     * The face step's challenge: the unused one issued after `reuseAfter`, or else `fresh`, which
+     * replaces it. Undefined once the request is past the step.
+     */
+    faceChallenge(id: string, now: number, fresh: string, reuseAfter: number): string | undefined {
+      const replace = 'face_challenge IS NULL OR face_challenge_issued_at <= ?';
+      return db.sql
+        .prepare<{ face_challenge: string }>(
+          `UPDATE authorization_requests
+           SET face_challenge = CASE WHEN ${replace} THEN ? ELSE face_challenge END,
+               face_challenge_issued_at = CASE WHEN ${replace} THEN ? ELSE face_challenge_issued_at END
+           WHERE id = ? AND status = 'authenticated' AND expires_at > ?
+           RETURNING face_challenge`,
+        )
+        .get(reuseAfter, fresh, reuseAfter, now, id, now)?.face_challenge;
     },
 
     /**

@@ -253,9 +253,17 @@ export const startFaceCheck = (
     challenge,
   );
 
-/** Records the challenge of the face step about to be shown; false once the request is past it. */
-export const issueFaceChallenge = (ctx: AppContext, requestId: string, challenge: string): boolean =>
-  createAuthorizationRequestStore(ctx.db).issueFaceChallenge(requestId, unix(ctx.clock), challenge);
+/**
+ * The challenge of the face step about to be shown: the unused one issued after `reuseAfter`, or else
+ * `fresh` (see the store); undefined once the request is past the step.
+ */
+export const faceChallengeToShow = (
+  ctx: AppContext,
+  requestId: string,
+  fresh: string,
+  reuseAfter: number,
+): string | undefined =>
+  createAuthorizationRequestStore(ctx.db).faceChallenge(requestId, unix(ctx.clock), fresh, reuseAfter);
 
 /**
  * Every attempt is counted and the last one, started longer ago than the provider's timeout and a

@@ -100,12 +100,12 @@ test('production: Email/Password, camera frames to the face service, consent, ca
   await page.getByRole('button', { name: 'Allow' }).waitFor();
   expect(received).toHaveLength(1);
   expect(received[0]!.templateRef).toBe('tpl_lin');
-  expect(received[0]!.frames).toHaveLength(3);
+  expect(received[0]!.frames).toHaveLength(5);
   expect(received[0]!.challenge.value).toBe(shown);
   const rgb = (hex: string) =>
     `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
-  expect(received[0]!.challenge.colours).toHaveLength(3);
-  expect(lit.slice(0, 3)).toEqual(received[0]!.challenge.colours.map(rgb));
+  expect(received[0]!.challenge.colours).toHaveLength(5);
+  expect(lit.slice(0, 5)).toEqual(received[0]!.challenge.colours.map(rgb));
   for (const frame of received[0]!.frames) expect(frame).toStartWith('data:image/jpeg;base64,');
   const arrived = rp.nextCallback();
   await page.getByRole('button', { name: 'Allow' }).click();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { hashPassword } from '../../src/crypto/password.ts';
+import { CHALLENGE_FRAMES } from '../../src/identity/face/challenge.ts';
 import type { FaceVerifyInput } from '../../src/identity/face/provider.ts';
 import { createPersonStore } from '../../src/persons/person.store.ts';
 import { unix } from '../../src/platform/clock.ts';
@@ -69,6 +70,8 @@ const httpFace = (url: string, timeout = '2s') =>
 
 const FRAME =
   'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=';
+// One frame under each of the challenge's colours.
+const FRAMES = Array<string>(CHALLENGE_FRAMES).fill(FRAME);
 
 describe('production sign-in', () => {
   test('Email and Password fields with a Sign in button; login_hint pre-fills the email', async () => {
@@ -238,7 +241,7 @@ describe('production face assurance', () => {
 
   test('provider "none": posting frames anyway still fails', async () => {
     const path = await atFace('');
-    const q = callbackParams(await postFrames(path, [FRAME]));
+    const q = callbackParams(await postFrames(path, FRAMES));
     expect(q.error).toBe('access_denied');
   });
 
@@ -253,19 +256,19 @@ describe('production face assurance', () => {
     expect(page.html).toContain('>Cancel and return to Acme Shop</button>');
     // The page lights the frames with the challenge's colours, each unlike the one before.
     const colours = JSON.parse(/for \(const colour of (\[[^\]]+\])\)/.exec(page.html)![1]!) as string[];
-    expect(colours).toHaveLength(3);
+    expect(colours).toHaveLength(5);
     for (const [i, colour] of colours.entries()) {
       expect(colour).toMatch(/^#[0-9a-f]{6}$/);
       if (i) expect(colour).not.toBe(colours[i - 1]);
     }
-    const res = await sendFrames(path, page, [FRAME, FRAME]);
+    const res = await sendFrames(path, page, FRAMES);
     expect(location(res)).toBe(`${path}/consent`);
     expect(svc.seen).toHaveLength(1);
     expect(svc.seen[0]!.auth).toBe('Bearer face-secret');
     expect(svc.seen[0]!.body).toEqual({
       templateRef: 'tpl_grace',
       subject: 'psn_grace',
-      frames: [FRAME, FRAME],
+      frames: FRAMES,
       challenge: { value: page.challenge, colours },
     });
     // Frames are not stored anywhere.
@@ -307,7 +310,7 @@ describe('production face assurance', () => {
     test(`http provider: ${name} ends the request with access_denied and a description`, async () => {
       const svc = faceService(answer);
       const path = await atFace(httpFace(svc.url, '200ms'));
-      const q = callbackParams(await postFrames(path, [FRAME]));
+      const q = callbackParams(await postFrames(path, FRAMES));
       expect(q.error).toBe('access_denied');
       expect(q.error_description).toContain(text);
       expect(q.state).toBe('state-123');
@@ -321,14 +324,14 @@ describe('production face assurance', () => {
     ];
     const svc = faceService(() => Response.json(answers.shift()));
     const path = await atFace(httpFace(svc.url));
-    expect(location(await postFrames(path, [FRAME]))).toBe(`${path}/face`);
+    expect(location(await postFrames(path, FRAMES))).toBe(`${path}/face`);
     let page = await open(f.browser, `${path}/face`);
     expect(page.html).toContain('the liveness check failed. Try again: 2 attempts left.');
     expect(page.html).toContain('Start face check');
-    expect(location(await postFrames(path, [FRAME]))).toBe(`${path}/face`);
+    expect(location(await postFrames(path, FRAMES))).toBe(`${path}/face`);
     page = await open(f.browser, `${path}/face`);
     expect(page.html).toContain('your face did not match your account. Try again: 1 attempt left.');
-    const q = callbackParams(await postFrames(path, [FRAME]));
+    const q = callbackParams(await postFrames(path, FRAMES));
     expect(q.error).toBe('access_denied');
     expect(q.error_description).toContain('liveness');
     expect(svc.seen).toHaveLength(3);
@@ -342,17 +345,24 @@ describe('production face assurance', () => {
     const attempts = () =>
       f.ctx.db.sql.prepare<{ n: number }>('SELECT face_failures AS n FROM authorization_requests').get()!.n;
     const refused = async (form: { csrf: string; challenge: string }) => {
-      expect(location(await sendFrames(path, form, [FRAME]))).toBe(`${path}/face`);
+      expect(location(await sendFrames(path, form, FRAMES))).toBe(`${path}/face`);
       expect(svc.seen).toHaveLength(0);
       expect(attempts()).toBe(0);
     };
     // None, one made up, and one of the right shape that was never shown.
     const first = await facePage(path);
-    const none = await f.browser.post(`${path}/face`, { csrf_token: first.csrf, frames: `["${FRAME}"]` });
+    const none = await f.browser.post(`${path}/face`, {
+      csrf_token: first.csrf,
+      frames: JSON.stringify(FRAMES),
+    });
     expect(none.status).toBe(400);
-    expect((await sendFrames(path, { ...first, challenge: 'x' }, [FRAME])).status).toBe(400);
+    expect((await sendFrames(path, { ...first, challenge: 'x' }, FRAMES)).status).toBe(400);
     await refused({ ...first, challenge: 'A'.repeat(22) });
-    // Shown, then replaced by showing the step again (a reload, a second tab).
+    // Shown again while unused and under two minutes old (a reload, a second tab), then replaced.
+    expect((await facePage(path)).challenge).toBe(first.challenge);
+    f.ctx.clock.advance(119_000);
+    expect((await facePage(path)).challenge).toBe(first.challenge);
+    f.ctx.clock.advance(2_000);
     const second = await facePage(path);
     expect(second.challenge).not.toBe(first.challenge);
     await refused(first);
@@ -361,12 +371,19 @@ describe('production face assurance', () => {
     await refused(second);
     // The last one shown, in time: one check, and then it is used up.
     const third = await facePage(path);
-    expect(location(await sendFrames(path, third, [FRAME]))).toBe(`${path}/face`);
+    expect(location(await sendFrames(path, third, FRAMES))).toBe(`${path}/face`);
     expect(svc.seen).toHaveLength(1);
     expect(svc.seen[0]!.body.challenge.value).toBe(third.challenge);
-    expect(location(await sendFrames(path, third, [FRAME]))).toBe(`${path}/face`);
+    expect(location(await sendFrames(path, third, FRAMES))).toBe(`${path}/face`);
     expect(svc.seen).toHaveLength(1);
     expect(attempts()).toBe(1);
+    // Used, it is not shown again: the step shows a new one at once.
+    expect((await facePage(path)).challenge).not.toBe(third.challenge);
+    // A frame for each colour, no fewer and no more.
+    const fourth = await facePage(path);
+    for (const frames of [FRAMES.slice(1), [...FRAMES, FRAME]])
+      expect((await sendFrames(path, fourth, frames)).status).toBe(400);
+    expect(svc.seen).toHaveLength(1);
   });
 
   test('camera frames of up to 8 MiB are read only for a request waiting for them in this browser', async () => {
@@ -393,14 +410,14 @@ describe('production face assurance', () => {
     });
     const path = await atFace(httpFace(svc.url));
     const form = await facePage(path);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => sendFrames(path, form, [FRAME])));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => sendFrames(path, form, FRAMES)));
     expect(svc.seen).toHaveLength(1);
     expect(answers.map(location)).toEqual(Array(8).fill(`${path}/face`));
   });
 
   test('http provider unreachable', async () => {
     const path = await atFace(httpFace('http://127.0.0.1:9/verify'));
-    const q = callbackParams(await postFrames(path, [FRAME]));
+    const q = callbackParams(await postFrames(path, FRAMES));
     expect(q.error_description).toContain('could not be reached');
   });
 
@@ -421,7 +438,7 @@ describe('production face assurance', () => {
     );
     const path = await atFace(httpFace(svc.url));
     f.ctx.db.sql.prepare('UPDATE persons SET face_template_ref = NULL').run();
-    const q = callbackParams(await postFrames(path, [FRAME]));
+    const q = callbackParams(await postFrames(path, FRAMES));
     expect(q.error_description).toContain('no enrolled face template');
   });
 });

@@ -11,16 +11,22 @@ export interface FaceChallenge {
   colours: string[];
 }
 
-/** How long after the step is shown its challenge may be answered. */
+/** How long after it was made a challenge may be answered. */
 export const FACE_CHALLENGE_SECONDS = 180;
 
-/** Frames the camera page takes. */
-export const CHALLENGE_FRAMES = 3;
+/**
+ * Until this old, an unused challenge is shown again rather than replaced, so reloading the step
+ * cannot draw colour sequences until one matches frames recorded before.
+ */
+export const FACE_CHALLENGE_REUSE_SECONDS = 120;
+
+/** Frames the camera page takes, and a check needs: 8 × 7⁴ = 19,208 colour sequences. */
+export const CHALLENGE_FRAMES = 5;
 
 const COLOURS = ['#ff0000', '#00ff00', '#0000ff', '#ffff00', '#ff00ff', '#00ffff', '#ffffff', '#ff8000'];
 
-export const newFaceChallenge = (): FaceChallenge =>
-  faceChallenge(base64url(crypto.getRandomValues(new Uint8Array(16))));
+/** 128 random bits, base64url. */
+export const newFaceChallengeValue = (): string => base64url(crypto.getRandomValues(new Uint8Array(16)));
 
 /** The challenge of a value: each colour differs from the one before it, so every frame sees a change. */
 export function faceChallenge(value: string): FaceChallenge {
