@@ -412,7 +412,7 @@ export function revokeOwnerSecrets(db: Db, clock: Clock, developerId: string): n
 
 /**
  * Deletes every redirect URI, post-logout redirect URI and web origin of every application the
- * developer owns; returns how many.
+ * developer owns, and their policy and terms links; returns how many addresses.
  */
 export function clearOwnerAddresses(db: Db, developerId: string): number {
   const owned = `environment_id IN (SELECT e.id FROM application_environments e
@@ -420,7 +420,13 @@ export function clearOwnerAddresses(db: Db, developerId: string): number {
   let cleared = 0;
   for (const table of ['redirect_uris', 'post_logout_redirect_uris', 'web_origins'])
     cleared += db.sql.prepare(`DELETE FROM ${table} WHERE ${owned}`).run(developerId).changes;
-  return cleared;
+  const links = db.sql
+    .prepare(
+      `UPDATE applications SET policy_uri = NULL, tos_uri = NULL
+       WHERE owner_developer_id = ? AND (policy_uri IS NOT NULL OR tos_uri IS NOT NULL)`,
+    )
+    .run(developerId).changes;
+  return cleared + links;
 }
 
 /** Revokes every active secret of the environment at this instant. */

@@ -107,6 +107,19 @@ export function createConsentLifecycleStore(db: Db) {
     },
 
     /**
+     * Revokes every active consent to an application the developer owns, its access tokens with it
+     * (a trigger), and returns how many.
+     */
+    revokeAllOfOwner(developerId: string, reason: ConsentEndReason, now: number): number {
+      return db.sql
+        .prepare(
+          `UPDATE consents SET status = 'revoked', end_reason = ?, ended_at = ?
+           WHERE status = 'active' AND application_id IN (SELECT id FROM applications WHERE owner_developer_id = ?)`,
+        )
+        .run(reason, now, developerId).changes;
+    },
+
+    /**
      * Ends a consent if it is still active; false if it had already ended (a concurrent revocation won,
      * and its event is the one that counts).
      */

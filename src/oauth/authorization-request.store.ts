@@ -123,6 +123,17 @@ export function createAuthorizationRequestStore(db: Db) {
       );
     },
 
+    /** Ends, as failed, every open request to an application the developer owns; returns how many. */
+    endOpenOfOwner(developerId: string): number {
+      return db.sql
+        .prepare(
+          `UPDATE authorization_requests SET status = 'failed' WHERE ${OPEN} AND environment_id IN (
+             SELECT e.id FROM application_environments e JOIN applications a ON a.id = e.application_id
+             WHERE a.owner_developer_id = ?)`,
+        )
+        .run(developerId).changes;
+    },
+
     /** Conditional: an open request ends once; an expired one may still be ended with an error. */
     end(id: string, status: 'denied' | 'failed'): boolean {
       return (

@@ -1,5 +1,6 @@
 import { clearOwnerAddresses, revokeOwnerSecrets } from '../apps/application.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
+import { createConsentLifecycleStore } from '../consent/lifecycle.store.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword } from '../crypto/password.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
@@ -18,6 +19,8 @@ import {
   releaseEmailToken,
 } from '../developer/email-token.store.ts';
 import { ValidationError } from '../errors.ts';
+import { createAuthorizationRequestStore } from '../oauth/authorization-request.store.ts';
+import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { createEndpointStore } from '../webhooks/endpoint.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
@@ -95,11 +98,9 @@ const unusableResetLink = () => new ValidationError('this link is unknown, expir
 /**
  * Sets the password chosen through a reset link, once: ends every session of the developer, and
  * verifies the address (the link reached it). An account whose address was not yet verified may have
- * been made by someone else in the owner's name, who saw every secret it holds: its API keys and its
- * applications' client secrets are revoked too, its webhook endpoints (their signing secrets with
- * them) deleted and its applications' redirect URIs and web origins cleared, so only the owner, now
- * proven, holds access and chooses where codes go. A link used, expired or unknown
- * meanwhile is refused with a ValidationError without fields.
+ * been made by someone else in the owner's name, who saw every secret it holds: it is taken back
+ * (`takeBack`), so only the owner, now proven, holds access and chooses where codes go. A link used,
+ * expired or unknown meanwhile is refused with a ValidationError without fields.
  */
 export async function resetPassword(
   ctx: AppContext,
@@ -119,7 +120,8 @@ export async function resetPassword(
 
 /**
  * What someone who held an unverified account may still use: its API keys, client and webhook
- * secrets, and the addresses its applications send codes, people and answers to.
+ * secrets, the addresses its applications send codes, people and answers to, and the requests,
+ * consents and tokens made under them.
  */
 function takeBack(ctx: AppContext, developerId: string) {
   for (const key of listApiKeys(ctx.db, developerId))
@@ -128,6 +130,13 @@ function takeBack(ctx: AppContext, developerId: string) {
     clientSecretsRevoked: revokeOwnerSecrets(ctx.db, ctx.clock, developerId),
     webhookEndpointsDeleted: createEndpointStore(ctx.db).deleteOwnedBy(developerId),
     addressesCleared: clearOwnerAddresses(ctx.db, developerId),
+    // Requests and consents made under them: no code goes to an address cleared above.
+    authorizationRequestsEnded: createAuthorizationRequestStore(ctx.db).endOpenOfOwner(developerId),
+    consentsRevoked: createConsentLifecycleStore(ctx.db).revokeAllOfOwner(
+      developerId,
+      'revoked_by_developer',
+      unix(ctx.clock),
+    ),
   };
 }
 

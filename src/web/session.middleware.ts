@@ -183,7 +183,13 @@ export const CSRF_FIELD = 'csrf_token';
 /** A stored session's own secret; an anonymous session's token for its cookie; never an unsaved one's. */
 async function csrfValid<E extends Env>(c: Context<E>, sent: string): Promise<boolean> {
   const session = c.get('session');
-  if (session.stored) return timingSafeEqual(sent, session.csrfSecret);
+  // Asked again once the body is in: a session ended while it was sent (signed out, its password
+  // reset) posts nothing.
+  if (session.stored)
+    return (
+      (await timingSafeEqual(sent, session.csrfSecret)) &&
+      createSessionStore(c.get('ctx').db).exists(session.idHash)
+    );
   if (!session.idHash) return false;
   const opts = c.get('sessionOptions');
   const token = getCookie(c, opts.cookieName) ?? '';

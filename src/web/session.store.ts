@@ -196,6 +196,11 @@ export function createSessionStore(db: Db) {
         .get(idHash)?.expires_at;
     },
 
+    /** Whether the session is still stored: not signed out, reset or taken back meanwhile. */
+    exists(idHash: string): boolean {
+      return db.sql.prepare('SELECT 1 AS one FROM sessions WHERE id_hash = ?').get(idHash) !== undefined;
+    },
+
     delete(idHash: string): void {
       db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
     },
