@@ -314,7 +314,7 @@ export function faceUnavailable(ctx: AppContext, req: AuthorizationRequest): Nex
  * when an identical active consent exists and prompt=consent was not asked. A failed liveness or match
  * check may be tried again up to `[face] attempts`; any other failure (no template, no frames, the
  * provider unavailable) ends the request with access_denied and a description. Frames are handed to
- * the provider and dropped. Outside the sandbox they answer the step's last challenge
+ * the provider and dropped. Outside the sandbox they answer the request's current challenge
  * (`showFaceChallenge`), once and in time; any other shows the step again and counts nothing.
  */
 export async function verifyFace(

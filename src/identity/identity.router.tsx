@@ -240,11 +240,12 @@ export function identityRouter(ctx: AppContext) {
         throttled ? 429 : 401,
       );
     }
-    const session = await signInSession(c, ctx, {
-      subjectId: result.person.id,
-      authTime: unix(ctx.clock),
-      amr: ['pwd'],
-    });
+    const session = await signInSession(
+      c,
+      ctx,
+      { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] },
+      result.unchanged,
+    );
     return go(c, req.id, await signedIn(c.var.ctx, req, result.person, session));
   });
 

@@ -4,19 +4,20 @@ import { checkPassword } from '../crypto/password.ts';
 import { createPersonStore, type FlowPerson } from '../persons/person.store.ts';
 import { unix } from '../platform/clock.ts';
 import type { KnownBrowser } from './known-browsers.ts';
-import { createSigninThrottle } from './signin-throttle.ts';
+import { createSigninThrottle, type ThrottledAccounts } from './signin-throttle.ts';
 
 export type PasswordSignInResult =
-  | { ok: true; person: FlowPerson }
-  | { ok: false; reason: 'invalid' | 'throttled' };
+  /** `unchanged`: whether the person is still active with the hash the password was checked against. */
+  { ok: true; person: FlowPerson; unchanged: () => boolean } | { ok: false; reason: 'invalid' | 'throttled' };
 
-export function signinThrottle(ctx: AppContext) {
+export function signinThrottle(ctx: AppContext, accounts?: ThrottledAccounts) {
   const c = ctx.config.identity;
-  return createSigninThrottle(ctx.db, {
+  const limits = {
     perAccount: c.signin_attempts_per_account,
     perIp: c.signin_attempts_per_ip,
     window: Math.floor(c.signin_window / 1000),
-  });
+  };
+  return createSigninThrottle(ctx.db, limits, accounts);
 }
 
 /**
@@ -72,7 +73,11 @@ export async function passwordSignIn(
   // Never with a hash set meanwhile: the browser knew the password it was checked against.
   if (checked) await input.browser?.remember(person.id, checked);
   securityEvent(ctx, 'signin.succeeded', { ...log, personId: person.id });
-  return { ok: true, person };
+  const unchanged = () => {
+    const now = persons.flowPerson(person.id);
+    return now?.status === 'active' && now.passwordHash === checked;
+  };
+  return { ok: true, person, unchanged };
 }
 
 /**

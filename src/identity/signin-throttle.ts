@@ -9,7 +9,11 @@ export interface ThrottleLimits {
   window: number;
 }
 
-export const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
+/**
+ * Whose counts a throttle keeps: a typed email is any text, so each kind of account counts under its
+ * own name, where no text typed for another can reach.
+ */
+export type ThrottledAccounts = 'email' | 'developer' | 'password-change';
 
 /** Who a sign-in is for, besides the typed email: the person it names, and a browser known to them. */
 export interface SigninSubject {
@@ -23,19 +27,22 @@ export interface SigninSubject {
  * person it belongs to if any, so a person with several emails gets the same number of guesses as one
  * with a single email.
  */
-const accountKeys = (email: string, who: SigninSubject = {}) =>
-  who.browser
+const accountKeys = (accounts: ThrottledAccounts, email: string, who: SigninSubject = {}) => {
+  // Beside `browser:`, `person:` and `ip:`, which hold no typed text.
+  const account = `${accounts}:${email.trim().toLowerCase()}`;
+  return who.browser
     ? [`browser:${who.browser}`]
     : who.personId
-      ? [accountKey(email), `person:${who.personId}`]
-      : [accountKey(email)];
+      ? [account, `person:${who.personId}`]
+      : [account];
+};
 
 /**
  * Failed sign-ins counted in fixed windows per account (email and person) and per IP
  * (`signin_attempts`), so guessing is slow against one account from many addresses and against many
  * accounts from one address.
  */
-export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
+export function createSigninThrottle(db: Db, limits: ThrottleLimits, accounts: ThrottledAccounts = 'email') {
   const attempts = createSigninAttemptStore(db, limits.window);
   return {
     /**
@@ -54,7 +61,9 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
       now: number,
       who?: SigninSubject,
     ): 'counted' | 'refused' | 'throttled' {
-      const [account, ...person] = accountKeys(email, who).map((key) => [key, limits.perAccount] as const);
+      const [account, ...person] = accountKeys(accounts, email, who).map(
+        (key) => [key, limits.perAccount] as const,
+      );
       const visible = [account!, [addressKey(ip), limits.perIp] as const];
       if (attempts.take([...visible, ...person], now)) return 'counted';
       return person.length && attempts.take(visible, now) ? 'refused' : 'throttled';
@@ -65,7 +74,7 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
      * browser clears only its own: the guesses of others at the account still wait for their window.
      */
     succeeded(email: string, ip: string, who?: SigninSubject): void {
-      attempts.clear(accountKeys(email, who));
+      attempts.clear(accountKeys(accounts, email, who));
       attempts.giveBack([addressKey(ip)]);
     },
 
@@ -82,7 +91,7 @@ export function createSigninThrottle(db: Db, limits: ThrottleLimits) {
       try {
         return await run();
       } catch (e) {
-        attempts.giveBack([...accountKeys(email, who), addressKey(ip)]);
+        attempts.giveBack([...accountKeys(accounts, email, who), addressKey(ip)]);
         throw e;
       }
     },

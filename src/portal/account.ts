@@ -8,12 +8,12 @@ import {
   createDeveloper,
   type Developer,
   developerPasswordHash,
+  findDeveloper,
   findDeveloperByEmail,
   getDeveloper,
   normaliseEmail,
   releaseInvitation,
   replaceDeveloperPasswordHash,
-  setDeveloperPassword,
 } from '../developer/developer.store.ts';
 import { ApiError, ValidationError } from '../errors.ts';
 import { addressKey } from '../http/address-key.ts';
@@ -30,10 +30,10 @@ import { applyUsedLink } from './used-link.ts';
  * Developers are throttled by the identity experience's throttle and limits, in their own key space so a
  * person and a developer sharing an email do not lock each other out.
  */
-const accountOf = (email: string) => `developer:${email.trim().toLowerCase()}`;
 
 export type SignInResult =
-  | { ok: true; developer: Developer }
+  /** `unchanged`: whether the developer is still active with the hash the password was checked against. */
+  | { ok: true; developer: Developer; unchanged: () => boolean }
   | { ok: false; reason: 'invalid' | 'throttled' };
 
 /**
@@ -50,8 +50,8 @@ export async function developerSignIn(
     browser?: KnownBrowser;
   },
 ): Promise<SignInResult> {
-  const t = signinThrottle(ctx);
-  const account = accountOf(input.email);
+  const t = signinThrottle(ctx, 'developer');
+  const account = input.email;
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;
   const dev = findDeveloperByEmail(ctx.db, input.email);
   const hash = dev && dev.status === 'active' ? developerPasswordHash(ctx.db, dev.developerId) : null;
@@ -79,7 +79,10 @@ export async function developerSignIn(
   // Never with a hash set meanwhile: the browser knew the password it was checked against.
   if (checked) await input.browser?.remember(dev.developerId, checked);
   securityEvent(ctx, 'signin.succeeded', { ...log, developerId: dev.developerId });
-  return { ok: true, developer: dev };
+  const id = dev.developerId;
+  const unchanged = () =>
+    findDeveloper(ctx.db, id)?.status === 'active' && developerPasswordHash(ctx.db, id) === checked;
+  return { ok: true, developer: dev, unchanged };
 }
 
 /** Too many sign-ups or reset requests from one client address (`[developer] signups_per_ip`). */
@@ -189,9 +192,9 @@ export async function changePassword(
   currentSessionHash: string,
   input: { current: string; password: string; confirm: string; ip: string },
 ): Promise<'changed' | 'throttled'> {
-  const t = signinThrottle(ctx);
   // A count of its own: sign-in guesses by anyone must not stop the owner from changing it.
-  const account = `password-change:${developerId}`;
+  const t = signinThrottle(ctx, 'password-change');
+  const account = developerId;
   if (t.attempt(account, input.ip, unix(ctx.clock)) === 'throttled') return 'throttled';
   const stored = developerPasswordHash(ctx.db, developerId);
   const valid = await t.check(account, input.ip, {}, async () =>
@@ -201,9 +204,17 @@ export async function changePassword(
   t.succeeded(account, input.ip);
   refuse(passwordProblems(input.password, input.confirm));
   const hash = await hashPassword(input.password);
+  const sessions = createSessionStore(ctx.db);
   ctx.db.sql.transaction(() => {
-    setDeveloperPassword(ctx.db, developerId, hash);
-    createSessionStore(ctx.db).deleteOthers('developer', developerId, currentSessionHash);
+    // Only over the password just checked, from a session still signed in: a reset made meanwhile stands.
+    if (
+      !sessions.exists(currentSessionHash) ||
+      !replaceDeveloperPasswordHash(ctx.db, developerId, stored!, hash)
+    )
+      throw new ValidationError('current password changed meanwhile', [
+        { path: 'current', message: 'changed' },
+      ]);
+    sessions.deleteOthers('developer', developerId, currentSessionHash);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,
       action: 'developer.password_change',

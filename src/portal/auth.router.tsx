@@ -76,8 +76,8 @@ export function authRoutes(p: Portal) {
   const signupOpen = () => ctx.config.developer.signup === 'open';
   const browsers = knownBrowsers(ctx, '__Host-verity_dev_known');
 
-  const startSession = (c: PC, developerId: string) =>
-    signInSession(c, ctx, { subjectId: developerId, authTime: unix(ctx.clock), amr: ['pwd'] });
+  const startSession = (c: PC, developerId: string, unchanged?: () => boolean) =>
+    signInSession(c, ctx, { subjectId: developerId, authTime: unix(ctx.clock), amr: ['pwd'] }, unchanged);
 
   app.get('/', (c) => c.redirect(`${base}/${p.developer(c) ? 'apps' : 'signin'}`, 303));
 
@@ -108,7 +108,7 @@ export function authRoutes(p: Portal) {
         throttled ? 429 : 401,
       );
     }
-    await startSession(c, result.developer.developerId);
+    await startSession(c, result.developer.developerId, result.unchanged);
     return c.redirect(`${base}/apps`, 303);
   });
 

@@ -104,6 +104,7 @@ function unsavedSession(kind: SessionKind, now: number): Session {
 }
 
 const CROSS_SITE_MESSAGE = 'This form was sent from another site.';
+const PASSWORD_CHANGED_MESSAGE = 'The password was changed while it was being checked. Sign in again.';
 const EXPIRED_MESSAGE =
   'This form has expired or was not sent from this site. Go back to the application and start again.';
 
@@ -154,15 +155,22 @@ export function sessionMiddleware(ctx: AppContext, options: SessionOptions): Mid
   };
 }
 
-/** Signs the subject into the current session (rotating its id and cookie) and returns the new session. */
+/**
+ * Signs the subject into the current session (rotating its id and cookie) and returns the new session.
+ * A password sign-in passes `unchanged`, asked as the session is stored: a password changed or reset
+ * while it was being checked signs nobody in (401).
+ */
 export async function signInSession<E extends Env>(
   c: Context<E>,
   ctx: AppContext,
   subject: { subjectId: string; authTime: number; amr: string[] },
+  unchanged?: () => boolean,
 ): Promise<Session> {
   const opts = c.get('sessionOptions');
   const now = unix(ctx.clock);
-  const { token, session } = await createSessionStore(ctx.db).signIn(c.get('session'), subject, now);
+  const signedIn = await createSessionStore(ctx.db).signIn(c.get('session'), subject, now, unchanged);
+  if (!signedIn) throw new ApiError('SIGNIN_FAILED', PASSWORD_CHANGED_MESSAGE, 401);
+  const { token, session } = signedIn;
   writeCookie(c, opts, token, session, now);
   c.set('session', session);
   return session;

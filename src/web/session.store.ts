@@ -131,11 +131,16 @@ export function createSessionStore(db: Db) {
      * Signs a subject in: a fresh session id (so an id planted before sign-in is worthless) that keeps
      * the absolute deadline of the old one, and anything bound to the old id moved to the new one.
      */
+    /**
+     * Stores a new session for the subject; undefined, storing nothing, when `unchanged` (asked in the
+     * same transaction) says the credential it was checked against has changed meanwhile.
+     */
     async signIn(
       old: Session,
       subject: { subjectId: string; authTime: number; amr: string[] },
       now: number,
-    ): Promise<{ token: string; session: Session }> {
+      unchanged: () => boolean = () => true,
+    ): Promise<{ token: string; session: Session } | undefined> {
       const token = randomToken('', 32);
       const idHash = await sha256Hex(token);
       const session: Session = {
@@ -150,7 +155,8 @@ export function createSessionStore(db: Db) {
         csrfSecret: randomToken('', 32),
         lastSeenAt: now,
       };
-      db.sql.transaction(() => {
+      const stored = db.sql.transaction(() => {
+        if (!unchanged()) return false;
         db.sql
           .prepare(
             `INSERT INTO sessions (id_hash, kind, subject_id, csrf_secret, auth_time, amr, created_at, last_seen_at, expires_at)
@@ -178,8 +184,9 @@ export function createSessionStore(db: Db) {
           .prepare('UPDATE persona_document_sharing SET session_id_hash = ? WHERE session_id_hash = ?')
           .run(idHash, old.idHash);
         db.sql.prepare('DELETE FROM sessions WHERE id_hash = ?').run(old.idHash);
+        return true;
       });
-      return { token, session };
+      return stored ? { token, session } : undefined;
     },
 
     /** Records a passed face check of the session's signed-in person. */

@@ -235,9 +235,10 @@ export async function storedSession(
   t: SessionTimeouts,
 ): Promise<{ token: string }> {
   const anonymous = await anonymousSession(kind, randomToken('', 32), now, t);
-  return createSessionStore(db).signIn(
+  const signedIn = await createSessionStore(db).signIn(
     anonymous,
     { subjectId: 'psn_test', authTime: now, amr: ['pwd'] },
     now,
   );
+  return signedIn!;
 }

@@ -23,7 +23,7 @@ test('cleanup removes idle and expired sessions and old sign-in counters, keeps 
   expect(await store.resume('identity', idle.token, now, t)).toBeUndefined();
   expect(await store.resume('identity', live.token, now, t)).toBeDefined();
   expect(ctx.db.sql.prepare('SELECT key FROM signin_attempts ORDER BY key').all()).toEqual([
-    { key: 'account:new@example.org' },
+    { key: 'email:new@example.org' },
     { key: 'ip:192.0.2.2' },
   ]);
 });

@@ -47,8 +47,9 @@ export const authorizationRequests = sqliteTable(
      */
     faceCheckStartedAt: time('face_check_started_at'),
     /**
-     * The challenge the face step showed last (identity/face/challenge.ts) and when: one check may use
-     * it, within FACE_CHALLENGE_SECONDS; showing the step again replaces it.
+     * The face step's current challenge (identity/face/challenge.ts) and when it was made: one check
+     * may use it, within FACE_CHALLENGE_SECONDS; the step shows it again until it is older than
+     * FACE_CHALLENGE_REUSE_SECONDS, then replaces it.
      */
     faceChallenge: text('face_challenge'),
     faceChallengeIssuedAt: time('face_challenge_issued_at'),

@@ -126,7 +126,8 @@ export function accountRouter(ctx: AppContext, cookieName: string) {
         throttled ? 429 : 401,
       );
     }
-    await signInSession(c, ctx, { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] });
+    const subject = { subjectId: result.person.id, authTime: unix(ctx.clock), amr: ['pwd'] };
+    await signInSession(c, ctx, subject, result.unchanged);
     return back(c);
   });
 
