@@ -1,5 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { type DeveloperApiEnv, identifyDeveloper, requireDeveloper } from '../auth/developer-key.ts';
+import {
+  assertKeyStands,
+  type DeveloperApiEnv,
+  identifyDeveloper,
+  requireDeveloper,
+} from '../auth/developer-key.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, ValidationError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -31,7 +36,11 @@ const noStore: MiddlewareHandler<DeveloperApiEnv> = async (c, next) => {
   c.res.headers.set('Cache-Control', 'no-store');
 };
 
-export const dev = (c: Context<DeveloperApiEnv>) => c.get('developer');
+/** The key's developer and environment, acting as long as the key stands. */
+export const dev = (c: Context<DeveloperApiEnv>) => ({
+  ...c.get('developer'),
+  assertActing: () => assertKeyStands(c),
+});
 export const appId = (c: Context<DeveloperApiEnv>) => c.req.param('applicationId')!;
 
 export function parse<T>(schema: z.ZodMiniType<T>, value: unknown): T {
@@ -59,6 +68,8 @@ export async function jsonBody(c: Context<DeveloperApiEnv>): Promise<unknown> {
   if (type !== undefined && !JSON_TYPE.test(type))
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', 415);
   const text = await c.req.text();
+  // Asked again once the body is in: a key revoked while it was sent changes nothing.
+  assertKeyStands(c);
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

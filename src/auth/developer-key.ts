@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
-import { type AuthenticatedKey, authenticateApiKey } from '../developer/api-key.store.ts';
+import { type AuthenticatedKey, apiKeyStands, authenticateApiKey } from '../developer/api-key.store.ts';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
 
@@ -27,16 +27,17 @@ export function identifyDeveloper(ctx: AppContext): MiddlewareHandler<DeveloperA
   };
 }
 
+export const invalidApiKey = () =>
+  new ApiError('INVALID_API_KEY', 'A valid developer API key is required.', 401, undefined, CHALLENGE);
+
 export function requireDeveloper(): MiddlewareHandler<DeveloperApiEnv> {
   return async function requireDeveloper(c, next) {
-    if (!c.get('developer'))
-      throw new ApiError(
-        'INVALID_API_KEY',
-        'A valid developer API key is required.',
-        401,
-        undefined,
-        CHALLENGE,
-      );
+    if (!c.get('developer')) throw invalidApiKey();
     await next();
   };
+}
+
+/** Refuses the request as `requireDeveloper` does once its key has been revoked or its developer disabled. */
+export function assertKeyStands(c: Context<DeveloperApiEnv>): void {
+  if (!apiKeyStands(c.get('ctx').db, c.get('developer').keyId)) throw invalidApiKey();
 }

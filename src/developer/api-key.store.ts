@@ -126,6 +126,18 @@ export function listApiKeys(db: Db, developerId: string): ApiKeySummary[] {
  * keys whose visible prefix names another environment than the one they were issued for all give
  * undefined, so callers answer them identically.
  */
+/** Whether the key is still unrevoked and its developer active: asked again after a request's waits. */
+export function apiKeyStands(db: Db, keyId: string): boolean {
+  return (
+    db.sql
+      .prepare(
+        `SELECT 1 AS one FROM developer_api_keys k JOIN developers d ON d.id = k.developer_id
+         WHERE k.id = ? AND k.revoked_at IS NULL AND d.status = 'active'`,
+      )
+      .get(keyId) !== undefined
+  );
+}
+
 export async function authenticateApiKey(
   db: Db,
   clock: Clock,

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, NotFoundError, ValidationError } from '../errors.ts';
 import { many, readForm } from '../web/form.ts';
+import { assertSessionStands } from '../web/session.middleware.ts';
 import type { DeveloperPrincipal } from '../webhooks/access.ts';
 import { deliveryHistory, redeliverEvent } from '../webhooks/deliveries.ts';
 import {
@@ -63,7 +64,11 @@ export function webhooksRoutes(p: Portal) {
     const a = p.ownApp(c, c.req.param('id') ?? '');
     const environment = c.req.param('env') as Env;
     if (!a.environments.some((e) => e.environment === environment)) throw new NotFoundError();
-    const principal: DeveloperPrincipal = { developerId: p.me(c).developerId, environment };
+    const principal: DeveloperPrincipal = {
+      developerId: p.me(c).developerId,
+      environment,
+      assertActing: () => assertSessionStands(c),
+    };
     const hb = `${base}/apps/${a.applicationId}/${environment}/webhooks`;
     const props = { ...p.props(c, 'apps'), app: a, environment };
     return { a, environment, principal, hb, props };

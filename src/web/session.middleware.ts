@@ -193,16 +193,20 @@ async function csrfValid<E extends Env>(c: Context<E>, sent: string): Promise<bo
   const session = c.get('session');
   // Asked again once the body is in: a session ended while it was sent (signed out, its password
   // reset) posts nothing.
-  if (session.stored)
-    return (
-      (await timingSafeEqual(sent, session.csrfSecret)) &&
-      createSessionStore(c.get('ctx').db).exists(session.idHash)
-    );
+  if (session.stored) return (await timingSafeEqual(sent, session.csrfSecret)) && sessionStands(c);
   if (!session.idHash) return false;
   const opts = c.get('sessionOptions');
   const token = getCookie(c, opts.cookieName) ?? '';
   const now = unix(c.get('ctx').clock);
   return anonymousCsrfValid(token, opts.kind, sent, now, opts.timeouts);
+}
+
+const sessionStands = <E extends Env>(c: Context<E>): boolean =>
+  createSessionStore(c.get('ctx').db).exists(c.get('session').idHash);
+
+/** Refuses the request as an expired form once its session has ended: for a write after a wait. */
+export function assertSessionStands<E extends Env>(c: Context<E>): void {
+  if (!sessionStands(c)) throw new ApiError('CSRF_FAILED', EXPIRED_MESSAGE, 403);
 }
 
 /**

@@ -7,6 +7,11 @@ import { NotFoundError } from '../errors.ts';
 export interface DeveloperPrincipal {
   developerId: string;
   environment: Environment;
+  /**
+   * Throws the surface's own error once the key or session acting has ended (revoked, signed out, the
+   * account taken back): asked again where a write commits after a wait.
+   */
+  assertActing?: () => void;
 }
 
 /**

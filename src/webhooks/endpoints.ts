@@ -198,6 +198,7 @@ export async function createEndpoint(
   const sealed = await sealedSecrets(ctx.config, 'webhook secrets').seal(secretId, secret);
   const store = createEndpointStore(ctx.db);
   ctx.db.sql.transaction(() => {
+    dev.assertActing?.();
     if (store.count(applicationId, dev.environment) >= MAX_ENDPOINTS)
       throw new ApiError(
         'ENDPOINT_LIMIT_REACHED',
@@ -258,6 +259,7 @@ export async function updateEndpoint(
   }
   const store = createEndpointStore(ctx.db);
   ctx.db.sql.transaction(() => {
+    dev.assertActing?.();
     if (!store.findIn(applicationId, dev.environment, endpointId))
       throw new NotFoundError('No such webhook endpoint.');
     store.update(next);
@@ -320,6 +322,7 @@ export async function rotateSecret(
   const sealed = await sealedSecrets(ctx.config, 'webhook secrets').seal(secretId, secret);
   const store = createEndpointStore(ctx.db);
   ctx.db.sql.transaction(() => {
+    dev.assertActing?.();
     if (!store.findIn(applicationId, dev.environment, endpointId))
       throw new NotFoundError('No such webhook endpoint.');
     store.retireSecrets(endpointId, now, now + overlap);
