@@ -5,6 +5,7 @@ import { apiKeyStands, authenticateApiKey, revokeApiKey } from '../../src/develo
 import { setDeveloperStatus } from '../../src/developer/developer.store.ts';
 import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import { type TestContext, testContext } from '../helpers/context.ts';
+import { heldBody } from '../helpers/stream-body.ts';
 import { developerApi, hooksPath, LOCALHOST_OK, owner } from '../webhooks/fixtures.ts';
 
 /**
@@ -17,36 +18,24 @@ afterEach(() => ctx?.cleanup());
 
 /** Sends the head of a request now and returns a function that sends its body and awaits the answer. */
 function parked(ctx: TestContext, method: string, path: string, key: string, body: unknown) {
-  const app = createApp(ctx);
-  const bytes = new TextEncoder().encode(JSON.stringify(body));
-  let send!: () => void;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      send = () => {
-        controller.enqueue(bytes);
-        controller.close();
-      };
-    },
-  });
-  const answer = app.request(
+  const held = heldBody(JSON.stringify(body));
+  const answer = createApp(ctx).request(
     `http://localhost${path}`,
     {
       method,
       headers: {
         Authorization: `Bearer ${key}`,
         'Content-Type': 'application/json',
-        'Content-Length': String(bytes.length),
+        'Content-Length': held.length,
       },
-      body: stream,
-      // @ts-expect-error: a streamed request body
-      duplex: 'half',
+      ...held.init,
     },
     { ip: '127.0.0.1' },
   );
   return async () => {
     // Let the request reach the handler (key already accepted), then send the body.
     await Bun.sleep(50);
-    send();
+    held.release();
     const res = await answer;
     const text = await res.text();
     return { status: res.status, json: text ? JSON.parse(text) : undefined };

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { createApiKey } from '../../src/developer/api-key.store.ts';
 import { findDeveloperByEmail } from '../../src/developer/developer.store.ts';
+import { heldBody } from '../helpers/stream-body.ts';
 import { decide, location, passFace, pathOf, pkcePair, signInPersona } from '../identity/flow-helpers.ts';
 import { Browser, createApp_, P, type Portal, page, portal, signUp, submit } from './portal-helpers.ts';
 
@@ -51,7 +53,7 @@ describe('taking back an account made in the owner’s name', () => {
     const { squatter, applicationId } = await squatted();
     const edit = `${P}/apps/${applicationId}/edit`;
     const { csrf } = await page(squatter, edit);
-    const body = new TextEncoder().encode(
+    const form = heldBody(
       new URLSearchParams({
         csrf_token: csrf,
         name: 'Acme Shop',
@@ -60,36 +62,53 @@ describe('taking back an account made in the owner’s name', () => {
         document_countries: 'all',
       }).toString(),
     );
-    // The body's first bytes, then the rest once the owner has taken the account back: the session
-    // was read when the request began.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    // The rest of the body once the owner has taken the account back: the session was read when the
+    // request began.
     const inFlight = squatter.request(edit, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
         origin: squatter.origin,
-        'content-length': String(body.byteLength),
+        'content-length': form.length,
       },
-      body: new ReadableStream<Uint8Array>({
-        async start(controller) {
-          controller.enqueue(body.slice(0, 10));
-          await held;
-          controller.enqueue(body.slice(10));
-          controller.close();
-        },
-      }),
-      // @ts-expect-error: a streamed request body
-      duplex: 'half',
+      ...form.init,
     });
     await Bun.sleep(50);
     await takeBack();
     expect(redirectUris(applicationId)).toEqual([]);
-    release();
+    form.release();
     const res = await inFlight;
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('This form has expired');
     expect(redirectUris(applicationId)).toEqual([]);
+  });
+
+  test('a developer API request the squatter is still sending adds no webhook endpoint back', async () => {
+    const { applicationId } = await squatted();
+    const developerId = findDeveloperByEmail(p.ctx.db, 'owner@example.com')!.developerId;
+    const { key } = await createApiKey(p.ctx.db, p.ctx.clock, developerId, 'sandbox');
+    const create = heldBody(
+      JSON.stringify({ url: 'https://93.184.215.14/squatter', events: ['consent.granted'] }),
+    );
+    const inFlight = p.app.request(`/v1/developer/applications/${applicationId}/webhooks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': create.length,
+      },
+      ...create.init,
+    });
+    await Bun.sleep(50);
+    await takeBack();
+    create.release();
+    const res = await inFlight;
+    expect(res.status).toBe(401);
+    expect(await res.text()).not.toContain('whsec_');
+    const endpoints = p.ctx.db.sql
+      .prepare<{ n: number }>('SELECT count(*) AS n FROM webhook_endpoints WHERE application_id = ?')
+      .get(applicationId)!.n;
+    expect(endpoints).toBe(0);
   });
 
   test('requests, consents and tokens made under the squatter’s addresses end with them', async () => {

@@ -103,3 +103,22 @@ export const chunkedBody = (text: string, size: number) =>
       controller.close();
     },
   });
+
+/**
+ * `text` as a request body whose first bytes go at once and the rest on `release()`: a client still
+ * sending when something else happens. Spread `init` into the request (a declared Content-Length).
+ */
+export function heldBody(text: string) {
+  const bytes = new TextEncoder().encode(text);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(bytes.slice(0, 10));
+      await held;
+      controller.enqueue(bytes.slice(10));
+      controller.close();
+    },
+  });
+  return { length: String(bytes.byteLength), init: { body, duplex: 'half' } as RequestInit, release };
+}
