@@ -1,8 +1,9 @@
+import { isLoopbackHost } from '../config/address.ts';
 import { startDemo } from '../demo/start.ts';
 import { proc } from '../platform/process.ts';
 import { startServer } from '../server.ts';
 import type { Command } from './command.ts';
-import { welcomeLines } from './serve.ts';
+import { logRiskySettings, welcomeLines } from './serve.ts';
 
 export const demoCommands: Command[] = [
   {
@@ -14,15 +15,22 @@ export const demoCommands: Command[] = [
     async run(cli, args) {
       const config = await cli.loadConfig();
       const withServer = args.values['with-server'] === true;
-      if (withServer && !config.webhooks.allow_localhost_in_sandbox) {
-        // Try-it mode: the demo can only receive webhooks on http://localhost, and only in sandbox.
-        config.webhooks.allow_localhost_in_sandbox = true;
-      }
+      // Try-it mode on this machine: the demo can only receive webhooks on http://localhost, in
+      // sandbox. Anywhere else the setting stays as configured.
+      const tryIt =
+        withServer && config.demo.enabled && isLoopbackHost(new URL(config.server.base_url).hostname);
+      const forced = tryIt && !config.webhooks.allow_localhost_in_sandbox;
+      if (forced) config.webhooks.allow_localhost_in_sandbox = true;
       const server = withServer ? await startServer(config) : undefined;
       const ctx = server?.ctx ?? (await cli.open());
       if (withServer) {
         ctx.log.info('listening', { listen: config.server.listen, base_url: config.server.base_url });
         for (const line of await welcomeLines(ctx, cli.configPath)) ctx.log.info(line);
+        if (forced)
+          ctx.log.info('[webhooks] allow_localhost_in_sandbox is on for the demo', {
+            base_url: config.server.base_url,
+          });
+        logRiskySettings(ctx, config);
       }
       const demo = withServer && !config.demo.enabled ? undefined : await startDemo(ctx);
       if (demo) {

@@ -1,3 +1,4 @@
+import type { Config } from '../config/schema.ts';
 import { configWarnings } from '../config/warnings.ts';
 import type { AppContext } from '../context.ts';
 import { proc } from '../platform/process.ts';
@@ -25,9 +26,7 @@ export const serveCommands: Command[] = [
         developer_url: config.server.developer_url,
       });
       for (const line of await welcomeLines(server.ctx, cli.configPath)) server.ctx.log.info(line);
-      // A production-looking instance says what `config check` would; plain http is for trying Verity.
-      if (config.server.base_url.startsWith('https:'))
-        for (const warning of configWarnings(config)) server.ctx.log.warn('risky setting', { warning });
+      logRiskySettings(server.ctx, config);
       // Start-up is over: what it alone used need not stay resident (a failure only costs memory).
       runtime.releaseStartupPages().then(
         (r) =>
@@ -59,6 +58,12 @@ export const serveCommands: Command[] = [
 export const welcomeHooks: ((ctx: AppContext, configPath: string) => Promise<string[]> | string[])[] = [
   sandboxWelcome,
 ];
+
+/** A production-looking instance says at start what `config check` would; plain http is for trying Verity. */
+export function logRiskySettings(ctx: AppContext, config: Config): void {
+  if (config.server.base_url.startsWith('https:'))
+    for (const warning of configWarnings(config)) ctx.log.warn('risky setting', { warning });
+}
 
 export async function welcomeLines(ctx: AppContext, configPath: string): Promise<string[]> {
   const out: string[] = [];

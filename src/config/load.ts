@@ -1,7 +1,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from '../zod.ts';
 import { type Config, configSchema } from './schema.ts';
-import { closest, knownKeys } from './suggest.ts';
+import { closest, holdsText, knownKeys } from './suggest.ts';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -14,9 +14,9 @@ export type EnvSources = Map<string, string>;
 
 /**
  * `VERITY_<SECTION>_<KEY>` overrides a top-level key of a section, so secrets need not sit in the file
- * (e.g. VERITY_OIDC_PAIRWISE_SECRET, VERITY_WEBHOOKS_SECRET_KEY). Values are parsed as TOML when they
- * look like a number, a boolean or an array (VERITY_SERVER_TRUSTED_PROXIES='["10.0.0.5"]'), otherwise
- * kept as strings.
+ * (e.g. VERITY_OIDC_PAIRWISE_SECRET, VERITY_WEBHOOKS_SECRET_KEY). A key that holds text keeps the
+ * value as it is; for any other, a value that looks like a number, a boolean or an array
+ * (VERITY_SERVER_TRUSTED_PROXIES='["10.0.0.5"]') is parsed as TOML.
  */
 export function applyEnv(
   raw: Record<string, unknown>,
@@ -32,7 +32,8 @@ export function applyEnv(
     if (!section) continue;
     const key = rest.slice(section.length + 1);
     const current = (out[section] ?? {}) as Record<string, unknown>;
-    current[key] = coerce(value);
+    // A text key keeps the text: a password of digits only is not a number.
+    current[key] = holdsText([section, key]) ? value : coerce(value);
     out[section] = current;
     sources.set(`${section}.${key}`, name);
   }

@@ -17,17 +17,25 @@ function unwrap(s: Schema): Schema {
   return s;
 }
 
-/** The keys the table at `path` accepts (a keyed table's own names, like plan names, are skipped). */
-export function knownKeys(path: readonly PropertyKey[]): string[] {
-  let s: Schema | undefined = unwrap(configSchema as unknown as Schema);
+/** The schema at `path`, past its wrappers; undefined for a key the configuration does not have. */
+function schemaAt(path: readonly PropertyKey[]): Schema | undefined {
+  let s: Schema = unwrap(configSchema as unknown as Schema);
   for (const key of path) {
     const def: Def = s._zod.def;
     const next: Schema | undefined = def.type === 'record' ? def.valueType : def.shape?.[String(key)];
-    if (!next) return [];
+    if (!next) return undefined;
     s = unwrap(next);
   }
-  return Object.keys(s._zod.def.shape ?? {});
+  return s;
 }
+
+/** The keys the table at `path` accepts (a keyed table's own names, like plan names, are skipped). */
+export const knownKeys = (path: readonly PropertyKey[]): string[] =>
+  Object.keys(schemaAt(path)?._zod.def.shape ?? {});
+
+/** Whether the key at `path` holds text (a secret, a URL, a duration): a value for it stays a string. */
+export const holdsText = (path: readonly PropertyKey[]): boolean =>
+  schemaAt(path)?._zod.def.type === 'string';
 
 function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -36,6 +36,14 @@ export function configWarnings(config: Config): string[] {
     out.push(
       `[webhooks] allow_localhost_in_sandbox = true on an https issuer (${server.base_url}): any sandbox developer can have Verity post to any port of this machine and read the answers' status in the delivery history; it is for local development`,
     );
+  if (
+    face.provider === 'http' &&
+    face.http_url.startsWith('http:') &&
+    !isLoopbackHost(new URL(face.http_url).hostname)
+  )
+    out.push(
+      `[face] http_url ${face.http_url} is plain http to another machine: every camera frame and the http_token cross the network in clear; use https`,
+    );
   const plainDatabase = database.url && unencryptedRemote(database.url);
   if (plainDatabase)
     out.push(

@@ -1,3 +1,4 @@
+import { files } from '../platform/files.ts';
 import { runtime } from '../platform/runtime.ts';
 import type { SqliteDriver } from '../platform/sqlite.ts';
 
@@ -20,9 +21,15 @@ export interface ReceivedWebhook {
   data: unknown;
 }
 
+/** The demo's file, made readable by its owner only before first use: it holds tokens and claims. */
+async function openPrivate(path: string): Promise<SqliteDriver> {
+  await files.ensurePrivateFile(path);
+  return runtime.openSqlite(path);
+}
+
 /** The demo's own SQLite file (never Verity's database). */
 export async function openDemoDatabase(path: string): Promise<SqliteDriver> {
-  const db = await runtime.openSqlite(path);
+  const db = await openPrivate(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   return db;
 }
@@ -38,7 +45,7 @@ export interface DemoLock {
  * so no other statement may run on it. `tryLock` throws SQLITE_BUSY at once rather than waiting.
  */
 export async function openDemoLock(path: string): Promise<DemoLock> {
-  const db = await runtime.openSqlite(path);
+  const db = await openPrivate(path);
   db.exec('PRAGMA busy_timeout = 0');
   return {
     tryLock: () => db.exec('BEGIN IMMEDIATE'),
