@@ -166,12 +166,17 @@ export function faceStep(ctx: AppContext, req: AuthorizationRequest): Next {
 
 /**
  * The camera page's challenge: the one shown before while it is unused and younger than
- * FACE_CHALLENGE_REUSE_SECONDS, or else a new one. Undefined once the request is past the step.
+ * FACE_CHALLENGE_REUSE_SECONDS, or else a new one, with the seconds left to answer it. Undefined once
+ * the request is past the step.
  */
-export function showFaceChallenge(ctx: AppContext, req: AuthorizationRequest): FaceChallenge | undefined {
-  const reuseAfter = unix(ctx.clock) - FACE_CHALLENGE_REUSE_SECONDS;
-  const value = faceChallengeToShow(ctx, req.id, newFaceChallengeValue(), reuseAfter);
-  return value === undefined ? undefined : faceChallenge(value);
+export function showFaceChallenge(
+  ctx: AppContext,
+  req: AuthorizationRequest,
+): (FaceChallenge & { answerWithin: number }) | undefined {
+  const now = unix(ctx.clock);
+  const shown = faceChallengeToShow(ctx, req.id, newFaceChallengeValue(), now - FACE_CHALLENGE_REUSE_SECONDS);
+  if (!shown) return undefined;
+  return { ...faceChallenge(shown.value), answerWithin: shown.issuedAt + FACE_CHALLENGE_SECONDS - now };
 }
 
 /** The face step after failed checks: why the last one failed and how many tries are left. */

@@ -173,17 +173,23 @@ export function createAuthorizationRequestStore(db: Db) {
      * The face step's challenge: the unused one issued after `reuseAfter`, or else `fresh`, which
      * replaces it. Undefined once the request is past the step.
      */
-    faceChallenge(id: string, now: number, fresh: string, reuseAfter: number): string | undefined {
+    faceChallenge(
+      id: string,
+      now: number,
+      fresh: string,
+      reuseAfter: number,
+    ): { value: string; issuedAt: number } | undefined {
       const replace = 'face_challenge IS NULL OR face_challenge_issued_at <= ?';
-      return db.sql
-        .prepare<{ face_challenge: string }>(
+      const row = db.sql
+        .prepare<{ face_challenge: string; face_challenge_issued_at: number }>(
           `UPDATE authorization_requests
            SET face_challenge = CASE WHEN ${replace} THEN ? ELSE face_challenge END,
                face_challenge_issued_at = CASE WHEN ${replace} THEN ? ELSE face_challenge_issued_at END
            WHERE id = ? AND status = 'authenticated' AND expires_at > ?
-           RETURNING face_challenge`,
+           RETURNING face_challenge, face_challenge_issued_at`,
         )
-        .get(reuseAfter, fresh, reuseAfter, now, id, now)?.face_challenge;
+        .get(reuseAfter, fresh, reuseAfter, now, id, now);
+      return row && { value: row.face_challenge, issuedAt: Number(row.face_challenge_issued_at) };
     },
 
     /**

@@ -262,7 +262,7 @@ export const faceChallengeToShow = (
   requestId: string,
   fresh: string,
   reuseAfter: number,
-): string | undefined =>
+): { value: string; issuedAt: number } | undefined =>
   createAuthorizationRequestStore(ctx.db).faceChallenge(requestId, unix(ctx.clock), fresh, reuseAfter);
 
 /**

@@ -115,3 +115,39 @@ test('production: Email/Password, camera frames to the face service, consent, ca
   expect(problems).toEqual([]);
   await context.close();
 });
+
+test('a face page left open past its challenge’s time reloads for a fresh one instead of sending', async () => {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: rp.callbackUrl,
+    scope: 'openid profile',
+    state: 'late-state',
+    nonce: 'late-nonce',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    login_hint: 'lin@example.org',
+    purpose: 'Reopen an account',
+  });
+  const context = await browser.newContext({ permissions: ['camera'] });
+  const page = await context.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.url.replace('127.0.0.1', 'localhost')}/v1/oauth/authorize?${q}`);
+  await page.getByLabel('Password').fill('a long passphrase');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const start = page.getByRole('button', { name: 'Start face check' });
+  await start.waitFor();
+  const before = received.length;
+  // The person comes back to the page four minutes later: its challenge has run out.
+  await page.clock.setFixedTime(Date.now() + 240_000);
+  const reloaded = page.waitForEvent('load');
+  await start.click();
+  await reloaded;
+  expect(received).toHaveLength(before);
+  // The reloaded page's challenge is in time: the check goes through.
+  await page.getByRole('button', { name: 'Start face check' }).click();
+  await page.getByRole('button', { name: 'Allow' }).waitFor();
+  expect(received).toHaveLength(before + 1);
+  expect(problems).toEqual([]);
+  await context.close();
+});

@@ -6,7 +6,11 @@ import { CsrfField, Layout, type PageProps } from './layout.tsx';
 
 /** Production: a few camera frames, posted as a normal form so the 303 that follows is a navigation. */
 export function CameraFacePage(
-  props: PageProps & { action: string; retry?: FaceRetry; challenge: FaceChallenge },
+  props: PageProps & {
+    action: string;
+    retry?: FaceRetry;
+    challenge: FaceChallenge & { answerWithin: number };
+  },
 ) {
   const { m, challenge } = props;
   const script = `(() => {
@@ -17,7 +21,10 @@ export function CameraFacePage(
   const field = document.getElementById('frames');
   const wait = (ms) => new Promise((r) => setTimeout(r, ms));
   start.hidden = false;
+  // A page left open past its challenge's time (less the capture's) reloads for a fresh one.
+  const answerBy = Date.now() + ${(props.challenge.answerWithin - 15) * 1000};
   start.addEventListener('click', async () => {
+    if (Date.now() > answerBy) return location.reload();
     start.disabled = true;
     let stream;
     try {
