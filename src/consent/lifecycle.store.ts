@@ -96,6 +96,14 @@ export function createConsentLifecycleStore(db: Db) {
       return all("c.person_id = ? AND c.status = 'active'", personId);
     },
 
+    /** Every active consent given to an application the developer owns. */
+    allActiveForOwner(developerId: string): ConsentRecord[] {
+      return all(
+        "c.status = 'active' AND c.application_id IN (SELECT id FROM applications WHERE owner_developer_id = ?)",
+        developerId,
+      );
+    },
+
     /** Active consents whose `[consent] max_age` has run out, oldest first. */
     due(now: number, limit: number): ConsentRecord[] {
       return db.sql
@@ -104,19 +112,6 @@ export function createConsentLifecycleStore(db: Db) {
         )
         .all(now, limit)
         .map(toRecord);
-    },
-
-    /**
-     * Revokes every active consent to an application the developer owns, its access tokens with it
-     * (a trigger), and returns how many.
-     */
-    revokeAllOfOwner(developerId: string, reason: ConsentEndReason, now: number): number {
-      return db.sql
-        .prepare(
-          `UPDATE consents SET status = 'revoked', end_reason = ?, ended_at = ?
-           WHERE status = 'active' AND application_id IN (SELECT id FROM applications WHERE owner_developer_id = ?)`,
-        )
-        .run(reason, now, developerId).changes;
     },
 
     /**

@@ -15,8 +15,9 @@ interface EndOptions {
   actor?: AuditActor;
   auditAction?: string;
   /**
-   * A change that must commit with the consents' end (disabling their person): made in the first
-   * round's transaction (again if that transaction runs again), not in the rounds after it.
+   * A change that must commit with the consents' end (disabling their person, resetting their
+   * developer's password): made in the first round's transaction (again if that transaction runs
+   * again), not in the rounds after it.
    */
   together?: () => void;
 }
@@ -166,6 +167,18 @@ export function revokePersonConsents(
   opts: EndOptions = {},
 ): Promise<ConsentRecord[]> {
   return endConsents(ctx, (s) => s.allActiveForPerson(personId), 'revoked', 'revoked_by_operator', opts);
+}
+
+/**
+ * Ends every consent given to the developer's applications (an account taken back from whoever made
+ * it), reason `revoked_by_developer`.
+ */
+export function revokeOwnerConsents(
+  ctx: AppContext,
+  developerId: string,
+  opts: EndOptions = {},
+): Promise<ConsentRecord[]> {
+  return endConsents(ctx, (s) => s.allActiveForOwner(developerId), 'revoked', 'revoked_by_developer', opts);
 }
 
 const EXPIRY_BATCH = 500;

@@ -121,11 +121,6 @@ export function listApiKeys(db: Db, developerId: string): ApiKeySummary[] {
     .map(toSummary);
 }
 
-/**
- * Resolves a presented `dk_…` key. Unknown, revoked, malformed keys, keys of a disabled developer, and
- * keys whose visible prefix names another environment than the one they were issued for all give
- * undefined, so callers answer them identically.
- */
 /** Whether the key is still unrevoked and its developer active: asked again after a request's waits. */
 export function apiKeyStands(db: Db, keyId: string): boolean {
   return (
@@ -138,6 +133,11 @@ export function apiKeyStands(db: Db, keyId: string): boolean {
   );
 }
 
+/**
+ * Resolves a presented `dk_…` key. Unknown, revoked, malformed keys, keys of a disabled developer, and
+ * keys whose visible prefix names another environment than the one they were issued for all give
+ * undefined, so callers answer them identically.
+ */
 export async function authenticateApiKey(
   db: Db,
   clock: Clock,

@@ -26,11 +26,6 @@ import { emailProblems, nameProblems, passwordProblems, refuse } from './account
 import { sendVerificationEmail } from './email-links.ts';
 import { applyUsedLink } from './used-link.ts';
 
-/**
- * Developers are throttled by the identity experience's throttle and limits, in their own key space so a
- * person and a developer sharing an email do not lock each other out.
- */
-
 export type SignInResult =
   /** `unchanged`: whether the developer is still active with the hash the password was checked against. */
   | { ok: true; developer: Developer; unchanged: () => boolean }
@@ -50,6 +45,8 @@ export async function developerSignIn(
     browser?: KnownBrowser;
   },
 ): Promise<SignInResult> {
+  // The identity experience's throttle and limits, in developers' own counts: a person and a developer
+  // sharing an email do not lock each other out.
   const t = signinThrottle(ctx, 'developer');
   const account = input.email;
   const log = { surface: 'portal', method: 'password', ip: input.ip } as const;

@@ -1,6 +1,6 @@
 import { clearOwnerAddresses, revokeOwnerSecrets } from '../apps/application.store.ts';
 import { recordAudit } from '../audit/audit.store.ts';
-import { createConsentLifecycleStore } from '../consent/lifecycle.store.ts';
+import { revokeOwnerConsents } from '../consent/lifecycle.ts';
 import type { AppContext } from '../context.ts';
 import { hashPassword } from '../crypto/password.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
@@ -20,7 +20,6 @@ import {
 } from '../developer/email-token.store.ts';
 import { ValidationError } from '../errors.ts';
 import { createAuthorizationRequestStore } from '../oauth/authorization-request.store.ts';
-import { unix } from '../platform/clock.ts';
 import { createSessionStore } from '../web/session.store.ts';
 import { createEndpointStore } from '../webhooks/endpoint.store.ts';
 import { passwordProblems, refuse } from './account-rules.ts';
@@ -107,15 +106,22 @@ export async function resetPassword(
   token: string,
   input: { password: string; confirm: string },
 ): Promise<{ developerId: string }> {
-  if (!(await resetLinkOwner(ctx, token))) throw unusableResetLink();
+  const owner = await resetLinkOwner(ctx, token);
+  if (!owner) throw unusableResetLink();
   refuse(passwordProblems(input.password, input.confirm));
   const tokenHash = await sha256Hex(token);
   const developerId = redeemEmailToken(ctx.db, ctx.clock, tokenHash, 'reset_password');
   if (!developerId) throw unusableResetLink();
   const giveBack = () => releaseEmailToken(ctx.db, tokenHash, 'reset_password');
-  return applyUsedLink(giveBack, async () =>
-    setResetPassword(ctx, developerId, await hashPassword(input.password)),
-  );
+  const taking = !owner.emailVerified;
+  return applyUsedLink(giveBack, async () => {
+    const passwordHash = await hashPassword(input.password);
+    const reset = () => setResetPassword(ctx, developerId, passwordHash, taking);
+    if (!taking) return reset();
+    // The consents given to its applications end with the reset, each as a revocation does.
+    await revokeOwnerConsents(ctx, developerId, { together: reset, actor: `developer:${developerId}` });
+    return { developerId };
+  });
 }
 
 /**
@@ -130,21 +136,21 @@ function takeBack(ctx: AppContext, developerId: string) {
     clientSecretsRevoked: revokeOwnerSecrets(ctx.db, ctx.clock, developerId),
     webhookEndpointsDeleted: createEndpointStore(ctx.db).deleteOwnedBy(developerId),
     addressesCleared: clearOwnerAddresses(ctx.db, developerId),
-    // Requests and consents made under them: no code goes to an address cleared above.
+    // Requests made under them (their consents end around this, see resetPassword): no code goes to
+    // an address cleared above.
     authorizationRequestsEnded: createAuthorizationRequestStore(ctx.db).endOpenOfOwner(developerId),
-    consentsRevoked: createConsentLifecycleStore(ctx.db).revokeAllOfOwner(
-      developerId,
-      'revoked_by_developer',
-      unix(ctx.clock),
-    ),
   };
 }
 
-/** The reset's change, in one transaction; refused (a ValidationError) for an account not active. */
+/**
+ * The reset's change, in one transaction; `taking`: the account is taken back (its address was not
+ * verified when the link was opened). Refused (a ValidationError) for an account not active.
+ */
 function setResetPassword(
   ctx: AppContext,
   developerId: string,
   passwordHash: string,
+  taking: boolean,
 ): { developerId: string } {
   return ctx.db.sql.transaction(() => {
     const dev = findDeveloper(ctx.db, developerId);
@@ -152,7 +158,7 @@ function setResetPassword(
     setDeveloperPassword(ctx.db, developerId, passwordHash);
     // A reset ends every session: whoever knew the old password is signed out.
     createSessionStore(ctx.db).deleteOthers('developer', developerId, '');
-    const taken = dev.emailVerified ? undefined : takeBack(ctx, developerId);
+    const taken = taking ? takeBack(ctx, developerId) : undefined;
     markEmailVerified(ctx.db, ctx.clock, developerId);
     recordAudit(ctx.db, ctx.clock, {
       actor: `developer:${developerId}`,

@@ -130,10 +130,8 @@ export function createSessionStore(db: Db) {
     /**
      * Signs a subject in: a fresh session id (so an id planted before sign-in is worthless) that keeps
      * the absolute deadline of the old one, and anything bound to the old id moved to the new one.
-     */
-    /**
-     * Stores a new session for the subject; undefined, storing nothing, when `unchanged` (asked in the
-     * same transaction) says the credential it was checked against has changed meanwhile.
+     * Undefined, storing nothing, when `unchanged` (asked in the same transaction) says the credential
+     * it was checked against has changed meanwhile.
      */
     async signIn(
       old: Session,

@@ -164,6 +164,12 @@ describe('taking back an account made in the owner’s name', () => {
     await takeBack();
     expect((await authorize()).res.status).toBe(400);
     expect((await userinfo()).status).toBe(401);
+    // Each consent ended as a revocation does: revoked by the developer, and audited one by one.
+    const count = (sql: string) => p.ctx.db.sql.prepare<{ n: number }>(sql).get()!.n;
+    const revoked = count("SELECT count(*) AS n FROM consents WHERE end_reason = 'revoked_by_developer'");
+    expect(revoked).toBe(2);
+    expect(count("SELECT count(*) AS n FROM consents WHERE status = 'active'")).toBe(0);
+    expect(count("SELECT count(*) AS n FROM audit_log WHERE action = 'consent.revoke'")).toBe(revoked);
     const late = await exchange(second.searchParams.get('code')!, pending.verifier);
     expect(late.status).toBe(400);
     expect(((await late.json()) as { error: string }).error).toBe('invalid_grant');

@@ -22,7 +22,7 @@ export function CameraFacePage(
   const wait = (ms) => new Promise((r) => setTimeout(r, ms));
   start.hidden = false;
   // A page left open past its challenge's time (less the capture's) reloads for a fresh one.
-  const answerBy = Date.now() + ${(props.challenge.answerWithin - 15) * 1000};
+  const answerBy = Date.now() + ${(challenge.answerWithin - 15) * 1000};
   start.addEventListener('click', async () => {
     if (Date.now() > answerBy) return location.reload();
     start.disabled = true;
